@@ -1,0 +1,3 @@
+export * from './schema'
+export * from './model'
+export * from './validate'
