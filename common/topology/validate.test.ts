@@ -1,8 +1,18 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { parseTopologyText, validateTopology } from './validate'
+import { listNodes, occupiedPorts, topicsOf } from './model'
+import type { Problem } from './validate'
+import { formatProblem, parseTopologyText, serializeTopology, validateTopology } from './validate'
 
+type Doc = ReturnType<typeof twoRooms>
 const twoRooms = () => JSON.parse(readFileSync('resources/topologies/two-rooms.json', 'utf8'))
+
+function problemsOf(edit: (doc: Doc) => void): Problem[] {
+  const doc = twoRooms()
+  edit(doc)
+  const r = validateTopology(doc)
+  return r.ok ? [] : r.problems
+}
 
 describe('validateTopology', () => {
   it('accepts the shipped topologies', () => {
@@ -11,15 +21,111 @@ describe('validateTopology', () => {
       expect(r.ok, JSON.stringify(r)).toBe(true)
     }
   })
+
+  it('round-trips through serializeTopology unchanged', () => {
+    const r = validateTopology(twoRooms())
+    if (!r.ok) throw new Error('invalid')
+    const again = validateTopology(JSON.parse(serializeTopology(r.topology)))
+    expect(again).toEqual(r)
+  })
+
   it('reports duplicate ids with both paths', () => {
-    const doc = twoRooms()
-    doc.rooms[1].brokers[0].id = 'broker-1'
-    const r = validateTopology(doc)
-    expect(r.ok).toBe(false)
-    if (r.ok) return
-    expect(r.problems).toEqual([
-      expect.objectContaining({ code: 'duplicate-id', path: '$.rooms[1].brokers[0].id' })
-    ])
-    expect(r.problems[0]?.message).toContain('$.rooms[0].brokers[0].id')
+    const p = problemsOf((d) => (d.rooms[1].brokers[0].id = 'broker-1'))
+    expect(p).toEqual([expect.objectContaining({ code: 'duplicate-id', path: '$.rooms[1].brokers[0].id', nodeId: 'broker-1' })])
+    expect(p[0]?.message).toContain('$.rooms[0].brokers[0].id')
+  })
+
+  it('treats room ids and node ids as one namespace', () => {
+    const p = problemsOf((d) => (d.rooms[0].nameServers[0].id = 'room2'))
+    expect(p.map((x) => [x.code, x.path])).toEqual([['duplicate-id', '$.rooms[0].nameServers[0].id']])
+  })
+
+  it('reports an unknown room in a fallback list', () => {
+    const p = problemsOf((d) => (d.rooms[0].producers[0].fallbackRooms = ['room2', 'room9']))
+    expect(p).toEqual([expect.objectContaining({ code: 'unknown-room', path: '$.rooms[0].producers[0].fallbackRooms[1]' })])
+    expect(p[0]?.hint).toContain('room1, room2')
+  })
+
+  it('reports a slave without a master', () => {
+    const p = problemsOf((d) =>
+      d.rooms[1].brokers.push({ id: 'broker-2s', cluster: 'DrCluster', brokerName: 'broker-z', role: 'slave', brokerId: 1 })
+    )
+    expect(p).toEqual([expect.objectContaining({ code: 'slave-without-master', path: '$.rooms[1].brokers[1].brokerName' })])
+    expect(problemsOf((d) =>
+      d.rooms[1].brokers.push({ id: 'broker-2s', cluster: 'DrCluster', brokerName: 'broker-a', role: 'slave', brokerId: 1 })
+    )).toEqual([])
+  })
+
+  it('enforces RocketMQ broker id rules', () => {
+    expect(problemsOf((d) => (d.rooms[0].brokers[0].brokerId = 2)).map((x) => x.code)).toEqual(['master-broker-id'])
+    expect(
+      problemsOf((d) =>
+        d.rooms[1].brokers.push({ id: 's', cluster: 'DrCluster', brokerName: 'broker-a', role: 'slave', brokerId: 0 })
+      ).map((x) => x.code)
+    ).toEqual(['slave-broker-id'])
+    expect(
+      problemsOf((d) =>
+        d.rooms[1].brokers.push({ id: 'm2', cluster: 'DrCluster', brokerName: 'broker-a', role: 'master', brokerId: 0 })
+      ).map((x) => x.code)
+    ).toEqual(['duplicate-master'])
+  })
+
+  it('reports port collisions, including a broker\'s extra ports', () => {
+    const direct = problemsOf((d) => {
+      d.rooms[0].nameServers[0].port = 9876
+      d.rooms[1].nameServers[0].port = 9876
+    })
+    expect(direct).toEqual([expect.objectContaining({ code: 'port-collision', path: '$.rooms[1].nameServers[0].port' })])
+    const haPort = problemsOf((d) => {
+      d.rooms[0].brokers[0].port = 10911
+      d.rooms[1].nameServers[0].port = 10912
+    })
+    expect(haPort.map((x) => x.code)).toEqual(['port-collision'])
+    expect(haPort[0]?.message).toContain('127.0.0.1:10912')
+    const otherHost = problemsOf((d) => {
+      d.rooms[0].nameServers[0].port = 9876
+      d.rooms[1].nameServers[0] = { id: 'ns-2', host: '10.0.0.2', port: 9876 }
+    })
+    expect(otherHost).toEqual([])
+  })
+
+  it('reports a host without a port', () => {
+    expect(problemsOf((d) => (d.rooms[0].nameServers[0].host = '10.0.0.1')).map((x) => x.code)).toEqual(['host-without-port'])
+  })
+
+  it('reports an empty topology', () => {
+    expect(problemsOf((d) => (d.rooms = [])).map((x) => x.code)).toEqual(['empty-topology'])
+    expect(problemsOf((d) => (d.rooms = [{ id: 'room1' }])).map((x) => x.code)).toEqual(['empty-topology'])
+  })
+
+  it('reports a wrong version or kind with a fix', () => {
+    const v = problemsOf((d) => (d.version = 2))
+    expect(v).toEqual([expect.objectContaining({ code: 'wrong-version', path: '$.version' })])
+    const k = problemsOf((d) => (d.kind = 'something/else'))
+    expect(k).toEqual([expect.objectContaining({ code: 'wrong-kind', path: '$.kind' })])
+  })
+
+  it('reports schema errors at their JSON path', () => {
+    const p = problemsOf((d) => (d.rooms[0].brokers[0].role = 'leader'))
+    expect(p).toEqual([expect.objectContaining({ code: 'schema', path: '$.rooms[0].brokers[0].role' })])
+    expect(formatProblem(p[0]!)).toMatch(/^\$\.rooms\[0\]\.brokers\[0\]\.role: .* \(fix: .*\)$/)
+  })
+
+  it('reports JSON syntax errors instead of throwing', () => {
+    const r = parseTopologyText('{ "kind": ')
+    expect(r).toMatchObject({ ok: false, problems: [{ code: 'json-syntax', path: '$' }] })
+  })
+})
+
+describe('topology model', () => {
+  it('flattens nodes with rooms and paths', () => {
+    const r = validateTopology(twoRooms())
+    if (!r.ok) throw new Error('invalid')
+    const nodes = listNodes(r.topology)
+    expect(nodes).toHaveLength(10)
+    expect(nodes.find((n) => n.id === 'broker-2')).toMatchObject({ kind: 'broker', room: 'room2', path: '$.rooms[1].brokers[0]' })
+    expect(topicsOf(r.topology)).toEqual([{ name: 'orders', queues: 4 }])
+    const broker = { ...nodes.find((n) => n.id === 'broker-1')! }
+    if (broker.kind === 'broker') expect(occupiedPorts({ ...broker, spec: { ...broker.spec, port: 100 } })).toEqual([98, 100, 101])
   })
 })

@@ -1,0 +1,55 @@
+import { z } from 'zod'
+import { event, request } from './define'
+
+export const nodeStateSchema = z.enum([
+  'stopped',
+  'starting',
+  'up',
+  'paused',
+  'killed',
+  'down',
+  'failed',
+  'attached'
+])
+export type NodeState = z.infer<typeof nodeStateSchema>
+
+export const nodeActionSchema = z.enum(['start', 'stop', 'kill', 'pause', 'resume', 'restart'])
+export type NodeAction = z.infer<typeof nodeActionSchema>
+
+export const nodeStatusSchema = z.object({
+  nodeId: z.string(),
+  kind: z.string(),
+  room: z.string(),
+  state: nodeStateSchema,
+  address: z.string().optional(),
+  pid: z.number().optional(),
+  detail: z.string().optional()
+})
+export type NodeStatus = z.infer<typeof nodeStatusSchema>
+
+export const sandboxStatusSchema = z.object({
+  running: z.boolean(),
+  runId: z.number().nullable(),
+  startedAt: z.number().nullable(),
+  nodes: z.array(nodeStatusSchema)
+})
+
+export const sandboxRequests = {
+  'sandbox:start': request(z.object({ document: z.unknown() }), sandboxStatusSchema),
+  'sandbox:stop': request(z.object({}), sandboxStatusSchema),
+  'sandbox:status': request(z.object({}), sandboxStatusSchema),
+  'node:action': request(
+    z.object({ nodeId: z.string().min(1), action: nodeActionSchema }),
+    nodeStatusSchema
+  ),
+  'node:log': request(
+    z.object({ nodeId: z.string().min(1), tailBytes: z.number().int().min(1).max(4_000_000).default(65536) }),
+    z.object({ path: z.string(), text: z.string() })
+  )
+}
+
+export const sandboxEvents = {
+  'sandbox:node-state': event(nodeStatusSchema),
+  'sandbox:progress': event(z.object({ nodeId: z.string(), message: z.string(), at: z.number() })),
+  'sandbox:status': event(sandboxStatusSchema)
+}

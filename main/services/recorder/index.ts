@@ -1,0 +1,3 @@
+export * from './data-dir'
+export * from './migrations'
+export * from './recorder'

@@ -1,0 +1,45 @@
+// `npm run setup`: everything a fresh machine needs — npm deps, the Electron binary when it can be
+// downloaded, a Chromium for the e2e suite, the RocketMQ jars, and a build.
+import { existsSync } from 'node:fs'
+import { electronBinary } from './electron-status.mjs'
+import { commandExists, must, run, step } from './run.mjs'
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+const env = { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' }
+
+step('installing npm dependencies (npm ci)')
+must(npm, ['ci', '--no-audit', '--no-fund'], { env }, 'check network access to the npm registry')
+
+step('Electron binary')
+if (electronBinary()) {
+  console.log('Electron binary present')
+} else if (run(process.execPath, ['node_modules/electron/install.js'], { stdio: 'ignore' }) === 0 && electronBinary()) {
+  console.log('Electron binary downloaded')
+} else {
+  console.log(
+    'notice: the Electron binary could not be downloaded here; the desktop shell is unavailable on this machine.\n' +
+      '        Everything else works: `npm start` opens the browser shell and the e2e suite uses Chromium.'
+  )
+}
+
+step('native modules (better-sqlite3 for Node)')
+must(process.execPath, ['scripts/ensure-native.mjs', 'node'])
+
+step('browser for the e2e suite')
+const chromium = process.env.DRSTUDIO_CHROMIUM ?? '/usr/bin/chromium'
+if (existsSync(chromium)) {
+  console.log(`using ${chromium}`)
+} else if (process.platform === 'linux' && commandExists('apt-get') && process.getuid?.() === 0) {
+  must('apt-get', ['update', '-qq'])
+  must('apt-get', ['install', '-y', '-qq', 'chromium'], {}, 'install Chromium and set DRSTUDIO_CHROMIUM to its path')
+} else if (run('npx', ['playwright', 'install', 'chromium']) !== 0) {
+  console.log('warning: no Chromium found; install one and set DRSTUDIO_CHROMIUM=/path/to/chromium for `npm run test:e2e`')
+}
+
+step('Apache RocketMQ jars')
+must(process.execPath, ['scripts/fetch-rocketmq.mjs'], {}, 'install Java 17+ and Maven, or set ROCKETMQ_HOME')
+
+step('build')
+must(npm, ['run', 'build'])
+
+console.log('\nsetup complete: run `npm test` to verify, `npm start` to launch DR Studio')
