@@ -1,5 +1,7 @@
 import { Command, Option } from 'commander'
 import { findAppPaths } from '../services/app-paths'
+import { runManagementNode } from '../services/management'
+import { runClusterInfoCommand, runRouteCommand } from './cluster-commands'
 import { runServeCommand } from './serve-command'
 import { runValidateCommand } from './validate-command'
 
@@ -34,6 +36,32 @@ export function buildProgram(): Command {
     .addOption(new Option('--port <port>', 'port to bind (0 = any free port)').default(0).argParser(Number))
     .option('--open', 'open the URL in a browser if one exists', false)
     .action((opts: { port: number; open: boolean }) => guarded(() => runServeCommand(opts)))
+
+  program
+    .command('mgmt')
+    .description("run a room's management node (address server + name-server health) for production")
+    .requiredOption('--config <file>', 'management node config (JSON)')
+    .action((opts: { config: string }) =>
+      guarded(async () => {
+        const running = await runManagementNode(opts.config)
+        await running.stopped
+      })
+    )
+
+  program
+    .command('cluster-info')
+    .description('brokers a name server knows now, with their rooms (zoneName)')
+    .requiredOption('--namesrv <host:port>', 'name server address')
+    .option('--json', 'machine-readable output')
+    .action((opts: { namesrv: string; json?: boolean }) => guarded(() => runClusterInfoCommand(opts)))
+
+  program
+    .command('route')
+    .description('the route a name server returns for a topic now')
+    .requiredOption('--namesrv <host:port>', 'name server address')
+    .requiredOption('--topic <topic>', 'topic name')
+    .option('--json', 'machine-readable output')
+    .action((opts: { namesrv: string; topic: string; json?: boolean }) => guarded(() => runRouteCommand(opts)))
 
   return program
 }

@@ -1,0 +1,81 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import {
+  jsonPath,
+  loadManagementConfig,
+  ManagementConfigError,
+  parseManagementConfig
+} from './config'
+
+const valid = {
+  id: 'mgmt-room1',
+  room: 'room1',
+  nameServers: [
+    { id: 'ns1', room: 'room1', address: '127.0.0.1:9876' },
+    { id: 'ns2', room: 'room2', address: '127.0.0.1:9877' }
+  ]
+}
+
+describe('management config', () => {
+  it('fills defaults', () => {
+    expect(parseManagementConfig(valid)).toMatchObject({
+      host: '127.0.0.1',
+      port: 0,
+      probeIntervalMs: 1000,
+      probeTimeoutMs: 500,
+      failuresBeforeDown: 1,
+      successesBeforeUp: 1
+    })
+  })
+
+  it('names the JSON path of each problem', () => {
+    const bad = {
+      ...valid,
+      probeIntervalMs: 200,
+      probeTimeoutMs: 400,
+      nameServers: [
+        { id: 'ns1', room: 'room1', address: 'localhost' },
+        { id: 'ns1', room: 'room2', address: '127.0.0.1:99999' }
+      ]
+    }
+    let err: ManagementConfigError | undefined
+    try {
+      parseManagementConfig(bad, 'x.json')
+    } catch (e) {
+      err = e as ManagementConfigError
+    }
+    expect(err).toBeInstanceOf(ManagementConfigError)
+    expect(err?.message).toContain('x.json')
+    expect(err?.issues.join('\n')).toContain('$.nameServers[0].address: expected "host:port"')
+    expect(err?.issues.join('\n')).toContain('$.nameServers[1].address: port must be 1-65535')
+    expect(err?.issues.join('\n')).toContain('$.nameServers[1].id: duplicate id "ns1"')
+    expect(err?.issues.join('\n')).toContain(
+      '$.probeTimeoutMs: must not exceed probeIntervalMs (200)'
+    )
+  })
+
+  it('rejects unknown keys (typos) and empty lists', () => {
+    expect(() => parseManagementConfig({ ...valid, probeIntervalMS: 5 })).toThrow(/probeIntervalMS/)
+    expect(() => parseManagementConfig({ ...valid, nameServers: [] })).toThrow(/\$\.nameServers/)
+  })
+
+  it('reports missing files and bad JSON with the file name', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mgmt-config-'))
+    await expect(loadManagementConfig(join(dir, 'nope.json'))).rejects.toThrow(
+      /nope\.json.*no such file/
+    )
+    const broken = join(dir, 'broken.json')
+    writeFileSync(broken, '{"id": ')
+    await expect(loadManagementConfig(broken)).rejects.toThrow(/broken\.json: not valid JSON/)
+    const good = join(dir, 'good.json')
+    writeFileSync(good, JSON.stringify(valid))
+    await expect(loadManagementConfig(good)).resolves.toMatchObject({ id: 'mgmt-room1' })
+  })
+
+  it('renders JSON paths', () => {
+    expect(jsonPath([])).toBe('$')
+    expect(jsonPath(['a', 0, 'b-c'])).toBe('$.a[0]["b-c"]')
+  })
+})

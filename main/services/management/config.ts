@@ -1,0 +1,125 @@
+import { readFile } from 'node:fs/promises'
+import { z } from 'zod'
+import { idSchema } from '../../../common/topology/schema'
+
+const addressSchema = z
+  .string()
+  .regex(
+    /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):\d{1,5}$/,
+    'expected "host:port", e.g. 127.0.0.1:9876'
+  )
+  .refine((a) => {
+    const port = Number(a.slice(a.lastIndexOf(':') + 1))
+    return port >= 1 && port <= 65535
+  }, 'port must be 1-65535')
+
+/** One name server the management node watches (all rooms' name servers go in one list). */
+export const managedNameServerSchema = z
+  .object({ id: idSchema, room: idSchema, address: addressSchema })
+  .strict()
+
+/** The JSON file of `drstudio mgmt --config <file>` and of the sandbox's management.json. */
+export const managementConfigSchema = z
+  .object({
+    id: idSchema,
+    room: idSchema,
+    host: z.string().min(1).default('127.0.0.1'),
+    /** 0 = an ephemeral port, printed on start. */
+    port: z.number().int().min(0).max(65535).default(0),
+    probeIntervalMs: z.number().int().min(100).max(600_000).default(1000),
+    probeTimeoutMs: z.number().int().min(50).max(60_000).default(500),
+    /** Consecutive failed probes before a name server is dropped (1 = at once). */
+    failuresBeforeDown: z.number().int().min(1).max(100).default(1),
+    /** Consecutive successful probes before a dropped name server is listed again. */
+    successesBeforeUp: z.number().int().min(1).max(100).default(1),
+    nameServers: z.array(managedNameServerSchema).min(1, 'list at least one name server')
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.probeTimeoutMs > c.probeIntervalMs) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['probeTimeoutMs'],
+        message: `must not exceed probeIntervalMs (${c.probeIntervalMs})`
+      })
+    }
+    const seenIds = new Map<string, number>()
+    const seenAddresses = new Map<string, number>()
+    c.nameServers.forEach((ns, i) => {
+      const idAt = seenIds.get(ns.id)
+      if (idAt !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['nameServers', i, 'id'],
+          message: `duplicate id "${ns.id}" (also at nameServers[${idAt}])`
+        })
+      } else seenIds.set(ns.id, i)
+      const addressAt = seenAddresses.get(ns.address)
+      if (addressAt !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['nameServers', i, 'address'],
+          message: `duplicate address "${ns.address}" (also at nameServers[${addressAt}])`
+        })
+      } else seenAddresses.set(ns.address, i)
+    })
+  })
+
+export type ManagementConfigInput = z.input<typeof managementConfigSchema>
+export type ManagementConfig = z.output<typeof managementConfigSchema>
+
+/** A config file that cannot be used; the message names the file, the JSON path and the fix. */
+export class ManagementConfigError extends Error {
+  readonly file: string
+  readonly issues: string[]
+
+  constructor(file: string, issues: string[]) {
+    super(
+      issues.length === 1
+        ? `Invalid management config ${file}: ${issues[0]}`
+        : `Invalid management config ${file}:\n${issues.map((i) => `  - ${i}`).join('\n')}`
+    )
+    this.name = 'ManagementConfigError'
+    this.file = file
+    this.issues = issues
+  }
+}
+
+/** Renders a zod path as a JSON path: `$.nameServers[1].address`. */
+export function jsonPath(path: readonly PropertyKey[]): string {
+  let out = '$'
+  for (const p of path) {
+    if (typeof p === 'number') out += `[${p}]`
+    else if (typeof p === 'string' && /^[A-Za-z_$][\w$]*$/.test(p)) out += `.${p}`
+    else out += `[${JSON.stringify(String(p))}]`
+  }
+  return out
+}
+
+/** Validates already-parsed JSON; `file` only labels the errors. */
+export function parseManagementConfig(raw: unknown, file = '<config>'): ManagementConfig {
+  const parsed = managementConfigSchema.safeParse(raw)
+  if (parsed.success) return parsed.data
+  throw new ManagementConfigError(
+    file,
+    parsed.error.issues.map((i) => `${jsonPath(i.path)}: ${i.message}`)
+  )
+}
+
+/** Reads and validates a management config file. */
+export async function loadManagementConfig(file: string): Promise<ManagementConfig> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(e)
+    throw new ManagementConfigError(file, [`cannot read it (${why}); pass an existing JSON file`])
+  }
+  let raw: unknown
+  try {
+    raw = JSON.parse(text)
+  } catch (e) {
+    throw new ManagementConfigError(file, [`not valid JSON (${(e as Error).message})`])
+  }
+  return parseManagementConfig(raw, file)
+}

@@ -1,0 +1,13 @@
+import { runManagementNode } from './run'
+
+// Child-process entry for the sandbox: `node --import tsx main/services/management/standalone.ts <config>`.
+// A separate process, so SIGKILL/SIGSTOP on a management node are real.
+const configPath = process.argv[2]
+if (!configPath) {
+  console.error('usage: node --import tsx main/services/management/standalone.ts <config.json>')
+  process.exit(2)
+}
+runManagementNode(configPath).catch((e: unknown) => {
+  console.error(e instanceof Error ? e.message : String(e))
+  process.exit(1)
+})

@@ -1,0 +1,83 @@
+import { z } from 'zod'
+
+const nullableString = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? undefined)
+
+/** BrokerData: one broker set (master id 0 + slaves) and the room (zone) it runs in. */
+export const brokerDataSchema = z.object({
+  cluster: z.string(),
+  brokerName: z.string(),
+  /** brokerId (as a decimal string; "0" is the master) → "ip:port". */
+  brokerAddrs: z.record(z.string(), z.string()),
+  /** The broker's ROCKETMQ_ZONE, i.e. its machine room; absent for brokers started without one. */
+  zoneName: nullableString,
+  enableActingMaster: z
+    .boolean()
+    .nullish()
+    .transform((v) => v ?? false)
+})
+
+/** QueueData: how many queues a broker set serves for a topic, and with which permissions. */
+export const queueDataSchema = z.object({
+  brokerName: z.string(),
+  readQueueNums: z.number().int(),
+  writeQueueNums: z.number().int(),
+  perm: z.number().int(),
+  topicSysFlag: z
+    .number()
+    .int()
+    .nullish()
+    .transform((v) => v ?? 0)
+})
+
+/** TopicRouteData as returned by GET_ROUTEINFO_BY_TOPIC. */
+export const topicRouteSchema = z.object({
+  orderTopicConf: nullableString,
+  queueDatas: z
+    .array(queueDataSchema)
+    .nullish()
+    .transform((v) => v ?? []),
+  brokerDatas: z
+    .array(brokerDataSchema)
+    .nullish()
+    .transform((v) => v ?? []),
+  filterServerTable: z
+    .record(z.string(), z.array(z.string()))
+    .nullish()
+    .transform((v) => v ?? {})
+})
+
+/** ClusterInfo as returned by GET_BROKER_CLUSTER_INFO. */
+export const clusterInfoSchema = z.object({
+  brokerAddrTable: z
+    .record(z.string(), brokerDataSchema)
+    .nullish()
+    .transform((v) => v ?? {}),
+  clusterAddrTable: z
+    .record(z.string(), z.array(z.string()))
+    .nullish()
+    .transform((v) => v ?? {})
+})
+
+/** GetConsumerListByGroupResponseBody. */
+export const consumerListSchema = z.object({
+  consumerIdList: z
+    .array(z.string())
+    .nullish()
+    .transform((v) => v ?? [])
+})
+
+export type BrokerData = z.infer<typeof brokerDataSchema>
+export type QueueData = z.infer<typeof queueDataSchema>
+export type TopicRoute = z.infer<typeof topicRouteSchema>
+export type ClusterInfo = z.infer<typeof clusterInfoSchema>
+
+/** PermName bits of a topic/queue. */
+export const Perm = { READ: 4, WRITE: 2, INHERIT: 1 } as const
+
+/** The master's address of a broker set, if it currently has one registered. */
+export function masterAddress(broker: Pick<BrokerData, 'brokerAddrs'>): string | undefined {
+  return broker.brokerAddrs['0']
+}
