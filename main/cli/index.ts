@@ -1,6 +1,9 @@
 import { Command, Option } from 'commander'
 import { findAppPaths } from '../services/app-paths'
+import { runExportCommand } from '../services/export/cli'
+import { runLintCommand } from '../services/export/lint-cli'
 import { runManagementNode } from '../services/management'
+import { recordedResults } from './recorded-results'
 import { runClusterInfoCommand, runRouteCommand } from './cluster-commands'
 import { runServeCommand } from './serve-command'
 import { runValidateCommand } from './validate-command'
@@ -36,6 +39,32 @@ export function buildProgram(): Command {
     .addOption(new Option('--port <port>', 'port to bind (0 = any free port)').default(0).argParser(Number))
     .option('--open', 'open the URL in a browser if one exists', false)
     .action((opts: { port: number; open: boolean }) => guarded(() => runServeCommand(opts)))
+
+  program
+    .command('lint')
+    .description('check a topology for multi-room DR mistakes; exit 1 when an error-level rule fires')
+    .argument('<topology>', 'topology JSON file')
+    .option('--json', 'machine-readable output')
+    .action((file: string, opts: { json?: boolean }) => guarded(() => runLintCommand(file, opts)))
+
+  program
+    .command('export')
+    .description('write production configuration for a topology, one folder per room')
+    .argument('<topology>', 'topology JSON file')
+    .requiredOption('--out <dir>', 'output folder (created; a previous export there is replaced)')
+    .option('--values <file>', 'JSON map of placeholder → value to fill in')
+    .option('--results <file>', 'scenario report(s) to quote instead of the recorded runs')
+    .option('--json', 'machine-readable output')
+    .action((file: string, opts: { out: string; values?: string; results?: string; json?: boolean }) =>
+      guarded(() =>
+        runExportCommand(file, opts.out, {
+          valuesPath: opts.values,
+          resultsPath: opts.results,
+          results: opts.results ? undefined : recordedResults(file),
+          json: opts.json
+        })
+      )
+    )
 
   program
     .command('mgmt')

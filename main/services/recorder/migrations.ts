@@ -33,5 +33,60 @@ export const MIGRATIONS: Migration[] = [
         value_json TEXT NOT NULL
       );
     `
+    },
+  {
+    version: 2,
+    name: 'ledger',
+    // Written by main/services/ledger: decisions/failovers/faults/counters as events, and one row
+    // per message sent and per delivery so loss and duplicates are counted by key.
+    sql: `
+      CREATE TABLE ledger_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        at_ms REAL NOT NULL,
+        kind TEXT NOT NULL,
+        client_id TEXT,
+        room TEXT,
+        data_json TEXT NOT NULL
+      );
+      CREATE INDEX ledger_events_run ON ledger_events(run_id, at_ms);
+      CREATE INDEX ledger_events_kind ON ledger_events(run_id, kind, at_ms);
+      CREATE TABLE ledger_sends (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        msg_key TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        client_room TEXT NOT NULL,
+        namesrv_id TEXT,
+        namesrv_room TEXT,
+        broker_name TEXT,
+        broker_room TEXT,
+        queue_id INTEGER,
+        queue_offset INTEGER,
+        started_at REAL NOT NULL,
+        attempt_started_at REAL,
+        ended_at REAL NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('acked', 'failed')),
+        attempts INTEGER NOT NULL,
+        error TEXT,
+        PRIMARY KEY (run_id, msg_key)
+      ) WITHOUT ROWID;
+      CREATE INDEX ledger_sends_client ON ledger_sends(run_id, client_id, ended_at);
+      CREATE TABLE ledger_deliveries (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        msg_key TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        client_room TEXT NOT NULL,
+        namesrv_room TEXT,
+        broker_name TEXT NOT NULL,
+        broker_room TEXT,
+        queue_id INTEGER NOT NULL,
+        queue_offset INTEGER NOT NULL,
+        born_at REAL,
+        delivered_at REAL NOT NULL
+      );
+      CREATE INDEX ledger_deliveries_key ON ledger_deliveries(run_id, msg_key);
+      CREATE INDEX ledger_deliveries_client ON ledger_deliveries(run_id, client_id, delivered_at);
+    `
   }
 ]

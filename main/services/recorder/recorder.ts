@@ -110,6 +110,18 @@ export class Recorder {
     return row?.report_json ? JSON.parse(row.report_json) : null
   }
 
+  /** Reports of finished scenario runs of a topology, newest first (export READMEs quote them). */
+  scenarioReports(topologyName: string, limit = 50): unknown[] {
+    const rows = this.db
+      .prepare(
+        `SELECT report_json FROM runs
+          WHERE topology_name = ? AND kind = 'scenario' AND report_json IS NOT NULL
+          ORDER BY started_at DESC, id DESC LIMIT ?`
+      )
+      .all(topologyName, limit) as { report_json: string }[]
+    return rows.map((r) => JSON.parse(r.report_json) as unknown)
+  }
+
   deleteRun(id: number): boolean {
     return this.db.prepare('DELETE FROM runs WHERE id = ?').run(id).changes > 0
   }

@@ -1,0 +1,340 @@
+import { describe, expect, it } from 'vitest'
+import threeRoomsJson from '../../resources/topologies/three-rooms.json'
+import twoRoomsJson from '../../resources/topologies/two-rooms.json'
+import type { Topology } from '../topology/schema'
+import { topologySchema } from '../topology/schema'
+import { countFindings, formatFinding, hasLintErrors, lintTopology } from './lint'
+import type { LintRuleId } from './rules'
+import { LINT_RULES, lintRule } from './rules'
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Doc = any
+
+/** two-rooms.json with an edit applied, parsed like a loaded file. */
+function twoRooms(edit: (doc: Doc) => void = () => {}): Topology {
+  const doc = structuredClone(twoRoomsJson) as Doc
+  edit(doc)
+  return topologySchema.parse(doc)
+}
+
+function threeRooms(edit: (doc: Doc) => void = () => {}): Topology {
+  const doc = structuredClone(threeRoomsJson) as Doc
+  edit(doc)
+  return topologySchema.parse(doc)
+}
+
+function fired(t: Topology, rule: LintRuleId) {
+  return lintTopology(t).filter((f) => f.ruleId === rule)
+}
+
+/** One broker on an explicit host. */
+function placeBroker(doc: Doc, room: number, host: string, port: number, extra: object = {}) {
+  Object.assign(doc.rooms[room].brokers[0], { host, port, ...extra })
+}
+
+/** Per rule: a topology that triggers it and one that does not. */
+const CASES: Record<
+  LintRuleId,
+  { bad: () => Topology; good: () => Topology; nodes?: string[]; path?: string }
+> = {
+  'single-room-topology': {
+    bad: () => twoRooms((d) => d.rooms.pop()),
+    good: () => twoRooms(),
+    path: '$.rooms'
+  },
+  'room-without-nameserver': {
+    bad: () => twoRooms((d) => (d.rooms[1].nameServers = [])),
+    good: () => twoRooms(),
+    nodes: ['room2'],
+    path: '$.rooms[1].nameServers'
+  },
+  'nameservers-single-room': {
+    bad: () =>
+      twoRooms((d) => {
+        d.rooms[0].nameServers.push(...d.rooms[1].nameServers)
+        d.rooms[1].nameServers = []
+      }),
+    good: () => twoRooms(),
+    nodes: ['ns-1', 'ns-2'],
+    path: '$.rooms[0].nameServers'
+  },
+  'single-nameserver-per-room': {
+    bad: () => twoRooms(),
+    good: () => threeRooms(),
+    nodes: ['ns-1']
+  },
+  'room-without-management': {
+    bad: () => twoRooms((d) => (d.rooms[0].managementNodes = [])),
+    good: () => twoRooms(),
+    nodes: ['room1'],
+    path: '$.rooms[0].managementNodes'
+  },
+  'room-without-broker': {
+    bad: () =>
+      twoRooms((d) =>
+        d.rooms.push({
+          id: 'witness',
+          nameServers: [{ id: 'ns-w' }],
+          managementNodes: [{ id: 'mgmt-w' }]
+        })
+      ),
+    good: () => twoRooms(),
+    nodes: ['witness'],
+    path: '$.rooms[2].brokers'
+  },
+  'producer-room-without-broker': {
+    bad: () => twoRooms((d) => (d.rooms[1].brokers = [])),
+    good: () => twoRooms(),
+    nodes: ['producer-2']
+  },
+  'consumer-room-without-broker': {
+    bad: () => twoRooms((d) => (d.rooms[1].brokers = [])),
+    good: () => twoRooms(),
+    nodes: ['consumer-2']
+  },
+  'topic-single-room': {
+    bad: () =>
+      twoRooms((d) => {
+        d.rooms[0].brokers.push(d.rooms[1].brokers[0])
+        d.rooms[1].brokers = []
+      }),
+    good: () => twoRooms(),
+    nodes: ['broker-1', 'broker-2'],
+    path: '$.topics[0]'
+  },
+  'consumer-group-single-room': {
+    bad: () => twoRooms((d) => (d.rooms[1].consumers[0].group = 'other-group')),
+    good: () => twoRooms(),
+    nodes: ['consumer-1']
+  },
+  'consumer-group-mixed-topics': {
+    bad: () => twoRooms((d) => (d.rooms[1].consumers[0].topic = 'payments')),
+    good: () => twoRooms(),
+    nodes: ['consumer-1', 'consumer-2'],
+    path: '$.rooms[1].consumers[0].topic'
+  },
+  'zone-mode-no-fallback': {
+    bad: () => twoRooms((d) => (d.settings.zoneMode = true)),
+    good: () =>
+      twoRooms((d) => {
+        d.settings.zoneMode = true
+        d.rooms[0].producers[0].fallbackRooms = ['room2']
+        d.rooms[0].consumers[0].fallbackRooms = ['room2']
+        d.rooms[1].producers[0].fallbackRooms = ['room1']
+        d.rooms[1].consumers[0].fallbackRooms = ['room1']
+      }),
+    nodes: ['producer-1', 'consumer-1', 'producer-2', 'consumer-2'],
+    path: '$.settings.zoneMode'
+  },
+  'fallback-room-without-broker': {
+    bad: () => twoRooms((d) => (d.rooms[0].producers[0].fallbackRooms = ['room1'])),
+    good: () => twoRooms((d) => (d.rooms[0].producers[0].fallbackRooms = ['room2'])),
+    nodes: ['producer-1'],
+    path: '$.rooms[0].producers[0].fallbackRooms[0]'
+  },
+  'master-slave-same-room': {
+    bad: () => threeRooms(),
+    good: () =>
+      threeRooms((d) => {
+        // move every slave one room further
+        const slaves = d.rooms.map((r: Doc) => r.brokers.pop())
+        slaves.forEach((s: Doc, i: number) => d.rooms[(i + 1) % 3].brokers.push(s))
+      }),
+    nodes: ['broker-1m', 'broker-1s']
+  },
+  'broker-group-no-remote-replica': {
+    bad: () => twoRooms(),
+    good: () =>
+      twoRooms((d) => {
+        d.rooms[1].brokers.push({
+          id: 'broker-1r',
+          cluster: 'DrCluster',
+          brokerName: 'broker-a',
+          role: 'slave',
+          brokerId: 1
+        })
+        d.rooms[0].brokers.push({
+          id: 'broker-2r',
+          cluster: 'DrCluster',
+          brokerName: 'broker-b',
+          role: 'slave',
+          brokerId: 1
+        })
+      }),
+    nodes: ['broker-1'],
+    path: '$.rooms[0].brokers[0]'
+  },
+  'broker-group-spans-rooms': {
+    bad: () =>
+      twoRooms((d) =>
+        d.rooms[1].brokers.push({
+          id: 'broker-1r',
+          cluster: 'DrCluster',
+          brokerName: 'broker-a',
+          role: 'slave',
+          brokerId: 1
+        })
+      ),
+    good: () => twoRooms(),
+    nodes: ['broker-1', 'broker-1r']
+  },
+  'duplicate-broker-names-across-rooms': {
+    bad: () =>
+      twoRooms((d) => {
+        d.rooms[1].brokers[0].brokerName = 'broker-a'
+        d.rooms[1].brokers[0].cluster = 'OtherCluster'
+      }),
+    good: () => twoRooms(),
+    nodes: ['broker-1', 'broker-2'],
+    path: '$.rooms[1].brokers[0].brokerName'
+  },
+  'master-slave-same-host': {
+    bad: () =>
+      threeRooms((d) => {
+        Object.assign(d.rooms[0].brokers[0], { host: '10.1.0.5', port: 10911 })
+        Object.assign(d.rooms[0].brokers[1], { host: '10.1.0.5', port: 10921 })
+      }),
+    good: () =>
+      threeRooms((d) => {
+        Object.assign(d.rooms[0].brokers[0], { host: '10.1.0.5', port: 10911 })
+        Object.assign(d.rooms[0].brokers[1], { host: '10.1.0.6', port: 10911 })
+      }),
+    nodes: ['broker-1m', 'broker-1s'],
+    path: '$.rooms[0].brokers[1].host'
+  },
+  'port-collision-on-host': {
+    // broker-2 at 10913 binds its fast channel on 10911, broker-1's listen port
+    bad: () =>
+      twoRooms((d) => {
+        placeBroker(d, 0, '10.1.0.5', 10911)
+        placeBroker(d, 1, '10.1.0.5', 10913)
+      }),
+    good: () =>
+      twoRooms((d) => {
+        placeBroker(d, 0, '10.1.0.5', 10911)
+        placeBroker(d, 1, '10.1.0.5', 10921)
+      }),
+    nodes: ['broker-1', 'broker-2'],
+    path: '$.rooms[1].brokers[0].port'
+  },
+  'store-path-collision-on-host': {
+    bad: () =>
+      twoRooms((d) => {
+        placeBroker(d, 0, '10.1.0.5', 10911, { storePath: '/data/rmq' })
+        placeBroker(d, 1, '10.1.0.5', 10921, { storePath: '/data/rmq/' })
+      }),
+    good: () =>
+      twoRooms((d) => {
+        placeBroker(d, 0, '10.1.0.5', 10911, { storePath: '/data/rmq' })
+        placeBroker(d, 1, '10.1.0.6', 10911, { storePath: '/data/rmq' })
+      }),
+    nodes: ['broker-1', 'broker-2'],
+    path: '$.rooms[1].brokers[0].storePath'
+  },
+  'loopback-host': {
+    bad: () =>
+      twoRooms((d) => Object.assign(d.rooms[0].nameServers[0], { host: 'localhost', port: 9876 })),
+    good: () =>
+      twoRooms((d) =>
+        Object.assign(d.rooms[0].nameServers[0], { host: 'ns1.room1.example', port: 9876 })
+      ),
+    nodes: ['ns-1'],
+    path: '$.rooms[0].nameServers[0].host'
+  },
+  'probe-interval-exceeds-route-refresh': {
+    bad: () => twoRooms((d) => (d.settings.probeIntervalMs = 5000)),
+    good: () => twoRooms(),
+    path: '$.settings.probeIntervalMs'
+  },
+  'probe-timeout-exceeds-interval': {
+    bad: () => twoRooms((d) => (d.settings.probeTimeoutMs = 1000)),
+    good: () => twoRooms(),
+    path: '$.settings.probeTimeoutMs'
+  },
+  'queues-fewer-than-consumers': {
+    bad: () =>
+      twoRooms((d) => {
+        d.topics[0].queues = 1
+        d.rooms[0].consumers.push({ id: 'consumer-1b', topic: 'orders', group: 'orders-consumer' })
+      }),
+    good: () => twoRooms(),
+    nodes: ['consumer-1', 'consumer-1b']
+  },
+  'producer-topic-without-consumer': {
+    bad: () =>
+      twoRooms((d) =>
+        d.rooms[0].producers.push({ id: 'producer-1b', topic: 'audit', group: 'audit-producer' })
+      ),
+    good: () => twoRooms(),
+    nodes: ['producer-1b']
+  }
+}
+
+describe('lintTopology', () => {
+  it('has a case for every rule, and rule ids are unique kebab-case', () => {
+    const ids = LINT_RULES.map((r) => r.id)
+    expect(new Set(ids).size).toBe(ids.length)
+    for (const id of ids) expect(id).toMatch(/^[a-z]+(-[a-z]+)*$/)
+    expect(Object.keys(CASES).sort()).toEqual([...ids].sort())
+  })
+
+  for (const rule of LINT_RULES) {
+    describe(rule.id, () => {
+      const c = CASES[rule.id]
+      it('fires on a topology with the mistake', () => {
+        const found = fired(c.bad(), rule.id)
+        expect(found.length).toBeGreaterThan(0)
+        const f = found[0]!
+        expect(f.severity).toBe(rule.severity)
+        expect(f.message.length).toBeGreaterThan(10)
+        expect(f.hint.length).toBeGreaterThan(5)
+        expect(f.path).toMatch(/^\$/)
+        if (c.nodes) expect(f.nodeIds).toEqual(expect.arrayContaining(c.nodes))
+        if (c.path) expect(f.path).toBe(c.path)
+      })
+      it('stays quiet when the mistake is fixed', () => {
+        expect(fired(c.good(), rule.id)).toEqual([])
+      })
+    })
+  }
+
+  it('reports the shipped topologies without errors', () => {
+    for (const t of [twoRooms(), threeRooms()]) {
+      const findings = lintTopology(t)
+      expect(hasLintErrors(findings), findings.map(formatFinding).join('\n')).toBe(false)
+    }
+    expect(lintTopology(twoRooms()).map((f) => f.ruleId)).toEqual([
+      'single-nameserver-per-room',
+      'single-nameserver-per-room',
+      'broker-group-no-remote-replica',
+      'broker-group-no-remote-replica'
+    ])
+  })
+
+  it('orders findings by rule table, then document order', () => {
+    const t = twoRooms((d) => {
+      d.rooms[1].nameServers = []
+      d.rooms[0].nameServers = []
+      d.settings.probeIntervalMs = 5000
+    })
+    const ids = lintTopology(t).map((f) => f.ruleId)
+    const order = LINT_RULES.map((r) => r.id as string)
+    expect([...ids].sort((a, b) => order.indexOf(a) - order.indexOf(b))).toEqual(ids)
+    expect(
+      lintTopology(t)
+        .filter((f) => f.ruleId === 'room-without-nameserver')
+        .map((f) => f.nodeIds[0])
+    ).toEqual(['room1', 'room2'])
+  })
+
+  it('formats one CLI line per finding and counts severities', () => {
+    const t = twoRooms((d) => (d.rooms[1].nameServers = []))
+    const f = lintTopology(t).find((x) => x.ruleId === 'room-without-nameserver')!
+    expect(formatFinding(f)).toBe(
+      'error room-without-nameserver room2: room "room2" has no name server (fix: add a name server to room "room2" (two for host redundancy))'
+    )
+    expect(countFindings(lintTopology(t)).error).toBeGreaterThan(0)
+    expect(lintRule('room-without-nameserver')?.severity).toBe('error')
+    expect(lintRule('nope')).toBeUndefined()
+  })
+})

@@ -1,0 +1,7 @@
+export * from './types'
+export * from './placeholders'
+export * from './render'
+export * from './export'
+export * from './cli'
+export * from './lint-cli'
+export * from './results'

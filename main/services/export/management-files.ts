@@ -1,0 +1,58 @@
+import type { Topology } from '../../../common/topology/schema'
+import type { Endpoints, ServerNode } from './placeholders'
+import { allNameServers } from './rocketmq-files'
+import { placeholderGuard, shellWord } from './shell'
+
+/** What `drstudio mgmt --config` reads: the node itself, probe timings and every room's name servers. */
+export interface ManagementConfigFile {
+  id: string
+  room: string
+  host: string
+  /** A number once filled; a `<...-port>` placeholder string until then. */
+  port: number | string
+  probeIntervalMs: number
+  probeTimeoutMs: number
+  nameServers: { id: string; room: string; address: string }[]
+}
+
+function portValue(value: string): number | string {
+  return /^\d+$/.test(value) ? Number(value) : value
+}
+
+export function managementConfig(
+  topology: Topology,
+  node: ServerNode,
+  ep: Endpoints
+): ManagementConfigFile {
+  return {
+    id: node.id,
+    room: node.room,
+    host: ep.host(node),
+    port: portValue(ep.port(node)),
+    probeIntervalMs: topology.settings.probeIntervalMs,
+    probeTimeoutMs: topology.settings.probeTimeoutMs,
+    nameServers: allNameServers(topology).map((ns) => ({
+      id: ns.id,
+      room: ns.room,
+      address: ep.address(ns)
+    }))
+  }
+}
+
+export function managementJson(topology: Topology, node: ServerNode, ep: Endpoints): string {
+  return JSON.stringify(managementConfig(topology, node, ep), null, 2) + '\n'
+}
+
+export function startManagementScript(node: ServerNode, drstudioCommand: string): string {
+  const command = drstudioCommand.trim().split(/\s+/).map(shellWord).join(' ')
+  return [
+    '#!/bin/sh',
+    `# Starts management node ${node.id} (room ${node.room}): the address server its room's brokers and`,
+    '# clients ask for name servers (GET /rocketmq/nsaddr). Start it first, before name servers and brokers.',
+    'set -eu',
+    'cd "$(dirname "$0")"',
+    ...placeholderGuard('management.json'),
+    `exec ${command} mgmt --config "$(pwd)/management.json"`,
+    ''
+  ].join('\n')
+}
