@@ -1,0 +1,78 @@
+import { ReactFlowProvider } from '@xyflow/react'
+import { useEffect } from 'react'
+import { Canvas } from '../canvas/canvas'
+import { ConfirmDialog, LogDialog, ShortcutsDialog } from '../components/dialogs'
+import { FilePicker } from '../components/file-picker'
+import { NodeMenu } from '../components/node-menu'
+import { StatusBar } from '../components/status-bar'
+import { Toasts } from '../components/toasts'
+import { Toolbar } from '../components/toolbar'
+import { bridge } from '../lib/bridge'
+import { handleGlobalKeyDown } from '../lib/commands'
+import { AddNodeMenu, Palette } from '../panels/palette'
+import { ProblemsPanel } from '../panels/problems-panel'
+import { PropertiesPanel } from '../panels/properties-panel'
+import { selectDirty, useEditorStore } from '../stores/editor-store'
+import { useUiStore } from '../stores/ui-store'
+
+function ConnectionBanner() {
+  const connection = useUiStore((s) => s.connection)
+  if (connection === 'open' || connection === 'connecting') return null
+  return (
+    <div className="banner" role="alert">
+      {connection === 'unauthorized'
+        ? 'The engine refused this page: open the address printed by `drstudio serve` (it carries the access token).'
+        : 'Connection to the engine lost, reconnecting… Edits are kept; run controls wait for the engine.'}
+    </div>
+  )
+}
+
+function useWindowChrome() {
+  const fileName = useEditorStore((s) => s.fileName)
+  const dirty = useEditorStore(selectDirty)
+  useEffect(() => {
+    document.title = `${dirty ? '• ' : ''}${fileName} · DR Studio`
+  }, [fileName, dirty])
+  useEffect(() => {
+    window.addEventListener('keydown', handleGlobalKeyDown)
+    return () => window.removeEventListener('keydown', handleGlobalKeyDown)
+  }, [])
+  useEffect(() => {
+    // Electron treats a cancelled beforeunload as "do not close", silently; its main process asks instead.
+    if (bridge.transport !== 'browser') return
+    const onBeforeUnload = (e: BeforeUnloadEvent) => {
+      if (selectDirty(useEditorStore.getState())) e.preventDefault()
+    }
+    window.addEventListener('beforeunload', onBeforeUnload)
+    return () => window.removeEventListener('beforeunload', onBeforeUnload)
+  }, [])
+}
+
+/** The application shell: toolbar, palette, canvas with problems, properties, status bar. */
+export function App() {
+  useWindowChrome()
+  return (
+    <div className="app">
+      <Toolbar />
+      <ConnectionBanner />
+      <main className="workspace">
+        <Palette />
+        <div className="center">
+          <ReactFlowProvider>
+            <Canvas />
+          </ReactFlowProvider>
+          <ProblemsPanel />
+        </div>
+        <PropertiesPanel />
+      </main>
+      <StatusBar />
+      <Toasts />
+      <NodeMenu />
+      <AddNodeMenu />
+      <ConfirmDialog />
+      <LogDialog />
+      <ShortcutsDialog />
+      <FilePicker />
+    </div>
+  )
+}

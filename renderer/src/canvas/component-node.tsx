@@ -1,0 +1,96 @@
+import type { NodeProps } from '@xyflow/react'
+import { Handle, Position } from '@xyflow/react'
+import { AlertTriangle, EllipsisVertical, Link2 } from 'lucide-react'
+import type { KeyboardEvent, MouseEvent } from 'react'
+import { memo, useCallback, useLayoutEffect, useRef } from 'react'
+import type { ComponentFlowNode } from '../model/flow-model'
+import { nodeAriaLabel } from '../model/flow-model'
+import { useRunStore } from '../stores/run-store'
+import { useUiStore } from '../stores/ui-store'
+import { KindIcon } from './kind-icon'
+
+const HIDDEN_STATES = new Set(['stopped'])
+
+function openMenuAt(nodeId: string, el: HTMLElement, returnFocus: HTMLElement | null) {
+  const r = el.getBoundingClientRect()
+  useUiStore.getState().openNodeMenu({ nodeId, x: r.left, y: r.bottom + 4, returnFocus })
+}
+
+/** A RocketMQ component on the canvas: icon, id, one-line detail, run state badge, actions. */
+function ComponentNodeView({ data, selected }: NodeProps<ComponentFlowNode>) {
+  const { nodeId, kind, subtitle, problems, attached } = data
+  const isClient = kind === 'producer' || kind === 'consumer'
+  // Run state comes straight from the run store, so an engine event re-renders this node only.
+  const state = useRunStore((s) => s.states[nodeId] ?? 'stopped')
+  const progress = useRunStore((s) => s.progress[nodeId])
+  const ref = useRef<HTMLDivElement>(null)
+  const label = nodeAriaLabel(data, state)
+  useLayoutEffect(() => {
+    // React Flow renders the focusable wrapper; its label carries the live state.
+    ref.current?.closest('.react-flow__node')?.setAttribute('aria-label', label)
+  }, [label])
+
+  const onActions = useCallback(
+    (e: MouseEvent<HTMLButtonElement>) => {
+      e.stopPropagation()
+      openMenuAt(nodeId, e.currentTarget, e.currentTarget)
+    },
+    [nodeId]
+  )
+  // Shift+F10 / the context-menu key open the same menu from the focused node.
+  const onKeyDown = useCallback(
+    (e: KeyboardEvent<HTMLDivElement>) => {
+      if (e.key === 'ContextMenu' || (e.key === 'F10' && e.shiftKey)) {
+        e.preventDefault()
+        const wrapper = e.currentTarget.closest<HTMLElement>('.react-flow__node')
+        openMenuAt(nodeId, e.currentTarget, wrapper)
+      }
+    },
+    [nodeId]
+  )
+
+  return (
+    <div
+      ref={ref}
+      className={`cnode cnode-${kind} state-${state}${selected ? ' is-selected' : ''}${problems ? ' has-problems' : ''}`}
+      onKeyDown={onKeyDown}
+    >
+      {isClient ? (
+        <Handle type="source" position={Position.Top} isConnectable={false} className="cnode-handle" />
+      ) : (
+        <Handle type="target" position={Position.Bottom} isConnectable={false} className="cnode-handle" />
+      )}
+      <div className="cnode-icon">
+        <KindIcon kind={kind} size={18} />
+      </div>
+      <div className="cnode-body">
+        <div className="cnode-title">
+          <span className="cnode-id">{nodeId}</span>
+          {attached && <Link2 size={12} aria-label="attached to an external endpoint" />}
+          {problems > 0 && (
+            <span className="cnode-problems" title={`${problems} problem${problems > 1 ? 's' : ''}`}>
+              <AlertTriangle size={12} aria-hidden="true" />
+              {problems}
+            </span>
+          )}
+        </div>
+        <div className="cnode-sub" title={progress ?? subtitle}>
+          {progress ?? subtitle}
+        </div>
+      </div>
+      {!HIDDEN_STATES.has(state) && <span className={`badge badge-${state}`}>{state}</span>}
+      <button
+        type="button"
+        className="cnode-actions nodrag"
+        aria-label={`Actions for ${nodeId}`}
+        aria-haspopup="menu"
+        title="Actions (Shift+F10)"
+        onClick={onActions}
+      >
+        <EllipsisVertical size={14} aria-hidden="true" />
+      </button>
+    </div>
+  )
+}
+
+export const ComponentNode = memo(ComponentNodeView)

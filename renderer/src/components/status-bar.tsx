@@ -1,0 +1,71 @@
+import { AlertCircle, CheckCircle2, Plug, PlugZap } from 'lucide-react'
+import { bridge } from '../lib/bridge'
+import type { ConnectionState } from '../lib/ws-client'
+import { useEditorStore } from '../stores/editor-store'
+import { useRunStore } from '../stores/run-store'
+import { useUiStore } from '../stores/ui-store'
+
+const CONNECTION_TEXT: Record<ConnectionState, string> = {
+  connecting: 'connecting…',
+  open: 'connected',
+  reconnecting: 'reconnecting…',
+  unauthorized: 'access denied: open the URL printed by drstudio serve'
+}
+
+function RunSummary() {
+  const running = useRunStore((s) => s.running)
+  const runId = useRunStore((s) => s.runId)
+  const counts = useRunStore((s) => {
+    let up = 0
+    let bad = 0
+    let total = 0
+    for (const st of Object.values(s.states)) {
+      total++
+      if (st === 'up' || st === 'attached') up++
+      else if (st === 'killed' || st === 'down' || st === 'failed') bad++
+    }
+    return `${up}/${total}/${bad}`
+  })
+  if (!running) return <span className="status-item">sandbox idle</span>
+  const [up, total, bad] = counts.split('/')
+  return (
+    <span className="status-item">
+      run {runId ?? ''}: {up}/{total} up{bad !== '0' ? `, ${bad} down` : ''}
+    </span>
+  )
+}
+
+/** Footer: transport, connection, problems count, run summary. */
+export function StatusBar() {
+  const connection = useUiStore((s) => s.connection)
+  const problems = useEditorStore((s) => s.problems.length)
+  const nodes = useEditorStore((s) => s.history.present.rooms.reduce((n, r) => n + (r.nameServers?.length ?? 0) + (r.brokers?.length ?? 0) + (r.managementNodes?.length ?? 0) + (r.proxies?.length ?? 0) + (r.producers?.length ?? 0) + (r.consumers?.length ?? 0), 0))
+  const rooms = useEditorStore((s) => s.history.present.rooms.length)
+  const transport = bridge.transport
+  return (
+    <footer className="statusbar">
+      <span className="status-item" data-testid="transport">
+        {connection === 'open' ? <Plug size={12} aria-hidden="true" /> : <PlugZap size={12} aria-hidden="true" />}
+        transport: {transport}
+      </span>
+      {transport === 'browser' && (
+        <span className={`status-item conn-${connection}`} role="status" aria-label={`Engine connection ${CONNECTION_TEXT[connection]}`}>
+          {CONNECTION_TEXT[connection]}
+        </span>
+      )}
+      <button
+        type="button"
+        className={`status-item status-problems${problems ? ' bad' : ''}`}
+        aria-label={`${problems} problem${problems === 1 ? '' : 's'}`}
+        onClick={() => document.querySelector<HTMLElement>('#problems-panel button')?.focus()}
+      >
+        {problems ? <AlertCircle size={12} aria-hidden="true" /> : <CheckCircle2 size={12} aria-hidden="true" />}
+        {problems} problem{problems === 1 ? '' : 's'}
+      </button>
+      <span className="status-item">
+        {rooms} room{rooms === 1 ? '' : 's'}, {nodes} node{nodes === 1 ? '' : 's'}
+      </span>
+      <RunSummary />
+    </footer>
+  )
+}
