@@ -6,7 +6,7 @@
  * Skips when .rocketmq/lib already holds a complete copy of the pinned version (see the marker file
  * .rocketmq/lib/.drstudio-rocketmq.json). Pass --force to fetch again.
  */
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import {
   existsSync,
   mkdirSync,
@@ -99,7 +99,59 @@ function isComplete(version) {
   }
 }
 
-function main() {
+/**
+ * Runs Maven in batch mode and turns its "Downloaded from" lines into a one-line ticker; the last
+ * lines of output are kept for the error message.
+ */
+function runMaven(outputDir) {
+  return new Promise((done) => {
+    const child = spawn(
+      'mvn',
+      [
+        '-B',
+        '-Dstyle.color=never',
+        '-f',
+        pom,
+        'dependency:copy-dependencies',
+        `-DoutputDirectory=${outputDir}`
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'], cwd: repo }
+    )
+    const tail = []
+    let downloaded = 0
+    let buffered = ''
+    const onData = (chunk) => {
+      buffered += chunk.toString('utf8')
+      const lines = buffered.split('\n')
+      buffered = lines.pop() ?? ''
+      for (const line of lines) {
+        if (/^\[INFO\] Downloaded from /.test(line)) downloaded++
+        tail.push(line)
+        if (tail.length > 40) tail.shift()
+      }
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
+    const t0 = Date.now()
+    const ticker = setInterval(
+      () =>
+        log(
+          `… Maven still working (${Math.round((Date.now() - t0) / 1000)} s, ${downloaded} artifacts downloaded)`
+        ),
+      5000
+    )
+    child.once('error', (err) => {
+      clearInterval(ticker)
+      done({ status: null, error: err.message, tail })
+    })
+    child.once('close', (status) => {
+      clearInterval(ticker)
+      done({ status, tail })
+    })
+  })
+}
+
+async function main() {
   const version = pinnedVersion()
   if (!force && isComplete(version)) {
     log(`RocketMQ ${version} jars already in ${lib}; nothing to do (use --force to fetch again)`)
@@ -112,15 +164,12 @@ function main() {
   rmSync(tmp, { recursive: true, force: true })
   log(`downloading RocketMQ ${version} and its dependencies with Maven (first run takes ~1 min)…`)
   const started = Date.now()
-  const r = spawnSync(
-    'mvn',
-    ['-q', '-B', '-Dstyle.color=never', '-f', pom, 'dependency:copy-dependencies', `-DoutputDirectory=${tmp}`],
-    { stdio: ['ignore', 'inherit', 'inherit'], cwd: repo }
-  )
-  if (r.error || r.status !== 0) {
+  const r = await runMaven(tmp)
+  if (r.status !== 0) {
     rmSync(tmp, { recursive: true, force: true })
+    if (r.tail.length > 0) process.stderr.write(`${r.tail.join('\n')}\n`)
     fail(
-      `mvn exited with ${r.status ?? r.error?.message}. Check network access to Maven Central ` +
+      `mvn exited with ${r.status ?? r.error}. Check network access to Maven Central ` +
         '(or your ~/.m2/settings.xml mirror), then run `npm run setup` again.'
     )
   }
@@ -141,4 +190,4 @@ function main() {
   log(`RocketMQ ${version}: ${jars.length} jars in ${lib} (${secs} s)`)
 }
 
-main()
+await main()

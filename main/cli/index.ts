@@ -5,6 +5,7 @@ import { runLintCommand } from '../services/export/lint-cli'
 import { runManagementNode } from '../services/management'
 import { recordedResults } from './recorded-results'
 import { runClusterInfoCommand, runRouteCommand } from './cluster-commands'
+import { runSandboxCheck, runSandboxUp } from './sandbox-commands'
 import { runServeCommand } from './serve-command'
 import { runValidateCommand } from './validate-command'
 
@@ -39,6 +40,19 @@ export function buildProgram(): Command {
     .addOption(new Option('--port <port>', 'port to bind (0 = any free port)').default(0).argParser(Number))
     .option('--open', 'open the URL in a browser if one exists', false)
     .action((opts: { port: number; open: boolean }) => guarded(() => runServeCommand(opts)))
+
+  const sandbox = program.command('sandbox').description('run a topology on real RocketMQ processes on loopback')
+  sandbox
+    .command('up')
+    .description('boot a topology and keep it up until Ctrl-C')
+    .argument('<topology>', 'topology JSON file')
+    .action((file: string) => guarded(() => runSandboxUp(file)))
+  sandbox
+    .command('check')
+    .description('boot, verify every name server lists every broker with its room and every management node lists every name server, tear down')
+    .argument('<topology>', 'topology JSON file')
+    .option('--json', 'machine-readable output')
+    .action((file: string, opts: { json?: boolean }) => guarded(() => runSandboxCheck(file, opts)))
 
   program
     .command('lint')

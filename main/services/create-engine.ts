@@ -1,8 +1,18 @@
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { DialogPort } from './engine'
 import { Engine } from './engine'
 import type { AppPaths } from './app-paths'
 import { defaultDataDir, openDatabase, Recorder } from './recorder'
+import type { ManagementCommand } from './sandbox'
+import { sandboxForEngine } from './sandbox'
+
+/** Management nodes run from the built CLI when it exists (packaged app, `npm run build`), else from source. */
+export function managementCommandFor(paths: AppPaths): ManagementCommand | undefined {
+  const cli = join(paths.root, 'out', 'cli', 'drstudio.mjs')
+  if (!existsSync(cli)) return undefined
+  return (configFile) => ({ command: process.execPath, args: [cli, 'mgmt', '--config', configFile], cwd: paths.root })
+}
 
 /** Composition root shared by the Electron shell, the browser shell and the CLI. */
 export function createEngine(opts: {
@@ -14,12 +24,20 @@ export function createEngine(opts: {
   const dataDir = opts.dataDir ?? defaultDataDir()
   const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
   recorder.closeInterruptedRuns()
+  const settings = recorder.getSettings()
   return new Engine({
     shell: opts.shell,
     version: opts.paths.version,
     dataDir,
     resourcesDir: opts.paths.resourcesDir,
     recorder,
-    dialogs: opts.dialogs
+    dialogs: opts.dialogs,
+    sandbox: sandboxForEngine({
+      dataDir,
+      repoRoot: opts.paths.root,
+      rocketmqHome: typeof settings.rocketmqHome === 'string' ? settings.rocketmqHome : undefined,
+      javaHome: typeof settings.javaHome === 'string' ? settings.javaHome : undefined,
+      managementCommand: managementCommandFor(opts.paths)
+    })
   })
 }

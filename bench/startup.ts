@@ -1,0 +1,88 @@
+// `npm run bench:startup`: cold start of the browser shell to the first rendered canvas, median of N,
+// side by side with a baseline (the same Chromium loading a blank page over loopback), plus install size.
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium } from '@playwright/test'
+import { chromiumPath, startBrowserShell } from '../e2e/support/shell'
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 5)
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update']
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = Math.floor(s.length / 2)
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}
+
+async function appColdStart(): Promise<number> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'drstudio-bench-'))
+  const t0 = performance.now()
+  const { url, child } = await startBrowserShell(dataDir)
+  const browser = await chromium.launch({ executablePath: chromiumPath(), args: ARGS })
+  const page = await browser.newPage()
+  await page.goto(url)
+  await page.locator('body[data-app-state="ready"]').waitFor({ timeout: 60_000 })
+  const ms = performance.now() - t0
+  await browser.close()
+  child.kill('SIGTERM')
+  await new Promise((r) => child.once('exit', r))
+  rmSync(dataDir, { recursive: true, force: true })
+  return ms
+}
+
+async function baselineColdStart(): Promise<number> {
+  const t0 = performance.now()
+  const server = createServer((_req, res) => res.end('<!doctype html><body data-app-state="ready">blank</body>'))
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
+  const port = (server.address() as AddressInfo).port
+  const browser = await chromium.launch({ executablePath: chromiumPath(), args: ARGS })
+  const page = await browser.newPage()
+  await page.goto(`http://127.0.0.1:${port}/`)
+  await page.locator('body[data-app-state="ready"]').waitFor()
+  const ms = performance.now() - t0
+  await browser.close()
+  server.close()
+  return ms
+}
+
+function duBytes(path: string): number {
+  try {
+    return Number(execFileSync('du', ['-sb', path]).toString().split('\t')[0])
+  } catch {
+    return 0
+  }
+}
+
+const app: number[] = []
+const base: number[] = []
+for (let i = 0; i < RUNS; i++) {
+  // Alternate so machine noise hits both sides alike.
+  base.push(await baselineColdStart())
+  app.push(await appColdStart())
+}
+const sizes = {
+  node_modules: duBytes('node_modules'),
+  rocketmqJars: duBytes('.rocketmq'),
+  build: duBytes('out')
+}
+const result = {
+  runs: RUNS,
+  appColdStartMs: { median: median(app), samples: app.map(Math.round) },
+  baselineBlankPageMs: { median: median(base), samples: base.map(Math.round) },
+  ratio: median(app) / median(base),
+  installBytes: { ...sizes, total: sizes.node_modules + sizes.rocketmqJars + sizes.build }
+}
+mkdirSync('bench/results', { recursive: true })
+writeFileSync('bench/results/startup.json', JSON.stringify(result, null, 2) + '\n')
+const mib = (b: number) => (b / 1024 / 1024).toFixed(0) + ' MiB'
+console.log(`| measure | median | samples |
+|---|---|---|
+| browser shell cold start → canvas rendered | ${result.appColdStartMs.median.toFixed(0)} ms | ${result.appColdStartMs.samples.join(', ')} |
+| baseline: Chromium → blank loopback page | ${result.baselineBlankPageMs.median.toFixed(0)} ms | ${result.baselineBlankPageMs.samples.join(', ')} |
+| ratio | ${result.ratio.toFixed(2)}× | |
+
+install size: node_modules ${mib(sizes.node_modules)}, RocketMQ jars ${mib(sizes.rocketmqJars)}, build ${mib(sizes.build)}, total ${mib(result.installBytes.total)}`)

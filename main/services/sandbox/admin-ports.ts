@@ -1,0 +1,62 @@
+import { RemotingClient } from '../remoting'
+
+/** Creates one topic on one master broker; a port so the sandbox does not depend on a protocol stack. */
+export interface TopicCreator {
+  createTopic(request: {
+    brokerAddress: string
+    brokerName: string
+    topic: string
+    queues: number
+  }): Promise<void>
+  close?(): void
+}
+
+/** Asks one name server which broker addresses it currently lists (for registration timing). */
+export interface RegistrationProbe {
+  brokersOn(namesrvAddress: string): Promise<string[]>
+  close?(): void
+}
+
+/** The slice of RemotingClient the sandbox uses, so tests can pass a stub. */
+export interface RemotingAdminApi {
+  updateAndCreateTopic(
+    brokerAddress: string,
+    input: { topic: string; readQueueNums?: number; writeQueueNums?: number; brokerName?: string },
+    options?: { timeoutMs?: number }
+  ): Promise<void>
+  getBrokerClusterInfo(
+    namesrvAddress: string,
+    options?: { timeoutMs?: number }
+  ): Promise<{ brokerAddrTable: Record<string, { brokerAddrs: Record<string, string> }> }>
+  close(): void
+}
+
+/** UPDATE_AND_CREATE_TOPIC (17) through DR Studio's remoting client; the broker re-registers at once. */
+export function remotingTopicCreator(client: RemotingAdminApi): TopicCreator {
+  return {
+    async createTopic({ brokerAddress, brokerName, topic, queues }) {
+      await client.updateAndCreateTopic(
+        brokerAddress,
+        { topic, readQueueNums: queues, writeQueueNums: queues, brokerName },
+        { timeoutMs: 10_000 }
+      )
+    },
+    close: () => client.close()
+  }
+}
+
+/** GET_BROKER_CLUSTER_INFO (106) on a name server, flattened to the broker addresses it lists. */
+export function remotingRegistrationProbe(client: RemotingAdminApi): RegistrationProbe {
+  return {
+    async brokersOn(namesrvAddress) {
+      const info = await client.getBrokerClusterInfo(namesrvAddress, { timeoutMs: 3000 })
+      return Object.values(info.brokerAddrTable).flatMap((b) => Object.values(b.brokerAddrs))
+    },
+    close: () => client.close()
+  }
+}
+
+/** A fresh RemotingClient for the sandbox's own admin calls. */
+export function createRemotingAdmin(): RemotingAdminApi {
+  return new RemotingClient()
+}

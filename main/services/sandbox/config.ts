@@ -1,0 +1,168 @@
+import { join } from 'node:path'
+
+/** A value RocketMQ's `MixAll.properties2Object` can parse. */
+export type PropValue = string | number | boolean
+
+/** How a broker (or proxy) learns the name servers. */
+export type Discovery =
+  | { mode: 'management'; /** host:port of the room's management node */ address: string }
+  | { mode: 'static'; namesrvAddr: string[] }
+
+/** Address-server subgroup: with a `host:port` domain RocketMQ builds `http://host:port/rocketmq/nsaddr`. */
+export const ADDRESS_SERVER_SUBGROUP = 'nsaddr'
+
+/**
+ * Renders a Java properties file. RocketMQ silently ignores unknown keys, so every key here was
+ * checked against rocketmq-all-5.3.3 (BrokerConfig, MessageStoreConfig, NettyServerConfig, NamesrvConfig).
+ */
+export function renderProperties(
+  entries: Record<string, PropValue>,
+  header: string[] = []
+): string {
+  const lines = header.map((h) => `# ${h}`)
+  for (const [key, value] of Object.entries(entries)) {
+    lines.push(`${key}=${escapeProperty(String(value))}`)
+  }
+  return lines.join('\n') + '\n'
+}
+
+/** Escapes what java.util.Properties treats specially; Windows paths need their backslashes kept. */
+export function escapeProperty(value: string): string {
+  return value
+    .replace(/\\/g, '\\\\')
+    .replace(/\n/g, '\\n')
+    .replace(/^\s/, (m) => `\\${m}`)
+}
+
+export interface NamesrvConfigInput {
+  port: number
+  nodeDir: string
+  /** Scan for silent brokers every second instead of every 5 s (pairs with the broker heartbeat). */
+  fastBrokerExpiry: boolean
+}
+
+/** namesrv.properties: its own port, kv store in its run dir, loopback only. */
+export function namesrvProperties(input: NamesrvConfigInput): Record<string, PropValue> {
+  return {
+    listenPort: input.port,
+    bindAddress: '127.0.0.1',
+    kvConfigPath: join(input.nodeDir, 'namesrv', 'kvConfig.json'),
+    scanNotActiveBrokerInterval: input.fastBrokerExpiry ? 1000 : 5000
+  }
+}
+
+export interface BrokerConfigInput {
+  cluster: string
+  brokerName: string
+  brokerId: number
+  role: 'master' | 'slave'
+  port: number
+  nodeDir: string
+  discovery: Discovery
+  fastBrokerExpiry: boolean
+}
+
+/**
+ * broker.conf for a small, fast-booting broker.
+ *
+ * Liveness choice: with `fastBrokerExpiry` the broker runs `enableSlaveActingMaster=true`, which is the
+ * only 5.3.3 switch that makes it heartbeat every `brokerHeartbeatInterval` (1 s) and send
+ * `heartbeatTimeoutMillis=brokerNotActiveTimeoutMillis` (10 s) when registering; name servers then drop
+ * a paused (SIGSTOP) broker after ~10-11 s instead of 120 s. Side effects, acceptable for failover
+ * tests: with the master gone the name server wipes the write permission of the group's queues
+ * (a slave is read-only anyway), and a slave may act as master for timer/transaction checks.
+ * A killed broker is dropped at once either way (the name server sees the TCP close).
+ */
+export function brokerProperties(input: BrokerConfigInput): Record<string, PropValue> {
+  const store = join(input.nodeDir, 'store')
+  const props: Record<string, PropValue> = {
+    brokerClusterName: input.cluster,
+    brokerName: input.brokerName,
+    brokerId: input.role === 'master' ? 0 : input.brokerId,
+    brokerRole: input.role === 'master' ? 'ASYNC_MASTER' : 'SLAVE',
+    flushDiskType: 'ASYNC_FLUSH',
+    listenPort: input.port,
+    haListenPort: input.port + 1,
+    bindAddress: '127.0.0.1',
+    brokerIP1: '127.0.0.1',
+    brokerIP2: '127.0.0.1',
+    storePathRootDir: store,
+    storePathCommitLog: join(store, 'commitlog'),
+    // 16 MiB commit log files (default 1 GiB) and tiny consume queue/index files keep disk and boot small.
+    mappedFileSizeCommitLog: 16 * 1024 * 1024,
+    mappedFileSizeConsumeQueue: 60000,
+    maxHashSlotNum: 4000,
+    maxIndexNum: 1000,
+    // The 5.x timer wheel allocates ~37 MiB of direct memory plus a 100 MiB log; delay levels still work.
+    timerWheelEnable: false,
+    mappedFileSizeTimerLog: 16 * 1024 * 1024,
+    transientStorePoolEnable: false,
+    warmMapedFileEnable: false,
+    deleteWhen: '04',
+    fileReservedTime: 1,
+    diskMaxUsedSpaceRatio: 95,
+    // Topics are created explicitly (topicsOf), so a typo in a client cannot invent one.
+    autoCreateTopicEnable: false,
+    autoCreateSubscriptionGroup: true,
+    defaultTopicQueueNums: 4,
+    // Shortest periodic re-registration RocketMQ allows (clamped to [10 s, 60 s]).
+    registerNameServerPeriod: 10000,
+    waitTimeMillsInSendQueue: 1000,
+    osPageCacheBusyTimeOutMills: 3000
+  }
+  if (input.discovery.mode === 'management') {
+    // BrokerStartup copies these to rocketmq.namesrv.domain(.subgroup); with "host:port" the URL is
+    // http://host:port/rocketmq/nsaddr. It is fetched 10 s after boot, then every fetchNamesrvAddrInterval.
+    props.fetchNamesrvAddrByAddressServer = true
+    props.rmqAddressServerDomain = input.discovery.address
+    props.rmqAddressServerSubGroup = ADDRESS_SERVER_SUBGROUP
+    props.fetchNamesrvAddrInterval = 5000
+  } else {
+    props.namesrvAddr = input.discovery.namesrvAddr.join(';')
+  }
+  if (input.fastBrokerExpiry) {
+    props.enableSlaveActingMaster = true
+    props.brokerHeartbeatInterval = 1000
+    props.brokerNotActiveTimeoutMillis = 10000
+  }
+  return props
+}
+
+/** The JSON file main/services/management/standalone.ts reads. */
+export interface ManagementNodeConfig {
+  id: string
+  room: string
+  host: string
+  port: number
+  probeIntervalMs: number
+  probeTimeoutMs: number
+  nameServers: { id: string; room: string; address: string }[]
+}
+
+export interface ProxyConfigInput {
+  cluster: string
+  proxyName: string
+  grpcPort: number
+  remotingPort: number
+  discovery: Discovery
+}
+
+/** rmq-proxy.json for a cluster-mode proxy (several local-mode proxies on one host route wrongly). */
+export function proxyConfig(input: ProxyConfigInput): Record<string, PropValue> {
+  const config: Record<string, PropValue> = {
+    rocketMQClusterName: input.cluster,
+    proxyName: input.proxyName,
+    proxyMode: 'CLUSTER',
+    grpcServerPort: input.grpcPort,
+    remotingListenPort: input.remotingPort,
+    remotingAccessAddr: '127.0.0.1',
+    localServeAddr: '127.0.0.1'
+  }
+  if (input.discovery.mode === 'management') {
+    config.namesrvDomain = input.discovery.address
+    config.namesrvDomainSubgroup = ADDRESS_SERVER_SUBGROUP
+  } else {
+    config.namesrvAddr = input.discovery.namesrvAddr.join(';')
+  }
+  return config
+}

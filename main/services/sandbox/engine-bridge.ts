@@ -1,0 +1,25 @@
+import type { EngineEvents } from '../events'
+import type { SandboxOptions } from './sandbox'
+import { Sandbox } from './sandbox'
+
+/** Forwards sandbox events onto the engine bus (contract channels sandbox:node-state/progress/status). */
+export function forwardSandboxEvents(sandbox: Sandbox, events: EngineEvents): () => void {
+  const offState = sandbox.on('node-state', (status) => {
+    events.emit('sandbox:node-state', status)
+    events.emit('sandbox:status', sandbox.status())
+  })
+  const offProgress = sandbox.on('progress', (p) => events.emit('sandbox:progress', p))
+  return () => {
+    offState()
+    offProgress()
+  }
+}
+
+/** The `sandbox` factory EngineOptions expects: one Sandbox per engine, its events on the bus. */
+export function sandboxForEngine(options: SandboxOptions): (events: EngineEvents) => Sandbox {
+  return (events) => {
+    const sandbox = new Sandbox(options)
+    forwardSandboxEvents(sandbox, events)
+    return sandbox
+  }
+}

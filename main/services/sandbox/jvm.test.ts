@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest'
+import { brokerCommand, formatCommand, namesrvCommand, scrubEnv } from './jvm'
+
+const ctx = { java: '/usr/bin/java', lib: '/repo/.rocketmq/lib' }
+
+describe('command lines', () => {
+  it('starts a name server with a small heap and its own user.home', () => {
+    const c = namesrvCommand(ctx, '/run/ns-1', '/run/ns-1/namesrv.properties')
+    expect(c.args).toEqual(
+      expect.arrayContaining(['-Xms64m', '-Xmx128m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1'])
+    )
+    expect(c.args).toContain('-Duser.home=/run/ns-1')
+    expect(c.args).toContain('-Drocketmq.home.dir=/run/ns-1')
+    expect(c.args).toContain('-Drmq.logback.configurationFile=rmq.namesrv.logback.xml')
+    expect(c.args.slice(-3)).toEqual([
+      'org.apache.rocketmq.namesrv.NamesrvStartup',
+      '-c',
+      '/run/ns-1/namesrv.properties'
+    ])
+    expect(c.args[c.args.indexOf('-cp') + 1]).toBe('/repo/.rocketmq/lib/*')
+  })
+
+  it('starts a broker in its room with add-opens for JDK 17', () => {
+    const c = brokerCommand(ctx, '/run/b', '/run/b/broker.conf', 'room1')
+    expect(c.env).toEqual({ ROCKETMQ_ZONE: 'room1' })
+    expect(c.args).toEqual(
+      expect.arrayContaining([
+        '-Xms256m',
+        '-Xmx256m',
+        '-XX:MaxDirectMemorySize=256m',
+        '--add-opens'
+      ])
+    )
+    expect(c.args).toContain('java.base/sun.nio.ch=ALL-UNNAMED')
+    expect(c.args.at(-3)).toBe('org.apache.rocketmq.broker.BrokerStartup')
+  })
+
+  it('renders a copy-pasteable shell line', () => {
+    expect(
+      formatCommand({ command: '/usr/bin/java', args: ['-cp', '/a b/*'], env: { Z: 'r 1' } })
+    ).toBe("Z='r 1' /usr/bin/java -cp '/a b/*'")
+  })
+
+  it('drops variables that would re-route a sandbox JVM', () => {
+    expect(
+      scrubEnv({ PATH: '/bin', NAMESRV_ADDR: 'x:1', ROCKETMQ_HOME: '/h', HOME: '/root' })
+    ).toEqual({
+      PATH: '/bin',
+      HOME: '/root'
+    })
+  })
+})

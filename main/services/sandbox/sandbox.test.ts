@@ -1,0 +1,419 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Topology } from '../../../common/topology/schema'
+import type { SandboxPort } from '../engine'
+import { EngineEvents } from '../events'
+import { forwardSandboxEvents } from './engine-bridge'
+import { topologySchema } from '../../../common/topology/schema'
+import type { SandboxError } from './errors'
+import { NodeBootError, PortBusyError } from './errors'
+import { readPidFile, writePidFile } from './orphans'
+import type { ProcFs } from './procfs'
+import type { ExitInfo, ProcessSpawner, SpawnRequest } from './processes'
+import type { NodeStatus, SandboxOptions } from './sandbox'
+import { Sandbox } from './sandbox'
+
+interface FakeProc {
+  pid: number
+  req: SpawnRequest
+  alive: boolean
+  paused: boolean
+  signals: NodeJS.Signals[]
+  exit: (info: ExitInfo) => void
+}
+
+/** What a fake process does after spawning. */
+type Behaviour = { boot: true } | { exitCode: number; lines: string[] } | { hang: true }
+
+/** A process table in memory: boots by appending RocketMQ's boot line to the log file. */
+class FakeSpawner implements ProcessSpawner {
+  readonly procs: FakeProc[] = []
+  behaviour: (req: SpawnRequest) => Behaviour = () => ({ boot: true })
+  private nextPid = 5000
+
+  spawn(req: SpawnRequest) {
+    const pid = this.nextPid++
+    let exit!: (info: ExitInfo) => void
+    const exited = new Promise<ExitInfo>((r) => (exit = r))
+    const proc: FakeProc = { pid, req, alive: true, paused: false, signals: [], exit }
+    proc.exit = (info) => {
+      proc.alive = false
+      exit(info)
+    }
+    this.procs.push(proc)
+    const b = this.behaviour(req)
+    setTimeout(() => {
+      if (!proc.alive) return
+      if ('boot' in b) appendFileSync(req.logFile, `${bootLine(req)}\n`)
+      else if ('exitCode' in b) {
+        appendFileSync(req.logFile, b.lines.join('\n') + '\n')
+        proc.exit({ code: b.exitCode, signal: null })
+      }
+    }, 5)
+    return { pid, exited }
+  }
+
+  signal(pid: number, signal: NodeJS.Signals): boolean {
+    const p = this.procs.find((x) => x.pid === pid)
+    if (!p || !p.alive) return false
+    p.signals.push(signal)
+    if (signal === 'SIGSTOP') p.paused = true
+    if (signal === 'SIGCONT') p.paused = false
+    if (signal === 'SIGKILL') p.exit({ code: null, signal: 'SIGKILL' })
+    if (signal === 'SIGTERM' && !p.paused) setTimeout(() => p.exit({ code: 143, signal: null }), 5)
+    if (signal === 'SIGCONT' && p.signals.includes('SIGTERM')) p.exit({ code: 143, signal: null })
+    return true
+  }
+
+  byNode(nodeId: string): FakeProc[] {
+    return this.procs.filter((p) => p.req.logFile.includes(`/${nodeId}/`))
+  }
+
+  live(): FakeProc[] {
+    return this.procs.filter((p) => p.alive)
+  }
+}
+
+function bootLine(req: SpawnRequest): string {
+  const main = req.args.find((a) => a.startsWith('org.apache.rocketmq.'))
+  if (main?.endsWith('NamesrvStartup')) return 'The Name Server boot success. serializeType=JSON'
+  if (main?.endsWith('BrokerStartup')) return 'The broker[broker-a, 127.0.0.1:1] boot success.'
+  if (main?.endsWith('ProxyStartup')) return 'Mon Jan 01 rocketmq-proxy startup successfully'
+  return 'management node listening'
+}
+
+/** The parts of the raw topology JSON the tests edit before parsing. */
+interface RawTopology {
+  settings: { namesrvDiscovery: string }
+  rooms: { nameServers: Record<string, unknown>[]; managementNodes: unknown[] }[]
+}
+
+function twoRooms(mutate?: (raw: RawTopology) => void): Topology {
+  const raw = JSON.parse(
+    readFileSync(join(import.meta.dirname, '../../../resources/topologies/two-rooms.json'), 'utf8')
+  )
+  mutate?.(raw)
+  return topologySchema.parse(raw)
+}
+
+describe('Sandbox (fake processes)', () => {
+  let dataDir: string
+  let spawner: FakeSpawner
+  let busy: Set<number>
+  let topics: string[]
+  let sandbox: Sandbox
+  let events: NodeStatus[]
+
+  const procFs: ProcFs = {
+    cmdline: () => undefined,
+    state: (pid) => {
+      const p = spawner.procs.find((x) => x.pid === pid)
+      return p?.alive ? (p.paused ? 'T' : 'S') : undefined
+    },
+    rssKb: () => 0,
+    children: () => []
+  }
+
+  const make = (extra: Partial<SandboxOptions> = {}): Sandbox => {
+    const sb = new Sandbox({
+      dataDir,
+      repoRoot: '/repo',
+      spawner,
+      procFs,
+      portProbe: { isFree: async (p) => !busy.has(p) },
+      net: { tcp: async () => true, httpGet: async () => ({ status: 200, body: 'ok' }) },
+      findJava: () => ({ path: '/jdk/bin/java', version: '17.0.15', major: 17, source: 'PATH' }),
+      locateRocketmq: () => ({ dir: '/lib', version: '5.3.3', source: 'repo' }),
+      topicCreator: {
+        createTopic: async (r) => {
+          topics.push(`${r.topic}@${r.brokerName}`)
+        }
+      },
+      registrationProbe: { brokersOn: async () => [] },
+      trackRegistration: false,
+      managementCommand: (file) => ({ command: '/usr/bin/node', args: ['standalone.ts', file] }),
+      installExitHandlers: false,
+      stopGraceMs: 200,
+      ...extra
+    })
+    sb.on('node-state', (s) => events.push(s))
+    return sb
+  }
+
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'drstudio-sandbox-unit-'))
+    spawner = new FakeSpawner()
+    busy = new Set()
+    topics = []
+    events = []
+    sandbox = make()
+  })
+
+  afterEach(async () => {
+    await sandbox.stop({ force: true })
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it('boots name servers and management nodes before brokers, then creates topics on masters', async () => {
+    const status = await sandbox.start(twoRooms(), 42)
+    expect(status.running).toBe(true)
+    expect(status.runId).toBe(42)
+    expect(status.runDir).toMatch(/sandbox\/\d{8}-\d{6}-r42$/)
+    expect(status.nodes.map((n) => [n.nodeId, n.state])).toEqual([
+      ['ns-1', 'up'],
+      ['broker-1', 'up'],
+      ['mgmt-1', 'up'],
+      ['ns-2', 'up'],
+      ['broker-2', 'up'],
+      ['mgmt-2', 'up']
+    ])
+    const order = spawner.procs.map((p) => p.req.logFile.split('/').at(-2))
+    expect(order.slice(0, 4).sort()).toEqual(['mgmt-1', 'mgmt-2', 'ns-1', 'ns-2'])
+    expect(order.slice(4).sort()).toEqual(['broker-1', 'broker-2'])
+    expect(topics.sort()).toEqual(['orders@broker-a', 'orders@broker-b'])
+
+    const conf = readFileSync(join(status.runDir!, 'broker-2', 'broker.conf'), 'utf8')
+    const mgmt2 = status.nodes.find((n) => n.nodeId === 'mgmt-2')!.address
+    expect(conf).toContain(`rmqAddressServerDomain=${mgmt2}`)
+    expect(conf).toContain('fetchNamesrvAddrByAddressServer=true')
+    const broker2 = spawner.byNode('broker-2')[0]!
+    expect(broker2.req.env.ROCKETMQ_ZONE).toBe('room2')
+    expect(broker2.req.args).toContain(`-Duser.home=${join(status.runDir!, 'broker-2')}`)
+
+    const mgmtConfig = JSON.parse(
+      readFileSync(join(status.runDir!, 'mgmt-1', 'management.json'), 'utf8')
+    )
+    expect(mgmtConfig).toMatchObject({
+      id: 'mgmt-1',
+      room: 'room1',
+      host: '127.0.0.1',
+      probeIntervalMs: 1000
+    })
+    expect(mgmtConfig.nameServers.map((n: { id: string }) => n.id)).toEqual(['ns-1', 'ns-2'])
+
+    expect(readPidFile(join(dataDir, 'sandbox', 'pids.json'))).toHaveLength(6)
+    expect(sandbox.readLog('ns-1', 4096).text).toContain('The Name Server boot success')
+    expect(sandbox.commandLine('ns-1')).toContain('org.apache.rocketmq.namesrv.NamesrvStartup -c ')
+  })
+
+  it('pauses, resumes, kills, starts, restarts and stops a node with real signals', async () => {
+    await sandbox.start(twoRooms())
+    const pid = sandbox.node('broker-1').pid!
+
+    expect((await sandbox.pauseNode('broker-1')).state).toBe('paused')
+    expect(procFs.state(pid)).toBe('T')
+    expect((await sandbox.resumeNode('broker-1')).state).toBe('up')
+    expect(procFs.state(pid)).toBe('S')
+
+    const killed = await sandbox.killNode('broker-1')
+    expect(killed.state).toBe('killed')
+    expect(killed.pid).toBeUndefined()
+    expect(spawner.procs.find((p) => p.pid === pid)!.signals).toEqual([
+      'SIGSTOP',
+      'SIGCONT',
+      'SIGKILL'
+    ])
+
+    const started = await sandbox.startNode('broker-1')
+    expect(started.state).toBe('up')
+    expect(started.pid).not.toBe(pid)
+
+    const restarted = await sandbox.restartNode('broker-1')
+    expect(restarted.state).toBe('up')
+    expect(restarted.pid).not.toBe(started.pid)
+
+    expect((await sandbox.stopNode('broker-1')).state).toBe('stopped')
+    expect((await sandbox.stopNode('broker-1')).state).toBe('stopped')
+    await expect(sandbox.pauseNode('broker-1')).rejects.toThrow(
+      'Cannot pause node broker-1: it is stopped; pause needs one of: up.'
+    )
+    const states = events.filter((e) => e.nodeId === 'broker-1').map((e) => e.state)
+    expect(states).toEqual([
+      'stopped',
+      'starting',
+      'up',
+      'paused',
+      'up',
+      'killed',
+      'starting',
+      'up',
+      'stopped',
+      'starting',
+      'up',
+      'stopped'
+    ])
+  })
+
+  it('stops a paused node gracefully (SIGTERM then SIGCONT)', async () => {
+    await sandbox.start(twoRooms())
+    const pid = sandbox.node('ns-2').pid!
+    await sandbox.pauseNode('ns-2')
+    expect((await sandbox.stopNode('ns-2')).state).toBe('stopped')
+    expect(spawner.procs.find((p) => p.pid === pid)!.signals).toEqual([
+      'SIGSTOP',
+      'SIGTERM',
+      'SIGCONT'
+    ])
+  })
+
+  it('marks a node that dies on its own as down', async () => {
+    await sandbox.start(twoRooms())
+    const proc = spawner.byNode('ns-1')[0]!
+    proc.exit({ code: 1, signal: null })
+    await new Promise((r) => setTimeout(r, 10))
+    expect(sandbox.node('ns-1')).toMatchObject({
+      state: 'down',
+      detail: 'exited unexpectedly (exit code 1)'
+    })
+  })
+
+  it('stops everything and names the node, exit code, log lines and log path when a node dies while booting', async () => {
+    spawner.behaviour = (req) =>
+      req.logFile.includes('/ns-1/')
+        ? {
+            exitCode: 255,
+            lines: [
+              'load config properties file OK',
+              'java.net.BindException: Address already in use'
+            ]
+          }
+        : { boot: true }
+    const err = (await sandbox.start(twoRooms()).catch((e: unknown) => e)) as NodeBootError
+    expect(err).toBeInstanceOf(NodeBootError)
+    expect(err.code).toBe('boot-exit')
+    expect(err.nodeId).toBe('ns-1')
+    expect(err.exitCode).toBe(255)
+    expect(err.message).toContain('Node ns-1 (nameserver) exited with code 255 while booting')
+    expect(err.message).toContain('java.net.BindException: Address already in use')
+    expect(err.message).toContain(join('ns-1', 'out.log'))
+    expect(spawner.live()).toEqual([])
+    expect(spawner.procs.some((p) => p.req.logFile.includes('/broker-'))).toBe(false)
+    expect(sandbox.running).toBe(false)
+    expect(sandbox.node('ns-1').state).toBe('failed')
+    expect(sandbox.node('mgmt-1').state).toBe('killed')
+    expect(readPidFile(join(dataDir, 'sandbox', 'pids.json'))).toEqual([])
+  })
+
+  it('times out a node that never prints its boot line', async () => {
+    sandbox = make({ bootTimeoutMs: 400 })
+    spawner.behaviour = (req) =>
+      req.logFile.includes('/broker-2/') ? { hang: true } : { boot: true }
+    const err = (await sandbox.start(twoRooms()).catch((e: unknown) => e)) as NodeBootError
+    expect(err.code).toBe('boot-timeout')
+    expect(err.message).toMatch(
+      /Node broker-2 \(broker\) was not ready after 0.4 s .*Check its log: .*broker-2\/out\.log/
+    )
+    expect(spawner.live()).toEqual([])
+  })
+
+  it('stop() during a boot ends the wait at once and leaves nothing running', async () => {
+    spawner.behaviour = (req) =>
+      req.logFile.includes('/broker-') ? { hang: true } : { boot: true }
+    const starting = sandbox.start(twoRooms()).catch((e: unknown) => e)
+    await new Promise((r) => setTimeout(r, 300))
+    const t0 = Date.now()
+    await sandbox.stop()
+    const err = (await starting) as SandboxError
+    expect(Date.now() - t0).toBeLessThan(3000)
+    expect(err.message).toBe('The sandbox was stopped while it was booting.')
+    expect(spawner.live()).toEqual([])
+    expect(sandbox.node('broker-1').state).toBe('killed')
+    expect(sandbox.node('ns-1').state).toBe('stopped')
+  })
+
+  it('marks nodes abandoned because another one failed as killed, not failed', async () => {
+    spawner.behaviour = (req) =>
+      req.logFile.includes('/broker-1/')
+        ? { exitCode: 1, lines: ['boom'] }
+        : req.logFile.includes('/broker-2/')
+          ? { hang: true }
+          : { boot: true }
+    const err = (await sandbox.start(twoRooms()).catch((e: unknown) => e)) as NodeBootError
+    expect(err.nodeId).toBe('broker-1')
+    expect(sandbox.node('broker-1').state).toBe('failed')
+    expect(sandbox.node('broker-2').state).toBe('killed')
+    expect(spawner.live()).toEqual([])
+  })
+
+  it('refuses a busy explicit port before starting anything', async () => {
+    busy.add(9876)
+    const topo = twoRooms((raw) => (raw.rooms[0].nameServers[0].port = 9876))
+    const err = (await sandbox.start(topo).catch((e: unknown) => e)) as PortBusyError
+    expect(err).toBeInstanceOf(PortBusyError)
+    expect(err.message).toContain('Port 9876 of node ns-1 is already in use')
+    expect(err.message).toContain('$.rooms[0].nameServers[0]')
+    expect(spawner.procs).toEqual([])
+    expect(sandbox.running).toBe(false)
+  })
+
+  it('attaches to nodes with host and port, and refuses to touch them', async () => {
+    const topo = twoRooms((raw) => {
+      raw.settings.namesrvDiscovery = 'static'
+      raw.rooms[1].nameServers[0] = { id: 'ns-2', host: '10.0.0.5', port: 9876 }
+    })
+    const status = await sandbox.start(topo)
+    expect(status.nodes.find((n) => n.nodeId === 'ns-2')).toMatchObject({
+      state: 'attached',
+      address: '10.0.0.5:9876',
+      detail: 'reachable'
+    })
+    expect(spawner.byNode('ns-2')).toEqual([])
+    const conf = readFileSync(join(status.runDir!, 'broker-1', 'broker.conf'), 'utf8')
+    const ns1 = status.nodes.find((n) => n.nodeId === 'ns-1')!.address
+    expect(conf).toContain(`namesrvAddr=${ns1};10.0.0.5:9876`)
+    const err = (await sandbox.killNode('ns-2').catch((e: unknown) => e)) as SandboxError
+    expect(err.code).toBe('node-attached')
+    expect(err.message).toContain('node ns-2 is attached (10.0.0.5:9876); DR Studio cannot kill it')
+  })
+
+  it('explains a management-discovery room without a management node', async () => {
+    const topo = twoRooms((raw) => (raw.rooms[1].managementNodes = []))
+    await expect(sandbox.start(topo)).rejects.toThrow(
+      /Room room2 has brokers but no management node.*set namesrvDiscovery to "static"/
+    )
+  })
+
+  it('sweeps processes recorded by a dead DR Studio when /proc proves they are ours', () => {
+    const root = join(dataDir, 'sandbox')
+    const runDir = join(root, '20260101-000000-abcd')
+    writePidFile(join(root, 'pids.json'), [
+      { pid: 777, nodeId: 'ns-1', runDir, ownerPid: 999_999_999, startedAt: 0 },
+      { pid: 778, nodeId: 'ns-2', runDir, ownerPid: 999_999_999, startedAt: 0 }
+    ])
+    const fake = spawner as FakeSpawner & { signalled?: number[] }
+    const signalled: number[] = []
+    fake.signal = (pid) => (signalled.push(pid), true)
+    sandbox = make({
+      procFs: {
+        ...procFs,
+        cmdline: (pid) => (pid === 777 ? `java -Duser.home=${runDir}/ns-1` : 'vim')
+      }
+    })
+    expect(sandbox.sweepOrphans()).toBe(1)
+    expect(signalled).toEqual([777])
+    expect(readPidFile(join(root, 'pids.json'))).toEqual([])
+  })
+
+  it("is the engine's SandboxPort and forwards its events onto the engine bus", async () => {
+    const port: SandboxPort = sandbox
+    const bus = new EngineEvents()
+    const seen: string[] = []
+    bus.onAny((channel) => seen.push(channel))
+    forwardSandboxEvents(sandbox, bus)
+    await port.start(twoRooms(), 7)
+    expect(port.status().runId).toBe(7)
+    expect(seen).toContain('sandbox:node-state')
+    expect(seen).toContain('sandbox:progress')
+    expect(seen).toContain('sandbox:status')
+  })
+
+  it('rejects operations on unknown nodes and a second start', async () => {
+    await sandbox.start(twoRooms())
+    await expect(sandbox.start(twoRooms())).rejects.toThrow(/already running/)
+    await expect(sandbox.killNode('nope')).rejects.toThrow(
+      /No sandbox node "nope"; known nodes: ns-1, broker-1, mgmt-1/
+    )
+  })
+})

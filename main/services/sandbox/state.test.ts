@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest'
+import type { NodeAction, NodeState } from './state'
+import { checkAction, stateAfterExit, stateAfterSignal } from './state'
+
+describe('checkAction', () => {
+  const ok = (state: NodeState, action: NodeAction): boolean => checkAction(state, action).ok
+
+  it('allows the operations an operator expects', () => {
+    expect(ok('up', 'kill')).toBe(true)
+    expect(ok('up', 'pause')).toBe(true)
+    expect(ok('paused', 'resume')).toBe(true)
+    expect(ok('paused', 'kill')).toBe(true)
+    expect(ok('killed', 'start')).toBe(true)
+    expect(ok('down', 'restart')).toBe(true)
+    expect(ok('failed', 'start')).toBe(true)
+  })
+
+  it('refuses impossible ones with a reason', () => {
+    const r = checkAction('stopped', 'pause')
+    expect(r).toEqual({ ok: false, reason: 'it is stopped; pause needs one of: up' })
+    expect(ok('up', 'start')).toBe(false)
+    expect(ok('up', 'resume')).toBe(false)
+    expect(ok('paused', 'pause')).toBe(false)
+    expect(ok('killed', 'kill')).toBe(false)
+  })
+
+  it('treats stop on a stopped node as a no-op', () => {
+    expect(checkAction('stopped', 'stop')).toEqual({ ok: true, noop: true })
+    expect(checkAction('up', 'stop')).toEqual({ ok: true, noop: false })
+  })
+
+  it('refuses everything on attached nodes', () => {
+    for (const a of ['start', 'stop', 'kill', 'pause', 'resume', 'restart'] as const) {
+      expect(checkAction('attached', a)).toEqual({ ok: false, reason: 'attached' })
+    }
+  })
+})
+
+describe('stateAfterExit', () => {
+  it('reflects what we asked for, or tells a crash from a failed boot', () => {
+    expect(stateAfterExit('up', 'kill')).toBe('killed')
+    expect(stateAfterExit('paused', 'stop')).toBe('stopped')
+    expect(stateAfterExit('starting', undefined)).toBe('failed')
+    expect(stateAfterExit('up', undefined)).toBe('down')
+    expect(stateAfterExit('paused', undefined)).toBe('down')
+  })
+})
+
+describe('stateAfterSignal', () => {
+  it('pauses only a node that is up and resumes only a paused one', () => {
+    expect(stateAfterSignal('up', 'pause')).toBe('paused')
+    expect(stateAfterSignal('paused', 'resume')).toBe('up')
+    expect(stateAfterSignal('starting', 'pause')).toBe('starting')
+  })
+})

@@ -1,0 +1,52 @@
+/** Lifecycle of one sandbox node, as the UI shows it (same values as common/contract's NodeState). */
+export type NodeState =
+  'stopped' | 'starting' | 'up' | 'paused' | 'killed' | 'down' | 'failed' | 'attached'
+
+/** What an operator can do to a node. */
+export type NodeAction = 'start' | 'stop' | 'kill' | 'pause' | 'resume' | 'restart'
+
+/** States in which the node has a live process. */
+export const RUNNING_STATES: readonly NodeState[] = ['starting', 'up', 'paused']
+
+/** States from which a node may be started again. */
+const STARTABLE: readonly NodeState[] = ['stopped', 'killed', 'down', 'failed']
+
+/** Which states each action may be applied in; anything else is refused with a reason. */
+const ALLOWED: Record<NodeAction, readonly NodeState[]> = {
+  start: STARTABLE,
+  stop: ['starting', 'up', 'paused', ...STARTABLE],
+  kill: ['starting', 'up', 'paused'],
+  pause: ['up'],
+  resume: ['paused'],
+  restart: ['starting', 'up', 'paused', ...STARTABLE]
+}
+
+/** Outcome of asking whether `action` may run in `state`: the decision, or why not. */
+export type ActionCheck = { ok: true; noop: boolean } | { ok: false; reason: string }
+
+/** Decides if an action is legal; `stop` on a stopped node is a no-op rather than an error. */
+export function checkAction(state: NodeState, action: NodeAction): ActionCheck {
+  if (state === 'attached') return { ok: false, reason: 'attached' }
+  if (!ALLOWED[action].includes(state)) {
+    const allowed = ALLOWED[action].join(', ')
+    return { ok: false, reason: `it is ${state}; ${action} needs one of: ${allowed}` }
+  }
+  return { ok: true, noop: action === 'stop' && !RUNNING_STATES.includes(state) }
+}
+
+/** Why a process went away, from the sandbox's point of view. */
+export type ExitIntent = 'stop' | 'kill' | undefined
+
+/** State after the process exited: what we asked for, a boot failure, or an unexpected death. */
+export function stateAfterExit(state: NodeState, intent: ExitIntent): NodeState {
+  if (intent === 'kill') return 'killed'
+  if (intent === 'stop') return 'stopped'
+  if (state === 'starting') return 'failed'
+  return 'down'
+}
+
+/** State right after a signal was delivered to a live process. */
+export function stateAfterSignal(state: NodeState, action: 'pause' | 'resume'): NodeState {
+  if (action === 'pause') return state === 'up' ? 'paused' : state
+  return state === 'paused' ? 'up' : state
+}
