@@ -127,7 +127,8 @@ export default tseslint.config(
     }
   },
   {
-    files: ['**/*.{js,mjs}'],
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' }
   },
   prettier

@@ -11,9 +11,11 @@ step('installing npm dependencies (npm ci)')
 must(npm, ['ci', '--no-audit', '--no-fund'], { env }, 'check network access to the npm registry')
 
 step('Electron binary')
-if (electronBinary()) {
+const hadElectron = electronBinary() !== null
+if (!hadElectron) run(process.execPath, ['node_modules/electron/install.js'], { stdio: 'ignore' })
+if (hadElectron) {
   console.log('Electron binary present')
-} else if (run(process.execPath, ['node_modules/electron/install.js'], { stdio: 'ignore' }) === 0 && electronBinary()) {
+} else if (electronBinary()) {
   console.log('Electron binary downloaded')
 } else {
   console.log(
