@@ -38,7 +38,10 @@ export default tseslint.config(
       curly: ['error', 'multi-line'],
       eqeqeq: ['error', 'smart'],
       '@typescript-eslint/consistent-type-imports': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }
+      ],
       'no-restricted-syntax': [
         'error',
         { selector: 'ExportDefaultDeclaration', message: 'use named exports (house style)' }
@@ -59,7 +62,10 @@ export default tseslint.config(
           patterns: [
             { group: ['electron'], message: 'common/ is shared by every process: no electron' },
             { group: nodeBuiltins, message: 'common/ runs in the renderer too: no Node built-ins' },
-            { group: ['**/main/**', '**/renderer/**', '**/preload/**'], message: 'common/ imports only common/' }
+            {
+              group: ['**/main/**', '**/renderer/**', '**/preload/**'],
+              message: 'common/ imports only common/'
+            }
           ]
         }
       ]
@@ -72,8 +78,14 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['electron'], message: 'services run without Electron (CLI, browser shell, tests)' },
-            { group: ['**/main/app/**', '../app/**', '../../app/**'], message: 'only main/app may use the Electron shell' },
+            {
+              group: ['electron'],
+              message: 'services run without Electron (CLI, browser shell, tests)'
+            },
+            {
+              group: ['**/main/app/**', '../app/**', '../../app/**'],
+              message: 'only main/app may use the Electron shell'
+            },
             { group: ['**/renderer/**'], message: 'the engine never imports renderer code' }
           ]
         }
@@ -85,7 +97,29 @@ export default tseslint.config(
     ignores: ['**/*.test.ts'],
     plugins: { 'react-hooks': reactHooks },
     languageOptions: {
-      globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', requestAnimationFrame: 'readonly', cancelAnimationFrame: 'readonly', performance: 'readonly', WebSocket: 'readonly', Blob: 'readonly', sessionStorage: 'readonly', localStorage: 'readonly', location: 'readonly', history: 'readonly', HTMLElement: 'readonly', HTMLInputElement: 'readonly', KeyboardEvent: 'readonly', MouseEvent: 'readonly', File: 'readonly', FileReader: 'readonly', getComputedStyle: 'readonly', ResizeObserver: 'readonly', confirm: 'readonly' }
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        navigator: 'readonly',
+        requestAnimationFrame: 'readonly',
+        cancelAnimationFrame: 'readonly',
+        performance: 'readonly',
+        WebSocket: 'readonly',
+        Blob: 'readonly',
+        sessionStorage: 'readonly',
+        localStorage: 'readonly',
+        location: 'readonly',
+        history: 'readonly',
+        HTMLElement: 'readonly',
+        HTMLInputElement: 'readonly',
+        KeyboardEvent: 'readonly',
+        MouseEvent: 'readonly',
+        File: 'readonly',
+        FileReader: 'readonly',
+        getComputedStyle: 'readonly',
+        ResizeObserver: 'readonly',
+        confirm: 'readonly'
+      }
     },
     rules: {
       'react-hooks/rules-of-hooks': 'error',
@@ -94,10 +128,19 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['electron'], message: 'the renderer reaches the engine only through lib/bridge' },
-            { group: nodeBuiltins, message: 'the renderer runs in a sandboxed page: no Node built-ins' },
+            {
+              group: ['electron'],
+              message: 'the renderer reaches the engine only through lib/bridge'
+            },
+            {
+              group: nodeBuiltins,
+              message: 'the renderer runs in a sandboxed page: no Node built-ins'
+            },
             { group: ['**/main/**'], message: 'the renderer never imports main/' },
-            { group: ['**/preload/**', '!**/preload/bridge-types'], message: 'only the bridge types may be imported from preload/' }
+            {
+              group: ['**/preload/**', '!**/preload/bridge-types'],
+              message: 'only the bridge types may be imported from preload/'
+            }
           ]
         }
       ]
@@ -111,7 +154,10 @@ export default tseslint.config(
         {
           patterns: [
             { group: nodeBuiltins, message: 'the sandboxed preload has no Node built-ins' },
-            { group: ['**/main/**', '**/renderer/**'], message: 'the preload imports only common/contract' }
+            {
+              group: ['**/main/**', '**/renderer/**'],
+              message: 'the preload imports only common/contract'
+            }
           ]
         }
       ]
@@ -122,13 +168,23 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/renderer/**', '**/main/services/**'], message: 'e2e drives the UI, not internals' }] }
+        {
+          patterns: [
+            {
+              group: ['**/renderer/**', '**/main/services/**'],
+              message: 'e2e drives the UI, not internals'
+            }
+          ]
+        }
       ]
     }
   },
   {
     files: ['**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable' }
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' }
   },
   prettier

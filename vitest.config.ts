@@ -7,7 +7,12 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['common/**/*.test.ts', 'main/**/*.test.ts', 'renderer/**/*.test.ts', 'preload/**/*.test.ts'],
+          include: [
+            'common/**/*.test.ts',
+            'main/**/*.test.ts',
+            'renderer/**/*.test.ts',
+            'preload/**/*.test.ts'
+          ],
           environment: 'node'
         }
       },

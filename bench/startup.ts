@@ -10,7 +10,12 @@ import { chromium } from '@playwright/test'
 import { chromiumPath, startBrowserShell } from '../e2e/support/shell'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5)
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update']
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update'
+]
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
@@ -36,7 +41,9 @@ async function appColdStart(): Promise<number> {
 
 async function baselineColdStart(): Promise<number> {
   const t0 = performance.now()
-  const server = createServer((_req, res) => res.end('<!doctype html><body data-app-state="ready">blank</body>'))
+  const server = createServer((_req, res) =>
+    res.end('<!doctype html><body data-app-state="ready">blank</body>')
+  )
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
   const port = (server.address() as AddressInfo).port
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: ARGS })

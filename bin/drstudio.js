@@ -6,7 +6,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const bundle = join(dirname(fileURLToPath(import.meta.url)), '..', 'out', 'cli', 'drstudio.mjs')
 if (!existsSync(bundle)) {
-  process.stderr.write(`drstudio: ${bundle} is missing; run \`npm run setup\` (or \`npm run build\`) first\n`)
+  process.stderr.write(
+    `drstudio: ${bundle} is missing; run \`npm run setup\` (or \`npm run build\`) first\n`
+  )
   process.exit(1)
 }
 await import(pathToFileURL(bundle).href)

@@ -14,7 +14,10 @@ const COMPONENTS: [string, RegExp][] = [
   ['consumer-2', /^consumer consumer-2 in room2/]
 ]
 
-test('opens the default two-room topology with every room and component on the canvas', async ({ page, shell }, testInfo) => {
+test('opens the default two-room topology with every room and component on the canvas', async ({
+  page,
+  shell
+}, testInfo) => {
   const canvas = page.getByRole('region', { name: 'Topology canvas' })
   await expect(canvas).toBeVisible()
   for (const room of ROOMS) {

@@ -6,7 +6,8 @@ import type { DrStudioBridge } from './bridge-types'
 const bridge: DrStudioBridge = {
   shell: 'electron',
   invoke(channel, payload) {
-    if (!isRequestChannel(channel)) return Promise.reject(new Error(`unknown request channel "${channel}"`))
+    if (!isRequestChannel(channel))
+      return Promise.reject(new Error(`unknown request channel "${channel}"`))
     return ipcRenderer.invoke(channel, payload)
   },
   on(channel, listener) {

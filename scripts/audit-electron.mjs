@@ -14,7 +14,8 @@ rmSync(scanDir, { recursive: true, force: true })
 mkdirSync(scanDir, { recursive: true })
 cpSync('main/app', join(scanDir, 'main', 'app'), { recursive: true })
 cpSync('preload', join(scanDir, 'preload'), { recursive: true })
-if (existsSync('renderer/index.html')) cpSync('renderer/index.html', join(scanDir, 'renderer', 'index.html'))
+if (existsSync('renderer/index.html'))
+  cpSync('renderer/index.html', join(scanDir, 'renderer', 'index.html'))
 
 const { issues, errors, atomicChecks, globalChecks } = await run({
   input: scanDir,
@@ -29,15 +30,20 @@ const { issues, errors, atomicChecks, globalChecks } = await run({
 })
 
 console.log(`${atomicChecks} atomic + ${globalChecks} global checks, ${issues.length} finding(s)`)
-for (const e of errors) console.log(`  parse ${e.tolerable ? 'warning' : 'error'}: ${e.file}: ${e.message}`)
+for (const e of errors)
+  console.log(`  parse ${e.tolerable ? 'warning' : 'error'}: ${e.file}: ${e.message}`)
 let high = 0
 for (const i of issues) {
   const review = i.manualReview ? '(manual review)' : ''
-  console.log(`  ${i.severity.name.padEnd(8)} ${i.confidence.name.padEnd(9)} ${i.id}  ${i.file}:${i.location.line} ${review}`)
+  console.log(
+    `  ${i.severity.name.padEnd(8)} ${i.confidence.name.padEnd(9)} ${i.id}  ${i.file}:${i.location.line} ${review}`
+  )
   if (i.severity.name === 'HIGH' || i.severity.name === 'CRITICAL') high++
 }
 if (high > 0) {
   console.error(`\n${high} high-severity finding(s); report in test-results/electronegativity.csv`)
   process.exit(1)
 }
-console.log('\nElectronegativity: no high-severity findings (report: test-results/electronegativity.csv)')
+console.log(
+  '\nElectronegativity: no high-severity findings (report: test-results/electronegativity.csv)'
+)

@@ -5,7 +5,10 @@ import { join } from 'node:path'
 /** Returns the Electron executable path, or null when only the npm package (no binary) is present. */
 export function electronBinary(root = process.cwd()) {
   if (process.env.ELECTRON_OVERRIDE_DIST_PATH) {
-    const p = join(process.env.ELECTRON_OVERRIDE_DIST_PATH, process.platform === 'win32' ? 'electron.exe' : 'electron')
+    const p = join(
+      process.env.ELECTRON_OVERRIDE_DIST_PATH,
+      process.platform === 'win32' ? 'electron.exe' : 'electron'
+    )
     return existsSync(p) ? p : null
   }
   const dir = join(root, 'node_modules', 'electron')

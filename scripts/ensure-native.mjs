@@ -6,13 +6,17 @@ const target = process.argv[2] ?? 'node'
 const probe = "require('better-sqlite3')(':memory:').close()"
 
 function loads(cmd, env) {
-  return spawnSync(cmd, ['-e', probe], { env: { ...process.env, ...env }, stdio: 'ignore' }).status === 0
+  return (
+    spawnSync(cmd, ['-e', probe], { env: { ...process.env, ...env }, stdio: 'ignore' }).status === 0
+  )
 }
 
 if (target === 'electron') {
   const exe = electronBinary()
   if (!exe) {
-    console.error('the Electron binary is not installed; run `npm run setup` on a machine that can download it')
+    console.error(
+      'the Electron binary is not installed; run `npm run setup` on a machine that can download it'
+    )
     process.exit(1)
   }
   if (!loads(exe, { ELECTRON_RUN_AS_NODE: '1' })) {
@@ -24,7 +28,9 @@ if (target === 'electron') {
   console.log('rebuilding better-sqlite3 for Node…')
   const r = spawnSync('npm', ['rebuild', 'better-sqlite3'], { stdio: 'inherit' })
   if (r.status !== 0 || !loads(process.execPath, {})) {
-    console.error('better-sqlite3 does not load in Node; a C++ toolchain (gcc, make, python3) is needed to build it')
+    console.error(
+      'better-sqlite3 does not load in Node; a C++ toolchain (gcc, make, python3) is needed to build it'
+    )
     process.exit(1)
   }
 }

@@ -15,7 +15,9 @@ export function run(cmd, args, opts = {}) {
 export function must(cmd, args, opts = {}, fix = '') {
   const code = run(cmd, args, opts)
   if (code !== 0) {
-    process.stderr.write(`\nsetup failed: \`${cmd} ${args.join(' ')}\` exited with ${code}${fix ? `\nfix: ${fix}` : ''}\n`)
+    process.stderr.write(
+      `\nsetup failed: \`${cmd} ${args.join(' ')}\` exited with ${code}${fix ? `\nfix: ${fix}` : ''}\n`
+    )
     process.exit(code)
   }
 }

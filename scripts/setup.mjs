@@ -33,13 +33,25 @@ if (existsSync(chromium)) {
   console.log(`using ${chromium}`)
 } else if (process.platform === 'linux' && commandExists('apt-get') && process.getuid?.() === 0) {
   must('apt-get', ['update', '-qq'])
-  must('apt-get', ['install', '-y', '-qq', 'chromium'], {}, 'install Chromium and set DRSTUDIO_CHROMIUM to its path')
+  must(
+    'apt-get',
+    ['install', '-y', '-qq', 'chromium'],
+    {},
+    'install Chromium and set DRSTUDIO_CHROMIUM to its path'
+  )
 } else if (run('npx', ['playwright', 'install', 'chromium']) !== 0) {
-  console.log('warning: no Chromium found; install one and set DRSTUDIO_CHROMIUM=/path/to/chromium for `npm run test:e2e`')
+  console.log(
+    'warning: no Chromium found; install one and set DRSTUDIO_CHROMIUM=/path/to/chromium for `npm run test:e2e`'
+  )
 }
 
 step('Apache RocketMQ jars')
-must(process.execPath, ['scripts/fetch-rocketmq.mjs'], {}, 'install Java 17+ and Maven, or set ROCKETMQ_HOME')
+must(
+  process.execPath,
+  ['scripts/fetch-rocketmq.mjs'],
+  {},
+  'install Java 17+ and Maven, or set ROCKETMQ_HOME'
+)
 
 step('build')
 must(npm, ['run', 'build'])

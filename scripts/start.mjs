@@ -14,9 +14,13 @@ if (exe) {
   })
 } else {
   console.log('Electron binary not installed here: starting the browser shell instead.')
-  const child = spawn(process.execPath, ['bin/drstudio.js', 'serve', '--open', ...process.argv.slice(2)], {
-    stdio: 'inherit'
-  })
+  const child = spawn(
+    process.execPath,
+    ['bin/drstudio.js', 'serve', '--open', ...process.argv.slice(2)],
+    {
+      stdio: 'inherit'
+    }
+  )
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig))
   child.on('exit', (code) => process.exit(code ?? 0))
 }

@@ -12,7 +12,10 @@ export interface EventSpec<P extends z.ZodType = z.ZodType> {
 }
 
 /** Declares a request channel; `output` documents and types the answer. */
-export function request<I extends z.ZodType, O extends z.ZodType>(input: I, output: O): RequestSpec<I, O> {
+export function request<I extends z.ZodType, O extends z.ZodType>(
+  input: I,
+  output: O
+): RequestSpec<I, O> {
   return { input, output }
 }
 

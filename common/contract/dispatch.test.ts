@@ -13,14 +13,18 @@ describe('contract', () => {
 
   it('rejects an unknown channel', () => {
     expect(() => parseRequest('fs:delete-everything', {})).toThrow(ContractError)
-    expect(() => parseRequest('fs:delete-everything', {})).toThrow(/unknown request channel "fs:delete-everything"/)
+    expect(() => parseRequest('fs:delete-everything', {})).toThrow(
+      /unknown request channel "fs:delete-everything"/
+    )
   })
 
   it('rejects a malformed payload naming the channel and field', () => {
     expect(() => parseRequest('node:action', { nodeId: 'broker-1', action: 'explode' })).toThrow(
       /invalid payload for "node:action": action:/
     )
-    expect(() => parseRequest('topology:open', { path: 42 })).toThrow(/invalid payload for "topology:open": path/)
+    expect(() => parseRequest('topology:open', { path: 42 })).toThrow(
+      /invalid payload for "topology:open": path/
+    )
     expect(() => parseRequest('node:log', 'not an object')).toThrow(ContractError)
   })
 

@@ -21,7 +21,10 @@ function describeIssues(error: z.ZodError): string {
 }
 
 /** Validates a raw payload for a channel; throws ContractError naming the channel and the field. */
-export function parseRequest(channel: unknown, payload: unknown): { channel: RequestChannel; input: unknown } {
+export function parseRequest(
+  channel: unknown,
+  payload: unknown
+): { channel: RequestChannel; input: unknown } {
   if (!isRequestChannel(channel)) {
     throw new ContractError(String(channel), `unknown request channel "${String(channel)}"`)
   }

@@ -43,7 +43,10 @@ export const sandboxRequests = {
     nodeStatusSchema
   ),
   'node:log': request(
-    z.object({ nodeId: z.string().min(1), tailBytes: z.number().int().min(1).max(4_000_000).default(65536) }),
+    z.object({
+      nodeId: z.string().min(1),
+      tailBytes: z.number().int().min(1).max(4_000_000).default(65536)
+    }),
     z.object({ path: z.string(), text: z.string() })
   )
 }

@@ -20,7 +20,11 @@ export const openedTopologySchema = z.object({
   problems: z.array(problemSchema)
 })
 
-export const recentFileSchema = z.object({ path: z.string(), name: z.string(), openedAt: z.number() })
+export const recentFileSchema = z.object({
+  path: z.string(),
+  name: z.string(),
+  openedAt: z.number()
+})
 
 export const topologyRequests = {
   'topology:default': request(z.object({}), openedTopologySchema),

@@ -3,7 +3,10 @@ import { z } from 'zod'
 /** Node and room ids appear in logs, file names and CLI output, so keep them shell- and path-safe. */
 export const idSchema = z
   .string()
-  .regex(/^[A-Za-z][A-Za-z0-9_-]{0,62}$/, 'ids start with a letter and use letters, digits, - and _')
+  .regex(
+    /^[A-Za-z][A-Za-z0-9_-]{0,62}$/,
+    'ids start with a letter and use letters, digits, - and _'
+  )
 
 const portSchema = z.number().int().min(1).max(65535)
 
@@ -48,7 +51,12 @@ export const producerSchema = z.object({
   group: z.string().min(1),
   /** Messages per second. */
   rate: z.number().positive().max(100000).default(10),
-  messageSize: z.number().int().positive().max(4 * 1024 * 1024).default(256),
+  messageSize: z
+    .number()
+    .int()
+    .positive()
+    .max(4 * 1024 * 1024)
+    .default(256),
   lane: z.enum(['remoting', 'grpc', 'baseline']).default('remoting'),
   /** Rooms to try, in order, when the own room has nothing available. */
   fallbackRooms: z.array(idSchema).optional()

@@ -31,51 +31,99 @@ describe('validateTopology', () => {
 
   it('reports duplicate ids with both paths', () => {
     const p = problemsOf((d) => (d.rooms[1].brokers[0].id = 'broker-1'))
-    expect(p).toEqual([expect.objectContaining({ code: 'duplicate-id', path: '$.rooms[1].brokers[0].id', nodeId: 'broker-1' })])
+    expect(p).toEqual([
+      expect.objectContaining({
+        code: 'duplicate-id',
+        path: '$.rooms[1].brokers[0].id',
+        nodeId: 'broker-1'
+      })
+    ])
     expect(p[0]?.message).toContain('$.rooms[0].brokers[0].id')
   })
 
   it('treats room ids and node ids as one namespace', () => {
     const p = problemsOf((d) => (d.rooms[0].nameServers[0].id = 'room2'))
-    expect(p.map((x) => [x.code, x.path])).toEqual([['duplicate-id', '$.rooms[0].nameServers[0].id']])
+    expect(p.map((x) => [x.code, x.path])).toEqual([
+      ['duplicate-id', '$.rooms[0].nameServers[0].id']
+    ])
   })
 
   it('reports an unknown room in a fallback list', () => {
     const p = problemsOf((d) => (d.rooms[0].producers[0].fallbackRooms = ['room2', 'room9']))
-    expect(p).toEqual([expect.objectContaining({ code: 'unknown-room', path: '$.rooms[0].producers[0].fallbackRooms[1]' })])
+    expect(p).toEqual([
+      expect.objectContaining({
+        code: 'unknown-room',
+        path: '$.rooms[0].producers[0].fallbackRooms[1]'
+      })
+    ])
     expect(p[0]?.hint).toContain('room1, room2')
   })
 
   it('reports a slave without a master', () => {
     const p = problemsOf((d) =>
-      d.rooms[1].brokers.push({ id: 'broker-2s', cluster: 'DrCluster', brokerName: 'broker-z', role: 'slave', brokerId: 1 })
+      d.rooms[1].brokers.push({
+        id: 'broker-2s',
+        cluster: 'DrCluster',
+        brokerName: 'broker-z',
+        role: 'slave',
+        brokerId: 1
+      })
     )
-    expect(p).toEqual([expect.objectContaining({ code: 'slave-without-master', path: '$.rooms[1].brokers[1].brokerName' })])
-    expect(problemsOf((d) =>
-      d.rooms[1].brokers.push({ id: 'broker-2s', cluster: 'DrCluster', brokerName: 'broker-a', role: 'slave', brokerId: 1 })
-    )).toEqual([])
+    expect(p).toEqual([
+      expect.objectContaining({
+        code: 'slave-without-master',
+        path: '$.rooms[1].brokers[1].brokerName'
+      })
+    ])
+    expect(
+      problemsOf((d) =>
+        d.rooms[1].brokers.push({
+          id: 'broker-2s',
+          cluster: 'DrCluster',
+          brokerName: 'broker-a',
+          role: 'slave',
+          brokerId: 1
+        })
+      )
+    ).toEqual([])
   })
 
   it('enforces RocketMQ broker id rules', () => {
-    expect(problemsOf((d) => (d.rooms[0].brokers[0].brokerId = 2)).map((x) => x.code)).toEqual(['master-broker-id'])
+    expect(problemsOf((d) => (d.rooms[0].brokers[0].brokerId = 2)).map((x) => x.code)).toEqual([
+      'master-broker-id'
+    ])
     expect(
       problemsOf((d) =>
-        d.rooms[1].brokers.push({ id: 's', cluster: 'DrCluster', brokerName: 'broker-a', role: 'slave', brokerId: 0 })
+        d.rooms[1].brokers.push({
+          id: 's',
+          cluster: 'DrCluster',
+          brokerName: 'broker-a',
+          role: 'slave',
+          brokerId: 0
+        })
       ).map((x) => x.code)
     ).toEqual(['slave-broker-id'])
     expect(
       problemsOf((d) =>
-        d.rooms[1].brokers.push({ id: 'm2', cluster: 'DrCluster', brokerName: 'broker-a', role: 'master', brokerId: 0 })
+        d.rooms[1].brokers.push({
+          id: 'm2',
+          cluster: 'DrCluster',
+          brokerName: 'broker-a',
+          role: 'master',
+          brokerId: 0
+        })
       ).map((x) => x.code)
     ).toEqual(['duplicate-master'])
   })
 
-  it('reports port collisions, including a broker\'s extra ports', () => {
+  it("reports port collisions, including a broker's extra ports", () => {
     const direct = problemsOf((d) => {
       d.rooms[0].nameServers[0].port = 9876
       d.rooms[1].nameServers[0].port = 9876
     })
-    expect(direct).toEqual([expect.objectContaining({ code: 'port-collision', path: '$.rooms[1].nameServers[0].port' })])
+    expect(direct).toEqual([
+      expect.objectContaining({ code: 'port-collision', path: '$.rooms[1].nameServers[0].port' })
+    ])
     const haPort = problemsOf((d) => {
       d.rooms[0].brokers[0].port = 10911
       d.rooms[1].nameServers[0].port = 10912
@@ -90,12 +138,16 @@ describe('validateTopology', () => {
   })
 
   it('reports a host without a port', () => {
-    expect(problemsOf((d) => (d.rooms[0].nameServers[0].host = '10.0.0.1')).map((x) => x.code)).toEqual(['host-without-port'])
+    expect(
+      problemsOf((d) => (d.rooms[0].nameServers[0].host = '10.0.0.1')).map((x) => x.code)
+    ).toEqual(['host-without-port'])
   })
 
   it('reports an empty topology', () => {
     expect(problemsOf((d) => (d.rooms = [])).map((x) => x.code)).toEqual(['empty-topology'])
-    expect(problemsOf((d) => (d.rooms = [{ id: 'room1' }])).map((x) => x.code)).toEqual(['empty-topology'])
+    expect(problemsOf((d) => (d.rooms = [{ id: 'room1' }])).map((x) => x.code)).toEqual([
+      'empty-topology'
+    ])
   })
 
   it('reports a wrong version or kind with a fix', () => {
@@ -107,7 +159,9 @@ describe('validateTopology', () => {
 
   it('reports schema errors at their JSON path', () => {
     const p = problemsOf((d) => (d.rooms[0].brokers[0].role = 'leader'))
-    expect(p).toEqual([expect.objectContaining({ code: 'schema', path: '$.rooms[0].brokers[0].role' })])
+    expect(p).toEqual([
+      expect.objectContaining({ code: 'schema', path: '$.rooms[0].brokers[0].role' })
+    ])
     expect(formatProblem(p[0]!)).toMatch(/^\$\.rooms\[0\]\.brokers\[0\]\.role: .* \(fix: .*\)$/)
   })
 
@@ -123,9 +177,16 @@ describe('topology model', () => {
     if (!r.ok) throw new Error('invalid')
     const nodes = listNodes(r.topology)
     expect(nodes).toHaveLength(10)
-    expect(nodes.find((n) => n.id === 'broker-2')).toMatchObject({ kind: 'broker', room: 'room2', path: '$.rooms[1].brokers[0]' })
+    expect(nodes.find((n) => n.id === 'broker-2')).toMatchObject({
+      kind: 'broker',
+      room: 'room2',
+      path: '$.rooms[1].brokers[0]'
+    })
     expect(topicsOf(r.topology)).toEqual([{ name: 'orders', queues: 4 }])
     const broker = { ...nodes.find((n) => n.id === 'broker-1')! }
-    if (broker.kind === 'broker') expect(occupiedPorts({ ...broker, spec: { ...broker.spec, port: 100 } })).toEqual([98, 100, 101])
+    if (broker.kind === 'broker')
+      expect(occupiedPorts({ ...broker, spec: { ...broker.spec, port: 100 } })).toEqual([
+        98, 100, 101
+      ])
   })
 })

@@ -33,10 +33,14 @@ export function chromiumPath(): string {
 
 /** Starts `drstudio serve` on an ephemeral port and resolves with the tokened URL it prints. */
 export function startBrowserShell(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'drstudio.js'), 'serve', '--port', '0'], {
-    env: { ...process.env, DRSTUDIO_DATA_DIR: dataDir },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bin', 'drstudio.js'), 'serve', '--port', '0'],
+    {
+      env: { ...process.env, DRSTUDIO_DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe']
+    }
+  )
   return new Promise((resolve, reject) => {
     let out = ''
     const onData = (chunk: Buffer) => {
@@ -86,13 +90,21 @@ export async function launchShell(): Promise<LaunchedShell> {
   try {
     browser = await chromium.launch({
       executablePath: chromiumPath(),
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update']
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update'
+      ]
     })
   } catch (err) {
     await stopChild(child)
     throw err
   }
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true })
+  const context = await browser.newContext({
+    viewport: { width: 1440, height: 900 },
+    acceptDownloads: true
+  })
   const page = await context.newPage()
   await page.goto(url)
   await page.locator('body[data-app-state="ready"]').waitFor()

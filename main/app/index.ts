@@ -25,8 +25,14 @@ function electronDialogs(getWindow: () => BrowserWindow | null): DialogPort {
   return {
     async openFile(opts) {
       const win = getWindow()
-      const options = { title: opts.title, filters: opts.filters, properties: ['openFile' as const] }
-      const r = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options)
+      const options = {
+        title: opts.title,
+        filters: opts.filters,
+        properties: ['openFile' as const]
+      }
+      const r = win
+        ? await dialog.showOpenDialog(win, options)
+        : await dialog.showOpenDialog(options)
       return r.canceled ? null : (r.filePaths[0] ?? null)
     },
     async saveFile(opts) {
@@ -36,8 +42,13 @@ function electronDialogs(getWindow: () => BrowserWindow | null): DialogPort {
     },
     async chooseDirectory(opts) {
       const win = getWindow()
-      const options = { title: opts.title, properties: ['openDirectory' as const, 'createDirectory' as const] }
-      const r = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options)
+      const options = {
+        title: opts.title,
+        properties: ['openDirectory' as const, 'createDirectory' as const]
+      }
+      const r = win
+        ? await dialog.showOpenDialog(win, options)
+        : await dialog.showOpenDialog(options)
       return r.canceled ? null : (r.filePaths[0] ?? null)
     }
   }
@@ -52,12 +63,19 @@ async function createWindow(): Promise<void> {
   const paths = findAppPaths(app.getAppPath())
   // Tests and power users point the store elsewhere; otherwise Electron's userData convention.
   const dataDir = process.env.DRSTUDIO_DATA_DIR ?? app.getPath('userData')
-  engine ??= createEngine({ shell: 'electron', paths, dataDir, dialogs: electronDialogs(() => mainWindow) })
+  engine ??= createEngine({
+    shell: 'electron',
+    paths,
+    dataDir,
+    dialogs: electronDialogs(() => mainWindow)
+  })
 
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
     callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP] } })
   })
-  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false))
+  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) =>
+    callback(false)
+  )
 
   const win = new BrowserWindow({
     width: 1440,
@@ -80,7 +98,9 @@ async function createWindow(): Promise<void> {
 
   const devUrl = process.env.ELECTRON_RENDERER_URL
   const pageUrl = devUrl ?? pathToFileURL(join(here, '../renderer/index.html')).href
-  const trusted = devUrl ? [new URL(devUrl).origin] : [pathToFileURL(join(here, '../renderer')).href]
+  const trusted = devUrl
+    ? [new URL(devUrl).origin]
+    : [pathToFileURL(join(here, '../renderer')).href]
   win.webContents.on('will-navigate', (event, url) => {
     if (!trusted.some((o) => url.startsWith(o))) event.preventDefault()
   })

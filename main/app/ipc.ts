@@ -16,7 +16,9 @@ export function bindIpc(engine: Engine, win: BrowserWindow, trustedOrigins: stri
   for (const channel of REQUEST_CHANNELS) {
     ipcMain.handle(channel, (event, payload: unknown) => {
       if (!isTrustedSender(event, trustedOrigins)) {
-        throw new Error(`refused "${channel}" from untrusted frame ${event.senderFrame?.url ?? '?'}`)
+        throw new Error(
+          `refused "${channel}" from untrusted frame ${event.senderFrame?.url ?? '?'}`
+        )
       }
       return dispatch(channel, payload)
     })

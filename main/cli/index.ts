@@ -32,16 +32,22 @@ export function buildProgram(): Command {
     .description('check a topology file; exit 0 when valid, 1 with one line per problem')
     .argument('<file>', 'topology JSON file')
     .option('--json', 'machine-readable output')
-    .action((file: string, opts: { json?: boolean }) => guarded(() => runValidateCommand(file, opts)))
+    .action((file: string, opts: { json?: boolean }) =>
+      guarded(() => runValidateCommand(file, opts))
+    )
 
   program
     .command('serve')
     .description('start the browser shell on 127.0.0.1 with a per-launch token')
-    .addOption(new Option('--port <port>', 'port to bind (0 = any free port)').default(0).argParser(Number))
+    .addOption(
+      new Option('--port <port>', 'port to bind (0 = any free port)').default(0).argParser(Number)
+    )
     .option('--open', 'open the URL in a browser if one exists', false)
     .action((opts: { port: number; open: boolean }) => guarded(() => runServeCommand(opts)))
 
-  const sandbox = program.command('sandbox').description('run a topology on real RocketMQ processes on loopback')
+  const sandbox = program
+    .command('sandbox')
+    .description('run a topology on real RocketMQ processes on loopback')
   sandbox
     .command('up')
     .description('boot a topology and keep it up until Ctrl-C')
@@ -49,14 +55,18 @@ export function buildProgram(): Command {
     .action((file: string) => guarded(() => runSandboxUp(file)))
   sandbox
     .command('check')
-    .description('boot, verify every name server lists every broker with its room and every management node lists every name server, tear down')
+    .description(
+      'boot, verify every name server lists every broker with its room and every management node lists every name server, tear down'
+    )
     .argument('<topology>', 'topology JSON file')
     .option('--json', 'machine-readable output')
     .action((file: string, opts: { json?: boolean }) => guarded(() => runSandboxCheck(file, opts)))
 
   program
     .command('lint')
-    .description('check a topology for multi-room DR mistakes; exit 1 when an error-level rule fires')
+    .description(
+      'check a topology for multi-room DR mistakes; exit 1 when an error-level rule fires'
+    )
     .argument('<topology>', 'topology JSON file')
     .option('--json', 'machine-readable output')
     .action((file: string, opts: { json?: boolean }) => guarded(() => runLintCommand(file, opts)))
@@ -69,20 +79,23 @@ export function buildProgram(): Command {
     .option('--values <file>', 'JSON map of placeholder → value to fill in')
     .option('--results <file>', 'scenario report(s) to quote instead of the recorded runs')
     .option('--json', 'machine-readable output')
-    .action((file: string, opts: { out: string; values?: string; results?: string; json?: boolean }) =>
-      guarded(() =>
-        runExportCommand(file, opts.out, {
-          valuesPath: opts.values,
-          resultsPath: opts.results,
-          results: opts.results ? undefined : recordedResults(file),
-          json: opts.json
-        })
-      )
+    .action(
+      (file: string, opts: { out: string; values?: string; results?: string; json?: boolean }) =>
+        guarded(() =>
+          runExportCommand(file, opts.out, {
+            valuesPath: opts.values,
+            resultsPath: opts.results,
+            results: opts.results ? undefined : recordedResults(file),
+            json: opts.json
+          })
+        )
     )
 
   program
     .command('mgmt')
-    .description("run a room's management node (address server + name-server health) for production")
+    .description(
+      "run a room's management node (address server + name-server health) for production"
+    )
     .requiredOption('--config <file>', 'management node config (JSON)')
     .action((opts: { config: string }) =>
       guarded(async () => {
@@ -96,7 +109,9 @@ export function buildProgram(): Command {
     .description('brokers a name server knows now, with their rooms (zoneName)')
     .requiredOption('--namesrv <host:port>', 'name server address')
     .option('--json', 'machine-readable output')
-    .action((opts: { namesrv: string; json?: boolean }) => guarded(() => runClusterInfoCommand(opts)))
+    .action((opts: { namesrv: string; json?: boolean }) =>
+      guarded(() => runClusterInfoCommand(opts))
+    )
 
   program
     .command('route')
@@ -104,7 +119,9 @@ export function buildProgram(): Command {
     .requiredOption('--namesrv <host:port>', 'name server address')
     .requiredOption('--topic <topic>', 'topic name')
     .option('--json', 'machine-readable output')
-    .action((opts: { namesrv: string; topic: string; json?: boolean }) => guarded(() => runRouteCommand(opts)))
+    .action((opts: { namesrv: string; topic: string; json?: boolean }) =>
+      guarded(() => runRouteCommand(opts))
+    )
 
   return program
 }

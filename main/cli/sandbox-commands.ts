@@ -25,12 +25,20 @@ function nodeTable(nodes: NodeStatus[], out: Out): void {
   const rows = nodes.map((n) => [n.nodeId, n.kind, n.room, n.address ?? '-', n.state])
   const head = ['id', 'kind', 'room', 'address', 'state']
   const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  for (const r of [head, ...rows]) out.write(r.map((v, i) => v.padEnd(width[i]!)).join('  ').trimEnd() + '\n')
+  for (const r of [head, ...rows])
+    out.write(
+      r
+        .map((v, i) => v.padEnd(width[i]!))
+        .join('  ')
+        .trimEnd() + '\n'
+    )
 }
 
 function attachProgress(sandbox: Sandbox, out: Out, quiet: boolean): void {
   if (quiet) return
-  sandbox.on('progress', (p) => out.write(`  ${p.nodeId ? p.nodeId.padEnd(12) : 'sandbox'.padEnd(12)} ${p.message}\n`))
+  sandbox.on('progress', (p) =>
+    out.write(`  ${p.nodeId ? p.nodeId.padEnd(12) : 'sandbox'.padEnd(12)} ${p.message}\n`)
+  )
   sandbox.on('node-state', (s) => {
     if (s.state === 'up' || s.state === 'failed' || s.state === 'attached') {
       out.write(`  ${s.nodeId.padEnd(12)} ${s.state}${s.address ? ` at ${s.address}` : ''}\n`)
@@ -46,7 +54,9 @@ export async function runSandboxUp(file: string, out: Out = process.stdout): Pro
   const t0 = Date.now()
   out.write(`booting ${topology.name} (${listNodes(topology).length} nodes)…\n`)
   const status = await sandbox.start(topology)
-  out.write(`\nall nodes ready in ${((Date.now() - t0) / 1000).toFixed(1)} s (run folder ${status.runDir})\n\n`)
+  out.write(
+    `\nall nodes ready in ${((Date.now() - t0) / 1000).toFixed(1)} s (run folder ${status.runDir})\n\n`
+  )
   nodeTable(status.nodes, out)
   out.write('\nCtrl-C stops everything.\n')
   await new Promise<void>((resolve) => {
@@ -70,7 +80,10 @@ export interface CheckResult {
 }
 
 /** What every name server and management node should list, checked against the live cluster. */
-export async function verifyCluster(topology: Topology, status: SandboxStatus): Promise<CheckResult['checks']> {
+export async function verifyCluster(
+  topology: Topology,
+  status: SandboxStatus
+): Promise<CheckResult['checks']> {
   const checks: CheckResult['checks'] = []
   const byId = new Map(status.nodes.map((n) => [n.nodeId, n]))
   const nodes = listNodes(topology)
@@ -81,7 +94,11 @@ export async function verifyCluster(topology: Topology, status: SandboxStatus): 
     for (const ns of nameServers) {
       const addr = byId.get(ns.id)?.address
       if (!addr) {
-        checks.push({ name: `${ns.id} lists every broker`, passed: false, detail: 'name server has no address' })
+        checks.push({
+          name: `${ns.id} lists every broker`,
+          passed: false,
+          detail: 'name server has no address'
+        })
         continue
       }
       try {
@@ -91,7 +108,8 @@ export async function verifyCluster(topology: Topology, status: SandboxStatus): 
           const address = byId.get(b.id)?.address
           const row = rows.find((r) => r.address === address)
           if (!row) problems.push(`${b.id} (${address}) missing`)
-          else if (row.zone !== b.room) problems.push(`${b.id} zone ${row.zone}, expected ${b.room}`)
+          else if (row.zone !== b.room)
+            problems.push(`${b.id} zone ${row.zone}, expected ${b.room}`)
         }
         checks.push({
           name: `${ns.id} lists every broker with its room`,
@@ -99,7 +117,11 @@ export async function verifyCluster(topology: Topology, status: SandboxStatus): 
           detail: problems.length ? problems.join('; ') : `${brokers.length} brokers, zones match`
         })
       } catch (err) {
-        checks.push({ name: `${ns.id} lists every broker with its room`, passed: false, detail: (err as Error).message })
+        checks.push({
+          name: `${ns.id} lists every broker with its room`,
+          passed: false,
+          detail: (err as Error).message
+        })
       }
     }
   } finally {
@@ -108,25 +130,41 @@ export async function verifyCluster(topology: Topology, status: SandboxStatus): 
   for (const m of nodes.filter((n) => n.kind === 'management')) {
     const addr = byId.get(m.id)?.address
     try {
-      const res = await fetch(`http://${addr}/v1/nameservers`, { signal: AbortSignal.timeout(3000) })
-      const body = (await res.json()) as { nameServers: { id: string; room: string; available: boolean }[] }
+      const res = await fetch(`http://${addr}/v1/nameservers`, {
+        signal: AbortSignal.timeout(3000)
+      })
+      const body = (await res.json()) as {
+        nameServers: { id: string; room: string; available: boolean }[]
+      }
       const problems = nameServers
-        .filter((ns) => !body.nameServers.some((x) => x.id === ns.id && x.room === ns.room && x.available))
+        .filter(
+          (ns) => !body.nameServers.some((x) => x.id === ns.id && x.room === ns.room && x.available)
+        )
         .map((ns) => `${ns.id} not listed as available`)
       checks.push({
         name: `${m.id} lists every name server`,
         passed: problems.length === 0,
-        detail: problems.length ? problems.join('; ') : `${nameServers.length} name servers available`
+        detail: problems.length
+          ? problems.join('; ')
+          : `${nameServers.length} name servers available`
       })
     } catch (err) {
-      checks.push({ name: `${m.id} lists every name server`, passed: false, detail: `http://${addr}: ${(err as Error).message}` })
+      checks.push({
+        name: `${m.id} lists every name server`,
+        passed: false,
+        detail: `http://${addr}: ${(err as Error).message}`
+      })
     }
   }
   return checks
 }
 
 /** `drstudio sandbox check <topology>`: boot, verify registration and discovery, tear down. */
-export async function runSandboxCheck(file: string, opts: { json?: boolean }, out: Out = process.stdout): Promise<number> {
+export async function runSandboxCheck(
+  file: string,
+  opts: { json?: boolean },
+  out: Out = process.stdout
+): Promise<number> {
   const topology = loadTopology(file)
   const sandbox = newSandbox()
   attachProgress(sandbox, out, !!opts.json)
@@ -151,9 +189,12 @@ export async function runSandboxCheck(file: string, opts: { json?: boolean }, ou
   if (opts.json) {
     out.write(JSON.stringify(result, null, 2) + '\n')
   } else {
-    out.write(`\n${topology.name}: nodes ready in ${(result.bootMs / 1000).toFixed(1)} s; ` +
-      `all brokers registered on all name servers ${result.registrationMs === null ? 'never (timeout)' : `${(result.registrationMs / 1000).toFixed(1)} s later`}\n`)
-    for (const c of result.checks) out.write(`${c.passed ? 'ok  ' : 'FAIL'}  ${c.name}: ${c.detail}\n`)
+    out.write(
+      `\n${topology.name}: nodes ready in ${(result.bootMs / 1000).toFixed(1)} s; ` +
+        `all brokers registered on all name servers ${result.registrationMs === null ? 'never (timeout)' : `${(result.registrationMs / 1000).toFixed(1)} s later`}\n`
+    )
+    for (const c of result.checks)
+      out.write(`${c.passed ? 'ok  ' : 'FAIL'}  ${c.name}: ${c.detail}\n`)
     out.write(result.passed ? 'sandbox check passed\n' : 'sandbox check FAILED\n')
   }
   return result.passed ? 0 : 1

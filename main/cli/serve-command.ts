@@ -4,11 +4,17 @@ import { startBrowserShell } from '../serve/server'
 import { findAppPaths } from '../services/app-paths'
 import { createEngine } from '../services/create-engine'
 
-const BROWSERS = ['/usr/bin/xdg-open', '/usr/bin/open', '/usr/bin/chromium', '/usr/bin/google-chrome']
+const BROWSERS = [
+  '/usr/bin/xdg-open',
+  '/usr/bin/open',
+  '/usr/bin/chromium',
+  '/usr/bin/google-chrome'
+]
 
 /** Opens the URL in a desktop browser when one exists and a display is available. */
 function openInBrowser(url: string): boolean {
-  const hasDisplay = process.platform === 'darwin' || !!process.env.DISPLAY || !!process.env.WAYLAND_DISPLAY
+  const hasDisplay =
+    process.platform === 'darwin' || !!process.env.DISPLAY || !!process.env.WAYLAND_DISPLAY
   const opener = BROWSERS.find((b) => existsSync(b))
   if (!hasDisplay || !opener) return false
   spawn(opener, [url], { detached: true, stdio: 'ignore' }).unref()

@@ -8,7 +8,13 @@ const dir = mkdtempSync(join(tmpdir(), 'drstudio-validate-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 function capture(): { write(s: string): boolean; text: string } {
-  return { text: '', write(s: string) { this.text += s; return true } }
+  return {
+    text: '',
+    write(s: string) {
+      this.text += s
+      return true
+    }
+  }
 }
 
 describe('drstudio validate', () => {
@@ -33,7 +39,10 @@ describe('drstudio validate', () => {
     expect(lines[1]).toContain('$.rooms[1].nameServers[0].port')
     const json = capture()
     expect(runValidateCommand(file, { json: true }, json as never)).toBe(1)
-    expect(JSON.parse(json.text).problems.map((p: { code: string }) => p.code)).toEqual(['duplicate-id', 'port-collision'])
+    expect(JSON.parse(json.text).problems.map((p: { code: string }) => p.code)).toEqual([
+      'duplicate-id',
+      'port-collision'
+    ])
   })
 
   it('exits 1 with a clear message for a missing file', () => {

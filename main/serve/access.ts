@@ -37,7 +37,11 @@ export function presentedToken(req: AccessRequest): string | null {
 export function checkAccess(req: AccessRequest, token: string, port: number): AccessDecision {
   const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`]
   if (!req.host || !allowedHosts.includes(req.host.toLowerCase())) {
-    return { ok: false, status: 403, reason: `host "${req.host ?? ''}" is not this loopback server` }
+    return {
+      ok: false,
+      status: 403,
+      reason: `host "${req.host ?? ''}" is not this loopback server`
+    }
   }
   if (req.origin !== undefined && req.origin !== 'null') {
     const allowedOrigins = allowedHosts.map((h) => `http://${h}`)
@@ -52,11 +56,16 @@ export function checkAccess(req: AccessRequest, token: string, port: number): Ac
     return {
       ok: false,
       status: 401,
-      reason: 'missing token: open the URL printed by `drstudio serve` (it carries the per-launch token)'
+      reason:
+        'missing token: open the URL printed by `drstudio serve` (it carries the per-launch token)'
     }
   }
   if (!tokenMatches(given, token)) {
-    return { ok: false, status: 401, reason: 'wrong token: this server was restarted or the URL is stale' }
+    return {
+      ok: false,
+      status: 401,
+      reason: 'wrong token: this server was restarted or the URL is stale'
+    }
   }
   return { ok: true }
 }

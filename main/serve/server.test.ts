@@ -44,7 +44,11 @@ function connect(url: string, headers: Record<string, string> = {}): Promise<Web
   })
 }
 
-function call(ws: WebSocket, channel: string, payload: unknown): Promise<{ ok: boolean; result?: unknown; error?: { message: string } }> {
+function call(
+  ws: WebSocket,
+  channel: string,
+  payload: unknown
+): Promise<{ ok: boolean; result?: unknown; error?: { message: string } }> {
   const id = Math.floor(Math.random() * 1e9)
   return new Promise((resolve) => {
     ws.on('message', (data) => {
@@ -57,7 +61,9 @@ function call(ws: WebSocket, channel: string, payload: unknown): Promise<{ ok: b
 
 describe('browser shell', () => {
   it('binds loopback only and prints a tokened URL', () => {
-    expect(server.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/\\?token=[A-Za-z0-9_-]{20,}$`))
+    expect(server.url).toMatch(
+      new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/\\?token=[A-Za-z0-9_-]{20,}$`)
+    )
   })
 
   it('serves the page with the token and a strict CSP, refuses it without', async () => {
@@ -72,7 +78,9 @@ describe('browser shell', () => {
     const ws = `ws://127.0.0.1:${server.port}/ws`
     await expect(connect(ws)).rejects.toThrow(/HTTP 401/)
     await expect(connect(`${ws}?token=wrong`)).rejects.toThrow(/HTTP 401/)
-    await expect(connect(`${ws}?token=${server.token}`, { Origin: 'http://evil.example' })).rejects.toThrow(/HTTP 403/)
+    await expect(
+      connect(`${ws}?token=${server.token}`, { Origin: 'http://evil.example' })
+    ).rejects.toThrow(/HTTP 403/)
   })
 
   it('carries the contract: requests answered, bad payloads refused with a clear error', async () => {

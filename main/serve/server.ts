@@ -61,7 +61,8 @@ interface Envelope {
 function parseEnvelope(data: RawData): Envelope | null {
   try {
     const msg = JSON.parse(data.toString()) as Partial<Envelope>
-    if (msg.t !== 'req' || typeof msg.id !== 'number' || typeof msg.channel !== 'string') return null
+    if (msg.t !== 'req' || typeof msg.id !== 'number' || typeof msg.channel !== 'string')
+      return null
     return msg as Envelope
   } catch {
     return null
@@ -83,7 +84,11 @@ export async function startBrowserShell(opts: ServeOptions): Promise<RunningServ
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
     const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname.slice(1))
     const file = normalize(join(opts.rendererDir, rel))
-    if (!file.startsWith(normalize(opts.rendererDir) + sep) || !existsSync(file) || !statSync(file).isFile()) {
+    if (
+      !file.startsWith(normalize(opts.rendererDir) + sep) ||
+      !existsSync(file) ||
+      !statSync(file).isFile()
+    ) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found')
       return
     }
@@ -97,19 +102,27 @@ export async function startBrowserShell(opts: ServeOptions): Promise<RunningServ
     if (rel === 'index.html') {
       headers['content-security-policy'] = contentSecurityPolicy(port)
       headers['x-frame-options'] = 'DENY'
-      headers['set-cookie'] = `drstudio_token=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`
+      headers['set-cookie'] =
+        `drstudio_token=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`
     }
     res.writeHead(200, headers).end(readFileSync(file))
   }
 
   const server = createServer((req, res) => {
     const decision = checkAccess(
-      { url: req.url ?? '/', host: req.headers.host, origin: req.headers.origin, cookie: req.headers.cookie },
+      {
+        url: req.url ?? '/',
+        host: req.headers.host,
+        origin: req.headers.origin,
+        cookie: req.headers.cookie
+      },
       token,
       port
     )
     if (!decision.ok) {
-      res.writeHead(decision.status, { 'content-type': 'text/plain; charset=utf-8' }).end(decision.reason + '\n')
+      res
+        .writeHead(decision.status, { 'content-type': 'text/plain; charset=utf-8' })
+        .end(decision.reason + '\n')
       return
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -122,7 +135,12 @@ export async function startBrowserShell(opts: ServeOptions): Promise<RunningServ
   const wss = new WebSocketServer({ noServer: true, maxPayload: 32 * 1024 * 1024 })
   server.on('upgrade', (req, socket, head) => {
     const decision = checkAccess(
-      { url: req.url ?? '/', host: req.headers.host, origin: req.headers.origin, cookie: req.headers.cookie },
+      {
+        url: req.url ?? '/',
+        host: req.headers.host,
+        origin: req.headers.origin,
+        cookie: req.headers.cookie
+      },
       token,
       port
     )
@@ -130,7 +148,9 @@ export async function startBrowserShell(opts: ServeOptions): Promise<RunningServ
     if (!decision.ok || path !== '/ws') {
       const status = decision.ok ? 404 : decision.status
       const reason = decision.ok ? 'not found' : decision.reason
-      socket.end(`HTTP/1.1 ${status} ${status === 404 ? 'Not Found' : 'Refused'}\r\ncontent-type: text/plain\r\n\r\n${reason}\n`)
+      socket.end(
+        `HTTP/1.1 ${status} ${status === 404 ? 'Not Found' : 'Refused'}\r\ncontent-type: text/plain\r\n\r\n${reason}\n`
+      )
       return
     }
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req))
@@ -140,7 +160,12 @@ export async function startBrowserShell(opts: ServeOptions): Promise<RunningServ
     ws.on('message', async (data) => {
       const msg = parseEnvelope(data)
       if (!msg) {
-        ws.send(JSON.stringify({ t: 'error', error: { name: 'ProtocolError', message: 'malformed request envelope' } }))
+        ws.send(
+          JSON.stringify({
+            t: 'error',
+            error: { name: 'ProtocolError', message: 'malformed request envelope' }
+          })
+        )
         return
       }
       try {
@@ -148,7 +173,14 @@ export async function startBrowserShell(opts: ServeOptions): Promise<RunningServ
         ws.send(JSON.stringify({ t: 'res', id: msg.id, ok: true, result }))
       } catch (err) {
         const e = err as Error
-        ws.send(JSON.stringify({ t: 'res', id: msg.id, ok: false, error: { name: e.name, message: e.message } }))
+        ws.send(
+          JSON.stringify({
+            t: 'res',
+            id: msg.id,
+            ok: false,
+            error: { name: e.name, message: e.message }
+          })
+        )
       }
     })
   })
@@ -162,7 +194,9 @@ export async function startBrowserShell(opts: ServeOptions): Promise<RunningServ
     server.once('error', (err: NodeJS.ErrnoException) =>
       reject(
         err.code === 'EADDRINUSE'
-          ? new Error(`port ${opts.port} on 127.0.0.1 is already in use: pass --port 0 or another port`)
+          ? new Error(
+              `port ${opts.port} on 127.0.0.1 is already in use: pass --port 0 or another port`
+            )
           : err
       )
     )

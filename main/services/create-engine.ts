@@ -11,7 +11,11 @@ import { sandboxForEngine } from './sandbox'
 export function managementCommandFor(paths: AppPaths): ManagementCommand | undefined {
   const cli = join(paths.root, 'out', 'cli', 'drstudio.mjs')
   if (!existsSync(cli)) return undefined
-  return (configFile) => ({ command: process.execPath, args: [cli, 'mgmt', '--config', configFile], cwd: paths.root })
+  return (configFile) => ({
+    command: process.execPath,
+    args: [cli, 'mgmt', '--config', configFile],
+    cwd: paths.root
+  })
 }
 
 /** Composition root shared by the Electron shell, the browser shell and the CLI. */

@@ -13,7 +13,10 @@ import type { Recorder } from './recorder'
 
 /** Native dialogs; only the Electron shell has them. */
 export interface DialogPort {
-  openFile(opts: { title?: string; filters?: { name: string; extensions: string[] }[] }): Promise<string | null>
+  openFile(opts: {
+    title?: string
+    filters?: { name: string; extensions: string[] }[]
+  }): Promise<string | null>
   saveFile(opts: {
     title?: string
     defaultPath?: string
@@ -93,7 +96,10 @@ export class Engine {
         recorder.setSetting(key, value)
         return { ok: true as const }
       },
-      'topology:default': async () => ({ ...readTopologyFile(this.defaultTopologyPath()), path: null }),
+      'topology:default': async () => ({
+        ...readTopologyFile(this.defaultTopologyPath()),
+        path: null
+      }),
       'topology:builtin': async () =>
         listBuiltinTopologies(this.opts.resourcesDir).map(({ id, name, description }) => ({
           id,
@@ -111,7 +117,8 @@ export class Engine {
         this.remember(path, opened.name)
         return opened
       },
-      'topology:parse': async ({ text, name }) => parseText(text, null, name.replace(/\.json$/i, '')),
+      'topology:parse': async ({ text, name }) =>
+        parseText(text, null, name.replace(/\.json$/i, '')),
       'topology:save': async ({ path, document }) => {
         const problems = writeTopologyFile(path, document)
         const name = (document as { name?: string } | null)?.name ?? 'untitled'

@@ -71,7 +71,9 @@ export function loadTopology(path: string): Topology {
 /** Writes atomically (temp file + rename) so a crash never leaves half a topology on disk. */
 export function writeTopologyFile(path: string, document: unknown): Problem[] {
   const result = validateTopology(document)
-  const text = result.ok ? serializeTopology(result.topology) : JSON.stringify(document, null, 2) + '\n'
+  const text = result.ok
+    ? serializeTopology(result.topology)
+    : JSON.stringify(document, null, 2) + '\n'
   const tmp = `${path}.${process.pid}.tmp`
   writeFileSync(tmp, text, 'utf8')
   renameSync(tmp, path)
@@ -85,7 +87,10 @@ export function listBuiltinTopologies(resourcesDir: string) {
     .filter((f) => f.endsWith('.json'))
     .sort()
     .map((f) => {
-      const doc = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { name?: string; description?: string }
+      const doc = JSON.parse(readFileSync(join(dir, f), 'utf8')) as {
+        name?: string
+        description?: string
+      }
       return {
         id: f.replace(/\.json$/, ''),
         name: doc.name ?? f,

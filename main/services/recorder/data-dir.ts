@@ -8,7 +8,8 @@ export function defaultDataDir(
   home: string = homedir()
 ): string {
   if (env.DRSTUDIO_DATA_DIR) return env.DRSTUDIO_DATA_DIR
-  if (platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'DR Studio')
+  if (platform === 'win32')
+    return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'DR Studio')
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'DR Studio')
   return join(env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'drstudio')
 }

@@ -33,7 +33,7 @@ export const MIGRATIONS: Migration[] = [
         value_json TEXT NOT NULL
       );
     `
-    },
+  },
   {
     version: 2,
     name: 'ledger',

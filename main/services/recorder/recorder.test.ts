@@ -37,7 +37,11 @@ describe('Recorder', () => {
     const file = tempDb()
     let t = 1000
     const rec = new Recorder(openDatabase(file), () => t++)
-    const id = rec.startRun({ kind: 'scenario', topologyName: 'two-rooms', scenarioName: 'healthy' })
+    const id = rec.startRun({
+      kind: 'scenario',
+      topologyName: 'two-rooms',
+      scenarioName: 'healthy'
+    })
     rec.endRun(id, 'passed', { passed: true })
     const open = rec.startRun({ kind: 'sandbox', topologyName: 'two-rooms' })
     rec.touchRecent('/tmp/a.json', 'a')

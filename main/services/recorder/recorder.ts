@@ -53,7 +53,9 @@ export function migrate(db: Db, migrations: Migration[]): number {
         'upgrade DR Studio or point DRSTUDIO_DATA_DIR at another folder'
     )
   }
-  const insert = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+  const insert = db.prepare(
+    'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)'
+  )
   for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
     if (m.version <= current) continue
     db.transaction(() => {
@@ -71,12 +73,23 @@ export class Recorder {
     private readonly now: () => number = Date.now
   ) {}
 
-  startRun(input: { kind: string; topologyName: string; topologyJson?: string; scenarioName?: string }): number {
+  startRun(input: {
+    kind: string
+    topologyName: string
+    topologyJson?: string
+    scenarioName?: string
+  }): number {
     const info = this.db
       .prepare(
         'INSERT INTO runs (kind, topology_name, topology_json, scenario_name, started_at) VALUES (?, ?, ?, ?, ?)'
       )
-      .run(input.kind, input.topologyName, input.topologyJson ?? null, input.scenarioName ?? null, this.now())
+      .run(
+        input.kind,
+        input.topologyName,
+        input.topologyJson ?? null,
+        input.scenarioName ?? null,
+        this.now()
+      )
     return Number(info.lastInsertRowid)
   }
 
@@ -89,7 +102,9 @@ export class Recorder {
   /** Closes runs left open by a crash so they show as interrupted instead of running forever. */
   closeInterruptedRuns(): number {
     return this.db
-      .prepare("UPDATE runs SET ended_at = started_at, verdict = 'interrupted' WHERE ended_at IS NULL")
+      .prepare(
+        "UPDATE runs SET ended_at = started_at, verdict = 'interrupted' WHERE ended_at IS NULL"
+      )
       .run().changes
   }
 
@@ -105,8 +120,7 @@ export class Recorder {
 
   getRunReport(id: number): unknown {
     const row = this.db.prepare('SELECT report_json FROM runs WHERE id = ?').get(id) as
-      | { report_json: string | null }
-      | undefined
+      { report_json: string | null } | undefined
     return row?.report_json ? JSON.parse(row.report_json) : null
   }
 
