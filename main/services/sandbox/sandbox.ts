@@ -85,6 +85,8 @@ export type ManagementCommand = (configFile: string) => {
   command: string
   args: string[]
   cwd?: string
+  /** Extra environment, e.g. ELECTRON_RUN_AS_NODE when the command is the Electron binary. */
+  env?: Record<string, string>
 }
 
 export interface SandboxOptions {
@@ -782,7 +784,7 @@ export class Sandbox {
         }
         writeFileSync(file, JSON.stringify(config, null, 2) + '\n')
         const cmd = (this.opts.managementCommand ?? this.defaultManagementCommand())(file)
-        spec = { command: cmd.command, args: cmd.args, env: {}, cwd: cmd.cwd ?? rt.dir }
+        spec = { command: cmd.command, args: cmd.args, env: cmd.env ?? {}, cwd: cmd.cwd ?? rt.dir }
         break
       }
     }
