@@ -42,7 +42,12 @@ export function createBenchBridge(params: URLSearchParams): RawBridge {
     running: true,
     runId: 1,
     startedAt: Date.now(),
-    nodes: listNodes(topology).map((n) => ({ nodeId: n.id, kind: n.kind, room: n.room, state: 'up' as const }))
+    nodes: listNodes(topology).map((n) => ({
+      nodeId: n.id,
+      kind: n.kind,
+      room: n.room,
+      state: 'up' as const
+    }))
   })
   return {
     transport: 'offline',
@@ -83,7 +88,8 @@ export function startBench(params: URLSearchParams): void {
   const brokersByRoom = new Map<string, string[]>()
   const nsByRoom = new Map<string, string[]>()
   for (const n of all) {
-    if (n.kind === 'broker' && n.spec.role === 'master') brokersByRoom.set(n.room, [...(brokersByRoom.get(n.room) ?? []), n.id])
+    if (n.kind === 'broker' && n.spec.role === 'master')
+      brokersByRoom.set(n.room, [...(brokersByRoom.get(n.room) ?? []), n.id])
     if (n.kind === 'nameserver') nsByRoom.set(n.room, [...(nsByRoom.get(n.room) ?? []), n.id])
   }
   const roomIds = topology.rooms.map((r) => r.id)
@@ -93,9 +99,15 @@ export function startBench(params: URLSearchParams): void {
   const liveListeners = new Set<(p: unknown) => void>([(p) => live.push(p)])
   const choose = (clientId: string, room: string, cross: boolean) => {
     const r = cross ? pick(roomIds.filter((x) => x !== room)) : room
-    return { clientId, namesrvId: pick(nsByRoom.get(room) ?? []), brokerId: pick(brokersByRoom.get(r) ?? []), room }
+    return {
+      clientId,
+      namesrvId: pick(nsByRoom.get(room) ?? []),
+      brokerId: pick(brokersByRoom.get(r) ?? []),
+      room
+    }
   }
-  for (const c of clients) for (const l of liveListeners) l({ ...choose(c.id, c.room, false), rate: 50 })
+  for (const c of clients)
+    for (const l of liveListeners) l({ ...choose(c.id, c.room, false), rate: 50 })
 
   let durations: number[] = []
   let last = performance.now()
@@ -129,13 +141,23 @@ export function startBench(params: URLSearchParams): void {
         const roll = Math.random()
         if (roll < stateShare) {
           const s = pick(servers)
-          emit('sandbox:node-state', { nodeId: s.id, kind: s.kind, room: s.room, state: pick(STATES) })
+          emit('sandbox:node-state', {
+            nodeId: s.id,
+            kind: s.kind,
+            room: s.room,
+            state: pick(STATES)
+          })
         } else if (roll < 1 - rerouteShare) {
           const c = pick(clients)
-          for (const l of liveListeners) l({ clientId: c.id, rate: Math.round(Math.random() * 200) })
+          for (const l of liveListeners)
+            l({ clientId: c.id, rate: Math.round(Math.random() * 200) })
         } else {
           const c = pick(clients)
-          for (const l of liveListeners) l({ ...choose(c.id, c.room, Math.random() < 0.5), failoverMs: Math.round(Math.random() * 80) })
+          for (const l of liveListeners)
+            l({
+              ...choose(c.id, c.room, Math.random() < 0.5),
+              failoverMs: Math.round(Math.random() * 80)
+            })
         }
       }
     }, TICK_MS)
@@ -146,7 +168,12 @@ export function startBench(params: URLSearchParams): void {
   }
   const stats = () => {
     const seconds = (performance.now() - since) / 1000
-    return { ...summarize(durations), events, eventsPerSecond: Math.round(events / Math.max(seconds, 0.001)), seconds: Math.round(seconds * 10) / 10 }
+    return {
+      ...summarize(durations),
+      events,
+      eventsPerSecond: Math.round(events / Math.max(seconds, 0.001)),
+      seconds: Math.round(seconds * 10) / 10
+    }
   }
   const reset = () => {
     durations = []

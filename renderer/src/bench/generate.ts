@@ -20,8 +20,20 @@ export function generateTopology(nodes = 300, rooms = 6): Topology {
       managementNodes: [{ id: `mgmt-${r}` }],
       nameServers: Array.from({ length: ns }, (_, i) => ({ id: `ns-${r}-${i + 1}` })),
       brokers: Array.from({ length: pairs }, (_, i) => [
-        { id: `broker-${r}-${i + 1}m`, cluster: 'BenchCluster', brokerName: `b-${r}-${i + 1}`, role: 'master' as const, brokerId: 0 },
-        { id: `broker-${r}-${i + 1}s`, cluster: 'BenchCluster', brokerName: `b-${r}-${i + 1}`, role: 'slave' as const, brokerId: 1 }
+        {
+          id: `broker-${r}-${i + 1}m`,
+          cluster: 'BenchCluster',
+          brokerName: `b-${r}-${i + 1}`,
+          role: 'master' as const,
+          brokerId: 0
+        },
+        {
+          id: `broker-${r}-${i + 1}s`,
+          cluster: 'BenchCluster',
+          brokerName: `b-${r}-${i + 1}`,
+          role: 'slave' as const,
+          brokerId: 1
+        }
       ]).flat(),
       proxies: [],
       producers: Array.from({ length: Math.ceil(clients / 2) }, (_, i) => ({

@@ -11,6 +11,27 @@ import { KindIcon } from './kind-icon'
 
 const HIDDEN_STATES = new Set(['stopped'])
 
+/** Second line: the start-up step while starting, the live address of a server, else the design. */
+function detailLine(
+  kind: ComponentFlowNode['data']['kind'],
+  state: string,
+  subtitle: string,
+  progress: string | undefined,
+  address: string | undefined
+): string {
+  if (state === 'starting' && progress) return progress
+  if (
+    address &&
+    state !== 'stopped' &&
+    kind !== 'broker' &&
+    kind !== 'producer' &&
+    kind !== 'consumer'
+  ) {
+    return address
+  }
+  return subtitle
+}
+
 function openMenuAt(nodeId: string, el: HTMLElement, returnFocus: HTMLElement | null) {
   const r = el.getBoundingClientRect()
   useUiStore.getState().openNodeMenu({ nodeId, x: r.left, y: r.bottom + 4, returnFocus })
@@ -23,6 +44,7 @@ function ComponentNodeView({ data, selected }: NodeProps<ComponentFlowNode>) {
   // Run state comes straight from the run store, so an engine event re-renders this node only.
   const state = useRunStore((s) => s.states[nodeId] ?? 'stopped')
   const progress = useRunStore((s) => s.progress[nodeId])
+  const address = useRunStore((s) => s.nodes[nodeId]?.address)
   const ref = useRef<HTMLDivElement>(null)
   const label = nodeAriaLabel(data, state)
   useLayoutEffect(() => {
@@ -56,9 +78,19 @@ function ComponentNodeView({ data, selected }: NodeProps<ComponentFlowNode>) {
       onKeyDown={onKeyDown}
     >
       {isClient ? (
-        <Handle type="source" position={Position.Top} isConnectable={false} className="cnode-handle" />
+        <Handle
+          type="source"
+          position={Position.Top}
+          isConnectable={false}
+          className="cnode-handle"
+        />
       ) : (
-        <Handle type="target" position={Position.Bottom} isConnectable={false} className="cnode-handle" />
+        <Handle
+          type="target"
+          position={Position.Bottom}
+          isConnectable={false}
+          className="cnode-handle"
+        />
       )}
       <div className="cnode-icon">
         <KindIcon kind={kind} size={18} />
@@ -68,14 +100,17 @@ function ComponentNodeView({ data, selected }: NodeProps<ComponentFlowNode>) {
           <span className="cnode-id">{nodeId}</span>
           {attached && <Link2 size={12} aria-label="attached to an external endpoint" />}
           {problems > 0 && (
-            <span className="cnode-problems" title={`${problems} problem${problems > 1 ? 's' : ''}`}>
+            <span
+              className="cnode-problems"
+              title={`${problems} problem${problems > 1 ? 's' : ''}`}
+            >
               <AlertTriangle size={12} aria-hidden="true" />
               {problems}
             </span>
           )}
         </div>
-        <div className="cnode-sub" title={progress ?? subtitle}>
-          {progress ?? subtitle}
+        <div className="cnode-sub" title={progress ?? address ?? subtitle}>
+          {detailLine(kind, state, subtitle, progress, address)}
         </div>
       </div>
       {!HIDDEN_STATES.has(state) && <span className={`badge badge-${state}`}>{state}</span>}

@@ -1,5 +1,12 @@
 import type { LucideIcon } from 'lucide-react'
-import { ArrowDownToLine, ArrowUpFromLine, Compass, Database, ServerCog, Shuffle } from 'lucide-react'
+import {
+  ArrowDownToLine,
+  ArrowUpFromLine,
+  Compass,
+  Database,
+  ServerCog,
+  Shuffle
+} from 'lucide-react'
 import type { NodeKind } from '../../../common/topology'
 
 /** One icon per node kind, shared by the canvas, palette and menus. */

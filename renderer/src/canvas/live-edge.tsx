@@ -32,7 +32,14 @@ function LiveEdgeView(props: EdgeProps<LiveFlowEdge>) {
     return () => clearTimeout(t)
   }, [flashAt])
 
-  const [path] = getBezierPath({ sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition })
+  const [path] = getBezierPath({
+    sourceX,
+    sourceY,
+    targetX,
+    targetY,
+    sourcePosition,
+    targetPosition
+  })
   const cls = [
     'live-edge',
     data?.link === 'broker' ? 'link-broker' : 'link-namesrv',

@@ -13,16 +13,28 @@ interface DialogProps {
   describedBy?: string
 }
 
-const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea, [tabindex]:not([tabindex="-1"])'
+const FOCUSABLE =
+  'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea, [tabindex]:not([tabindex="-1"])'
 
 /** Modal dialog: labelled by its title, traps Tab, closes on Escape, restores focus. */
-export function Dialog({ title, role = 'dialog', onClose, children, footer, wide, initialFocus, describedBy }: DialogProps) {
+export function Dialog({
+  title,
+  role = 'dialog',
+  onClose,
+  children,
+  footer,
+  wide,
+  initialFocus,
+  describedBy
+}: DialogProps) {
   const ref = useRef<HTMLDivElement>(null)
   const titleId = useId()
   useEffect(() => {
     const previous = document.activeElement as HTMLElement | null
     const el = ref.current
-    const first = (initialFocus && el?.querySelector<HTMLElement>(initialFocus)) || el?.querySelector<HTMLElement>(FOCUSABLE)
+    const first =
+      (initialFocus && el?.querySelector<HTMLElement>(initialFocus)) ||
+      el?.querySelector<HTMLElement>(FOCUSABLE)
     first?.focus()
     return () => previous?.focus?.()
   }, [initialFocus])

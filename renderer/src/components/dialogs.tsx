@@ -1,5 +1,5 @@
 import { RefreshCw } from 'lucide-react'
-import { useId } from 'react'
+import { useEffect, useId, useRef } from 'react'
 import { COMMANDS } from '../lib/commands'
 import { useRunStore } from '../stores/run-store'
 import { useUiStore } from '../stores/ui-store'
@@ -42,6 +42,11 @@ export function ConfirmDialog() {
 /** A node's process log (`node:log`), refreshable. */
 export function LogDialog() {
   const log = useUiStore((s) => s.log)
+  const pre = useRef<HTMLPreElement>(null)
+  useEffect(() => {
+    // A log tail is read from the bottom.
+    if (pre.current) pre.current.scrollTop = pre.current.scrollHeight
+  }, [log?.text])
   if (!log) return null
   const close = () => useUiStore.getState().setLog(null)
   return (
@@ -51,7 +56,11 @@ export function LogDialog() {
       onClose={close}
       footer={
         <>
-          <button type="button" className="btn" onClick={() => void useRunStore.getState().showLog(log.nodeId)}>
+          <button
+            type="button"
+            className="btn"
+            onClick={() => void useRunStore.getState().showLog(log.nodeId)}
+          >
             <RefreshCw size={14} aria-hidden="true" /> Refresh
           </button>
           <button type="button" className="btn btn-primary" onClick={close}>
@@ -68,7 +77,7 @@ export function LogDialog() {
           {log.error}
         </p>
       ) : (
-        <pre className="log-text" tabIndex={0} aria-label={`Log text of ${log.nodeId}`}>
+        <pre ref={pre} className="log-text" tabIndex={0} aria-label={`Log text of ${log.nodeId}`}>
           {log.text || '(empty)'}
         </pre>
       )}

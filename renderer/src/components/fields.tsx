@@ -45,7 +45,16 @@ export interface TextFieldProps {
  * A text input that commits on blur or Enter (one undo step per edit, not per key press);
  * Escape restores the saved value.
  */
-export function TextField({ label, value, onCommit, error, hint, placeholder, type = 'text', mono }: TextFieldProps) {
+export function TextField({
+  label,
+  value,
+  onCommit,
+  error,
+  hint,
+  placeholder,
+  type = 'text',
+  mono
+}: TextFieldProps) {
   const id = useId()
   const [draft, setDraft] = useState(value)
   const [localError, setLocalError] = useState<string | undefined>()
@@ -139,7 +148,12 @@ export function CheckboxField({
   const id = useId()
   return (
     <div className="field field-check">
-      <input id={id} type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} />
+      <input
+        id={id}
+        type="checkbox"
+        checked={checked}
+        onChange={(e) => onChange(e.target.checked)}
+      />
       <label htmlFor={id}>{label}</label>
       {hint && <div className="field-hint">{hint}</div>}
     </div>
@@ -147,7 +161,9 @@ export function CheckboxField({
 }
 
 /** Parses an optional number field: '' clears it, anything else must be a number. */
-export function parseOptionalNumber(text: string): { ok: true; value: number | undefined } | { ok: false; error: string } {
+export function parseOptionalNumber(
+  text: string
+): { ok: true; value: number | undefined } | { ok: false; error: string } {
   const t = text.trim()
   if (!t) return { ok: true, value: undefined }
   const n = Number(t)

@@ -39,17 +39,37 @@ function RunSummary() {
 export function StatusBar() {
   const connection = useUiStore((s) => s.connection)
   const problems = useEditorStore((s) => s.problems.length)
-  const nodes = useEditorStore((s) => s.history.present.rooms.reduce((n, r) => n + (r.nameServers?.length ?? 0) + (r.brokers?.length ?? 0) + (r.managementNodes?.length ?? 0) + (r.proxies?.length ?? 0) + (r.producers?.length ?? 0) + (r.consumers?.length ?? 0), 0))
+  const nodes = useEditorStore((s) =>
+    s.history.present.rooms.reduce(
+      (n, r) =>
+        n +
+        (r.nameServers?.length ?? 0) +
+        (r.brokers?.length ?? 0) +
+        (r.managementNodes?.length ?? 0) +
+        (r.proxies?.length ?? 0) +
+        (r.producers?.length ?? 0) +
+        (r.consumers?.length ?? 0),
+      0
+    )
+  )
   const rooms = useEditorStore((s) => s.history.present.rooms.length)
   const transport = bridge.transport
   return (
     <footer className="statusbar">
       <span className="status-item" data-testid="transport">
-        {connection === 'open' ? <Plug size={12} aria-hidden="true" /> : <PlugZap size={12} aria-hidden="true" />}
+        {connection === 'open' ? (
+          <Plug size={12} aria-hidden="true" />
+        ) : (
+          <PlugZap size={12} aria-hidden="true" />
+        )}
         transport: {transport}
       </span>
       {transport === 'browser' && (
-        <span className={`status-item conn-${connection}`} role="status" aria-label={`Engine connection ${CONNECTION_TEXT[connection]}`}>
+        <span
+          className={`status-item conn-${connection}`}
+          role="status"
+          aria-label={`Engine connection ${CONNECTION_TEXT[connection]}`}
+        >
           {CONNECTION_TEXT[connection]}
         </span>
       )}
@@ -59,7 +79,11 @@ export function StatusBar() {
         aria-label={`${problems} problem${problems === 1 ? '' : 's'}`}
         onClick={() => document.querySelector<HTMLElement>('#problems-panel button')?.focus()}
       >
-        {problems ? <AlertCircle size={12} aria-hidden="true" /> : <CheckCircle2 size={12} aria-hidden="true" />}
+        {problems ? (
+          <AlertCircle size={12} aria-hidden="true" />
+        ) : (
+          <CheckCircle2 size={12} aria-hidden="true" />
+        )}
         {problems} problem{problems === 1 ? '' : 's'}
       </button>
       <span className="status-item">

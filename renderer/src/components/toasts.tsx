@@ -10,7 +10,12 @@ export function Toasts() {
       {toasts.map((t) => (
         <div key={t.id} className={`toast toast-${t.level}${t.kind ? ` toast-${t.kind}` : ''}`}>
           <span className="toast-msg">{t.message}</span>
-          <button type="button" className="icon-btn" aria-label="Dismiss notification" onClick={() => dismiss(t.id)}>
+          <button
+            type="button"
+            className="icon-btn"
+            aria-label="Dismiss notification"
+            onClick={() => dismiss(t.id)}
+          >
             <X size={14} aria-hidden="true" />
           </button>
         </div>

@@ -54,7 +54,10 @@ function ToolButton({
       disabled={disabled}
       aria-label={name}
       title={info.keys ? `${name} (${info.keys})` : name}
-      aria-keyshortcuts={info.keys?.replace('Ctrl', 'Control')}
+      aria-keyshortcuts={info.keys
+        ?.split(' or ')
+        .map((k) => k.replaceAll('Ctrl', 'Control'))
+        .join(' ')}
       onClick={() => runCommand(command)}
       {...extra}
     >
@@ -96,7 +99,11 @@ function RecentMenuButton() {
           returnFocus={ref.current}
           items={
             recent.length
-              ? recent.map((f) => ({ label: f.name, hint: f.path, onSelect: () => void openRecent(f.path) }))
+              ? recent.map((f) => ({
+                  label: f.name,
+                  hint: f.path,
+                  onSelect: () => void openRecent(f.path)
+                }))
               : [{ label: 'No recent files', disabled: true, onSelect: () => {} }]
           }
         />
@@ -135,15 +142,41 @@ export function Toolbar() {
       </div>
       <div className="toolbar" role="toolbar" aria-label="Main toolbar">
         <div className="tool-group">
-          <ToolButton command="new" icon={<FilePlus2 size={16} aria-hidden="true" />} showLabel={false} />
-          <ToolButton command="open" icon={<FolderOpen size={16} aria-hidden="true" />} showLabel={false} />
+          <ToolButton
+            command="new"
+            icon={<FilePlus2 size={16} aria-hidden="true" />}
+            showLabel={false}
+          />
+          <ToolButton
+            command="open"
+            icon={<FolderOpen size={16} aria-hidden="true" />}
+            showLabel={false}
+          />
           <RecentMenuButton />
-          <ToolButton command="save" icon={<Save size={16} aria-hidden="true" />} showLabel={false} />
-          <ToolButton command="save-as" icon={<SaveAll size={16} aria-hidden="true" />} showLabel={false} />
+          <ToolButton
+            command="save"
+            icon={<Save size={16} aria-hidden="true" />}
+            showLabel={false}
+          />
+          <ToolButton
+            command="save-as"
+            icon={<SaveAll size={16} aria-hidden="true" />}
+            showLabel={false}
+          />
         </div>
         <div className="tool-group">
-          <ToolButton command="undo" icon={<Undo2 size={16} aria-hidden="true" />} disabled={!canUndo} showLabel={false} />
-          <ToolButton command="redo" icon={<Redo2 size={16} aria-hidden="true" />} disabled={!canRedo} showLabel={false} />
+          <ToolButton
+            command="undo"
+            icon={<Undo2 size={16} aria-hidden="true" />}
+            disabled={!canUndo}
+            showLabel={false}
+          />
+          <ToolButton
+            command="redo"
+            icon={<Redo2 size={16} aria-hidden="true" />}
+            disabled={!canRedo}
+            showLabel={false}
+          />
         </div>
         <div className="tool-group">
           <ToolButton
@@ -152,25 +185,50 @@ export function Toolbar() {
             icon={<Plus size={16} aria-hidden="true" />}
             extra={{ 'aria-haspopup': 'menu', 'aria-expanded': String(addMenuOpen) }}
           />
-          <ToolButton command="auto-layout" icon={<LayoutGrid size={16} aria-hidden="true" />} disabled={!hasRooms} showLabel={false} />
-          <ToolButton command="zoom-to-fit" icon={<Maximize size={16} aria-hidden="true" />} showLabel={false} />
+          <ToolButton
+            command="auto-layout"
+            icon={<LayoutGrid size={16} aria-hidden="true" />}
+            disabled={!hasRooms}
+            showLabel={false}
+          />
+          <ToolButton
+            command="zoom-to-fit"
+            icon={<Maximize size={16} aria-hidden="true" />}
+            showLabel={false}
+          />
         </div>
         <div className="tool-group tool-run">
           <ToolButton
             command="start"
             primary
-            icon={busy === 'starting' ? <Loader2 size={16} className="spin" aria-hidden="true" /> : <Play size={16} aria-hidden="true" />}
+            icon={
+              busy === 'starting' ? (
+                <Loader2 size={16} className="spin" aria-hidden="true" />
+              ) : (
+                <Play size={16} aria-hidden="true" />
+              )
+            }
             disabled={running || busy !== null || !hasRooms}
           />
           <ToolButton
             command="stop"
-            icon={busy === 'stopping' ? <Loader2 size={16} className="spin" aria-hidden="true" /> : <Square size={14} aria-hidden="true" />}
+            icon={
+              busy === 'stopping' ? (
+                <Loader2 size={16} className="spin" aria-hidden="true" />
+              ) : (
+                <Square size={14} aria-hidden="true" />
+              )
+            }
             disabled={!running || busy !== null}
           />
           <RunClock />
         </div>
         <div className="tool-group tool-end">
-          <ToolButton command="shortcuts" icon={<Keyboard size={16} aria-hidden="true" />} showLabel={false} />
+          <ToolButton
+            command="shortcuts"
+            icon={<Keyboard size={16} aria-hidden="true" />}
+            showLabel={false}
+          />
         </div>
       </div>
     </header>

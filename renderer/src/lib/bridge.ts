@@ -80,9 +80,10 @@ function electronBridge(api: PreloadBridge): RawBridge {
   return {
     transport: 'electron',
     connection: 'open',
-    invoke: (channel, payload) => api.invoke(channel, payload).catch((e: unknown) => {
-      throw cleanError(e)
-    }),
+    invoke: (channel, payload) =>
+      api.invoke(channel, payload).catch((e: unknown) => {
+        throw cleanError(e)
+      }),
     on: (channel, listener) => api.on(channel, listener),
     onConnection: () => () => {}
   }

@@ -42,7 +42,7 @@ export const COMMANDS: Record<CommandId, CommandInfo> = {
   open: { label: 'Open', keys: 'Ctrl+O' },
   save: { label: 'Save', keys: 'Ctrl+S' },
   'save-as': { label: 'Save As', keys: 'Ctrl+Shift+S' },
-  export: { label: 'Export' },
+  export: { label: 'Export', keys: 'Ctrl+E' },
   about: { label: 'About' },
   undo: { label: 'Undo', keys: 'Ctrl+Z' },
   redo: { label: 'Redo', keys: 'Ctrl+Shift+Z' },
@@ -55,8 +55,8 @@ export const COMMANDS: Record<CommandId, CommandInfo> = {
   deselect: { label: 'Clear selection', keys: 'Escape' },
   'add-room': { label: 'Add room', keys: 'R' },
   'add-node-menu': { label: 'Add node', keys: 'N' },
-  'auto-layout': { label: 'Auto layout', keys: 'Shift+L' },
-  'zoom-to-fit': { label: 'Zoom to fit', keys: 'Shift+1' },
+  'auto-layout': { label: 'Auto layout', keys: 'Shift+L or Ctrl+L' },
+  'zoom-to-fit': { label: 'Zoom to fit', keys: 'Shift+1 or Ctrl+0' },
   start: { label: 'Start', keys: 'Ctrl+Enter' },
   stop: { label: 'Stop', keys: 'Ctrl+Shift+Enter' },
   shortcuts: { label: 'Keyboard shortcuts', keys: '?' }
@@ -146,7 +146,10 @@ const recent = new Map<string, number>()
  * Runs an application-menu command. The Electron menu and the page may both see an accelerator,
  * so the same command from the other source within 400 ms is dropped.
  */
-export function runMenuCommand(command: MenuCommand | CommandId, source: 'menu' | 'keyboard'): void {
+export function runMenuCommand(
+  command: MenuCommand | CommandId,
+  source: 'menu' | 'keyboard'
+): void {
   const now = Date.now()
   const other = recent.get(`${source === 'menu' ? 'keyboard' : 'menu'}:${command}`)
   recent.set(`${source}:${command}`, now)
@@ -186,6 +189,10 @@ export function commandForKey(e: {
     if (key === 'd') return 'duplicate'
     if (key === 'a') return 'select-all'
     if (key === 'Enter') return e.shiftKey ? 'stop' : 'start'
+    // Same accelerators as the Electron application menu.
+    if (key === '0') return 'zoom-to-fit'
+    if (key === 'l') return 'auto-layout'
+    if (key === 'e') return 'export'
     return null
   }
   if (e.altKey) return null
@@ -200,7 +207,17 @@ export function commandForKey(e: {
 }
 
 /** File commands also exist in the Electron menu, so they are deduplicated against it. */
-const MENU_COMMANDS = new Set<CommandId>(['new', 'open', 'save', 'save-as', 'zoom-to-fit', 'auto-layout'])
+const MENU_COMMANDS = new Set<CommandId>([
+  'new',
+  'open',
+  'save',
+  'save-as',
+  'export',
+  'zoom-to-fit',
+  'auto-layout'
+])
+
+const FOCUS_TARGETED = new Set<CommandId>(['delete', 'copy', 'cut', 'duplicate', 'add-node-menu'])
 
 /** Global keydown handler; text fields keep their own editing keys. */
 export function handleGlobalKeyDown(e: KeyboardEvent): void {
@@ -214,6 +231,14 @@ export function handleGlobalKeyDown(e: KeyboardEvent): void {
   if (ui.confirm || ui.log || ui.shortcutsOpen) return
   if (id === 'deselect' && (ui.addMenuOpen || ui.nodeMenu)) return
   e.preventDefault()
+  // Keyboard users act on the focused node even if they never pressed Enter to select it.
+  const focused =
+    e.target instanceof HTMLElement ? e.target.closest<HTMLElement>('.react-flow__node') : null
+  if (focused?.dataset.id && FOCUS_TARGETED.has(id)) {
+    const docId = focused.dataset.id.replace(/~\d+$/, '')
+    const editor = useEditorStore.getState()
+    if (!editor.selection.includes(docId)) editor.select([docId])
+  }
   if (MENU_COMMANDS.has(id)) runMenuCommand(id, 'keyboard')
   else runCommand(id)
 }

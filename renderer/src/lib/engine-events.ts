@@ -32,7 +32,9 @@ export function subscribeEngineEvents(): () => void {
   offs.push(on('recent:changed', (p) => useFileStore.getState().setRecent(p)))
   offs.push(on('menu:command', (p) => runMenuCommand(p.command, 'menu')))
   offs.push(
-    on('engine:notice', (p) => useUiStore.getState().toast(p.level === 'warning' ? 'warning' : p.level, p.message))
+    on('engine:notice', (p) =>
+      useUiStore.getState().toast(p.level === 'warning' ? 'warning' : p.level, p.message)
+    )
   )
   offs.push(onConnection((s) => useUiStore.getState().setConnection(s)))
 

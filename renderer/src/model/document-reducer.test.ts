@@ -22,7 +22,9 @@ describe('add-room', () => {
   })
   it('uses a given id and position, and refuses a taken id', () => {
     const doc = twoRooms()
-    expect(run(doc, { type: 'add-room', id: 'dc-east', position: { x: 5, y: 6 } }).layout!['dc-east']).toEqual({ x: 5, y: 6 })
+    expect(
+      run(doc, { type: 'add-room', id: 'dc-east', position: { x: 5, y: 6 } }).layout!['dc-east']
+    ).toEqual({ x: 5, y: 6 })
     expect(run(doc, { type: 'add-room', id: 'broker-1' })).toBe(doc)
   })
   it('starts a blank document at the origin', () => {
@@ -39,18 +41,46 @@ describe('add-node', () => {
       doc = run(doc, { type: 'add-node', kind, roomId: 'room1' })
     }
     doc = run(doc, { type: 'add-node', kind: 'broker', roomId: 'room2' })
-    expect(ids(doc)).toEqual(expect.arrayContaining(['ns-3', 'mgmt-3', 'proxy-1', 'producer-3', 'consumer-3', 'broker-3']))
+    expect(ids(doc)).toEqual(
+      expect.arrayContaining(['ns-3', 'mgmt-3', 'proxy-1', 'producer-3', 'consumer-3', 'broker-3'])
+    )
     expect(validateTopology(doc)).toMatchObject({ ok: true })
-    expect(findNode(doc, 'producer-3')!.spec).toMatchObject({ topic: 'orders', group: 'orders-producer', rate: 10 })
+    expect(findNode(doc, 'producer-3')!.spec).toMatchObject({
+      topic: 'orders',
+      group: 'orders-producer',
+      rate: 10
+    })
   })
   it('gives a new master a fresh brokerName in the existing cluster', () => {
     const doc = run(twoRooms(), { type: 'add-node', kind: 'broker', roomId: 'room1', id: 'b9' })
-    expect(findNode(doc, 'b9')!.spec).toMatchObject({ role: 'master', brokerId: 0, cluster: 'DrCluster', brokerName: 'broker-c' })
+    expect(findNode(doc, 'b9')!.spec).toMatchObject({
+      role: 'master',
+      brokerId: 0,
+      cluster: 'DrCluster',
+      brokerName: 'broker-c'
+    })
   })
   it('adds a slave of a chosen master with the next brokerId', () => {
-    let doc = run(twoRooms(), { type: 'add-node', kind: 'broker', roomId: 'room2', id: 's1', masterId: 'broker-1' })
-    doc = run(doc, { type: 'add-node', kind: 'broker', roomId: 'room2', id: 's2', masterId: 'broker-1' })
-    expect(findNode(doc, 's1')!.spec).toMatchObject({ role: 'slave', brokerName: 'broker-a', cluster: 'DrCluster', brokerId: 1 })
+    let doc = run(twoRooms(), {
+      type: 'add-node',
+      kind: 'broker',
+      roomId: 'room2',
+      id: 's1',
+      masterId: 'broker-1'
+    })
+    doc = run(doc, {
+      type: 'add-node',
+      kind: 'broker',
+      roomId: 'room2',
+      id: 's2',
+      masterId: 'broker-1'
+    })
+    expect(findNode(doc, 's1')!.spec).toMatchObject({
+      role: 'slave',
+      brokerName: 'broker-a',
+      cluster: 'DrCluster',
+      brokerId: 1
+    })
     expect(findNode(doc, 's2')!.spec).toMatchObject({ brokerId: 2 })
     expect(findNode(doc, 's1')!.room).toBe('room2')
     expect(validateTopology(doc).ok).toBe(true)
@@ -61,7 +91,13 @@ describe('add-node', () => {
     const b1 = a.layout!['broker-1']!
     expect(a.layout!.x!.y).toBe(b1.y)
     expect(a.layout!.x!.x).toBeGreaterThan(b1.x)
-    const b = run(doc, { type: 'add-node', kind: 'nameserver', roomId: 'room1', id: 'y', position: { x: -50, y: 3 } })
+    const b = run(doc, {
+      type: 'add-node',
+      kind: 'nameserver',
+      roomId: 'room1',
+      id: 'y',
+      position: { x: -50, y: 3 }
+    })
     expect(b.layout!.y!.x).toBeGreaterThan(0)
     expect(b.layout!.y!.y).toBeGreaterThan(3)
   })
@@ -71,7 +107,13 @@ describe('add-node', () => {
     expect(run(doc, { type: 'add-node', kind: 'broker', roomId: 'room1', id: 'room2' })).toBe(doc)
   })
   it('merges spec overrides but never lets them change the id', () => {
-    const doc = run(twoRooms(), { type: 'add-node', kind: 'producer', roomId: 'room1', id: 'p', spec: { id: 'q', rate: 99 } })
+    const doc = run(twoRooms(), {
+      type: 'add-node',
+      kind: 'producer',
+      roomId: 'room1',
+      id: 'p',
+      spec: { id: 'q', rate: 99 }
+    })
     expect(findNode(doc, 'p')!.spec).toMatchObject({ rate: 99 })
     expect(findNode(doc, 'q')).toBeUndefined()
   })
@@ -79,7 +121,12 @@ describe('add-node', () => {
 
 describe('move-node-to-room', () => {
   it('moves the node into the other room with the given relative position', () => {
-    const doc = run(twoRooms(), { type: 'move-node-to-room', nodeId: 'broker-1', roomId: 'room2', position: { x: 300, y: 120 } })
+    const doc = run(twoRooms(), {
+      type: 'move-node-to-room',
+      nodeId: 'broker-1',
+      roomId: 'room2',
+      position: { x: 300, y: 120 }
+    })
     expect(findNode(doc, 'broker-1')!.room).toBe('room2')
     expect(doc.rooms[0]!.brokers).toHaveLength(0)
     expect(doc.rooms[1]!.brokers.map((b) => b.id)).toEqual(['broker-2', 'broker-1'])
@@ -89,7 +136,12 @@ describe('move-node-to-room', () => {
     const doc = twoRooms()
     const moved = run(doc, { type: 'move-node-to-room', nodeId: 'producer-1', roomId: 'room2' })
     expect(moved.layout!['producer-1']).not.toEqual(moved.layout!['producer-2'])
-    const same = run(doc, { type: 'move-node-to-room', nodeId: 'producer-1', roomId: 'room1', position: { x: 400, y: 400 } })
+    const same = run(doc, {
+      type: 'move-node-to-room',
+      nodeId: 'producer-1',
+      roomId: 'room1',
+      position: { x: 400, y: 400 }
+    })
     expect(findNode(same, 'producer-1')!.room).toBe('room1')
     expect(same.layout!['producer-1']).toEqual({ x: 400, y: 400 })
     expect(run(doc, { type: 'move-node-to-room', nodeId: 'producer-1', roomId: 'room1' })).toBe(doc)
@@ -103,7 +155,11 @@ describe('move-node-to-room', () => {
 
 describe('update-node', () => {
   it('patches fields and deletes those set to undefined', () => {
-    let doc = run(twoRooms(), { type: 'update-node', nodeId: 'ns-1', patch: { host: '10.0.0.1', port: 9876 } })
+    let doc = run(twoRooms(), {
+      type: 'update-node',
+      nodeId: 'ns-1',
+      patch: { host: '10.0.0.1', port: 9876 }
+    })
     expect(findNode(doc, 'ns-1')!.spec).toEqual({ id: 'ns-1', host: '10.0.0.1', port: 9876 })
     doc = run(doc, { type: 'update-node', nodeId: 'ns-1', patch: { host: undefined } })
     expect(findNode(doc, 'ns-1')!.spec).toEqual({ id: 'ns-1', port: 9876 })
@@ -112,19 +168,38 @@ describe('update-node', () => {
     const doc = twoRooms()
     expect(run(doc, { type: 'update-node', nodeId: 'producer-1', patch: { rate: 20 } })).toBe(doc)
     expect(run(doc, { type: 'update-node', nodeId: 'nope', patch: { rate: 1 } })).toBe(doc)
-    expect(run(doc, { type: 'update-node', nodeId: 'producer-1', patch: { id: 'other' } })).toBe(doc)
+    expect(run(doc, { type: 'update-node', nodeId: 'producer-1', patch: { id: 'other' } })).toBe(
+      doc
+    )
   })
   it('keeps brokerId consistent with the role', () => {
-    let doc = run(twoRooms(), { type: 'update-node', nodeId: 'broker-2', patch: { role: 'slave', brokerName: 'broker-a' } })
+    let doc = run(twoRooms(), {
+      type: 'update-node',
+      nodeId: 'broker-2',
+      patch: { role: 'slave', brokerName: 'broker-a' }
+    })
     expect(findNode(doc, 'broker-2')!.spec).toMatchObject({ role: 'slave', brokerId: 1 })
     doc = run(doc, { type: 'update-node', nodeId: 'broker-2', patch: { role: 'master' } })
     expect(findNode(doc, 'broker-2')!.spec).toMatchObject({ role: 'master', brokerId: 0 })
   })
   it('takes slaves along when a master changes its group', () => {
-    let doc = run(twoRooms(), { type: 'add-node', kind: 'broker', roomId: 'room2', id: 's1', masterId: 'broker-1' })
-    doc = run(doc, { type: 'update-node', nodeId: 'broker-1', patch: { brokerName: 'orders-a', cluster: 'C2' } })
+    let doc = run(twoRooms(), {
+      type: 'add-node',
+      kind: 'broker',
+      roomId: 'room2',
+      id: 's1',
+      masterId: 'broker-1'
+    })
+    doc = run(doc, {
+      type: 'update-node',
+      nodeId: 'broker-1',
+      patch: { brokerName: 'orders-a', cluster: 'C2' }
+    })
     expect(findNode(doc, 's1')!.spec).toMatchObject({ brokerName: 'orders-a', cluster: 'C2' })
-    expect(findNode(doc, 'broker-2')!.spec).toMatchObject({ brokerName: 'broker-b', cluster: 'DrCluster' })
+    expect(findNode(doc, 'broker-2')!.spec).toMatchObject({
+      brokerName: 'broker-b',
+      cluster: 'DrCluster'
+    })
     expect(validateTopology(doc).ok).toBe(true)
   })
 })
@@ -132,8 +207,12 @@ describe('update-node', () => {
 describe('update-room and update-topology', () => {
   it('renames a room display name and clears it', () => {
     const doc = twoRooms()
-    expect(run(doc, { type: 'update-room', roomId: 'room1', patch: { name: 'Shanghai' } }).rooms[0]!.name).toBe('Shanghai')
-    expect(run(doc, { type: 'update-room', roomId: 'room1', patch: { name: undefined } }).rooms[0]!.name).toBeUndefined()
+    expect(
+      run(doc, { type: 'update-room', roomId: 'room1', patch: { name: 'Shanghai' } }).rooms[0]!.name
+    ).toBe('Shanghai')
+    expect(
+      run(doc, { type: 'update-room', roomId: 'room1', patch: { name: undefined } }).rooms[0]!.name
+    ).toBeUndefined()
     expect(run(doc, { type: 'update-room', roomId: 'room1', patch: { name: 'Room 1' } })).toBe(doc)
     expect(run(doc, { type: 'update-room', roomId: 'nope', patch: { name: 'x' } })).toBe(doc)
   })
@@ -141,13 +220,19 @@ describe('update-room and update-topology', () => {
     const doc = twoRooms()
     const next = run(doc, {
       type: 'update-topology',
-      patch: { name: 'prod', settings: { selectionPolicy: 'random' }, topics: [{ name: 't', queues: 8 }] }
+      patch: {
+        name: 'prod',
+        settings: { selectionPolicy: 'random' },
+        topics: [{ name: 't', queues: 8 }]
+      }
     })
     expect(next.name).toBe('prod')
     expect(next.settings).toMatchObject({ selectionPolicy: 'random', probeIntervalMs: 1000 })
     expect(next.topics).toEqual([{ name: 't', queues: 8 }])
     expect(run(doc, { type: 'update-topology', patch: { name: 'two-rooms' } })).toBe(doc)
-    expect(run(doc, { type: 'update-topology', patch: { settings: { zoneMode: false } } })).toBe(doc)
+    expect(run(doc, { type: 'update-topology', patch: { settings: { zoneMode: false } } })).toBe(
+      doc
+    )
   })
 })
 
@@ -160,7 +245,11 @@ describe('rename', () => {
     expect(doc.layout!['broker-1']).toBeUndefined()
   })
   it('renames a room and every fallbackRooms reference to it', () => {
-    let doc = run(twoRooms(), { type: 'update-node', nodeId: 'producer-1', patch: { fallbackRooms: ['room2'] } })
+    let doc = run(twoRooms(), {
+      type: 'update-node',
+      nodeId: 'producer-1',
+      patch: { fallbackRooms: ['room2'] }
+    })
     doc = run(doc, { type: 'rename', from: 'room2', to: 'beijing' })
     expect(doc.rooms[1]!.id).toBe('beijing')
     expect(findNode(doc, 'producer-1')!.spec).toMatchObject({ fallbackRooms: ['beijing'] })
@@ -186,7 +275,11 @@ describe('delete', () => {
     expect(doc.layout!['broker-1']).toBeUndefined()
   })
   it('deletes a room with its members and drops references to it', () => {
-    let doc = run(twoRooms(), { type: 'update-node', nodeId: 'producer-1', patch: { fallbackRooms: ['room2'] } })
+    let doc = run(twoRooms(), {
+      type: 'update-node',
+      nodeId: 'producer-1',
+      patch: { fallbackRooms: ['room2'] }
+    })
     doc = run(doc, { type: 'delete', ids: ['room2'] })
     expect(doc.rooms.map((r) => r.id)).toEqual(['room1'])
     expect(ids(doc)).toEqual(['ns-1', 'broker-1', 'mgmt-1', 'producer-1', 'consumer-1'])
@@ -212,39 +305,79 @@ describe('copy and paste', () => {
   it('pastes nodes with fresh ids, offset, into the target room', () => {
     const doc = twoRooms()
     const f = copyFragment(doc, ['producer-1', 'ns-1'])!
-    const next = run(doc, { type: 'paste', fragment: f, targetRoomId: 'room2', offset: { x: 24, y: 24 } })
+    const next = run(doc, {
+      type: 'paste',
+      fragment: f,
+      targetRoomId: 'room2',
+      offset: { x: 24, y: 24 }
+    })
     expect(findNode(next, 'producer-3')!.room).toBe('room2')
     expect(findNode(next, 'ns-3')!.room).toBe('room2')
-    expect(next.layout!['producer-3']).toEqual({ x: doc.layout!['producer-1']!.x + 24, y: doc.layout!['producer-1']!.y + 24 })
+    expect(next.layout!['producer-3']).toEqual({
+      x: doc.layout!['producer-1']!.x + 24,
+      y: doc.layout!['producer-1']!.y + 24
+    })
     expect(validateTopology(next).ok).toBe(true)
   })
   it('pastes into the original room by default and gives copied masters a new group', () => {
     const doc = twoRooms()
     const next = run(doc, { type: 'paste', fragment: copyFragment(doc, ['broker-1'])! })
     expect(findNode(next, 'broker-3')).toMatchObject({ room: 'room1' })
-    expect(findNode(next, 'broker-3')!.spec).toMatchObject({ role: 'master', brokerName: 'broker-c' })
+    expect(findNode(next, 'broker-3')!.spec).toMatchObject({
+      role: 'master',
+      brokerName: 'broker-c'
+    })
     expect(validateTopology(next).ok).toBe(true)
   })
   it('gives a pasted slave the next brokerId in its group and drops explicit endpoints', () => {
-    let doc = run(twoRooms(), { type: 'add-node', kind: 'broker', roomId: 'room2', id: 's1', masterId: 'broker-1', spec: { host: '10.0.0.2', port: 10911 } })
+    let doc = run(twoRooms(), {
+      type: 'add-node',
+      kind: 'broker',
+      roomId: 'room2',
+      id: 's1',
+      masterId: 'broker-1',
+      spec: { host: '10.0.0.2', port: 10911 }
+    })
     doc = run(doc, { type: 'paste', fragment: copyFragment(doc, ['s1'])! })
-    const copy = listNodes(doc).find((n) => n.id !== 's1' && n.kind === 'broker' && n.spec.role === 'slave')!
+    const copy = listNodes(doc).find(
+      (n) => n.id !== 's1' && n.kind === 'broker' && n.spec.role === 'slave'
+    )!
     expect(copy.spec).toMatchObject({ brokerName: 'broker-a', brokerId: 2 })
     expect(copy.spec).not.toHaveProperty('port')
     expect(copy.spec).not.toHaveProperty('host')
     expect(validateTopology(doc).ok).toBe(true)
   })
   it('pastes a room as a new room with renamed members and remapped references', () => {
-    let doc = run(twoRooms(), { type: 'add-node', kind: 'broker', roomId: 'room1', id: 's1', masterId: 'broker-1' })
-    doc = run(doc, { type: 'update-node', nodeId: 'producer-1', patch: { fallbackRooms: ['room1', 'room2'] } })
-    const next = run(doc, { type: 'paste', fragment: copyFragment(doc, ['room1'])!, offset: { x: 40, y: 40 } })
+    let doc = run(twoRooms(), {
+      type: 'add-node',
+      kind: 'broker',
+      roomId: 'room1',
+      id: 's1',
+      masterId: 'broker-1'
+    })
+    doc = run(doc, {
+      type: 'update-node',
+      nodeId: 'producer-1',
+      patch: { fallbackRooms: ['room1', 'room2'] }
+    })
+    const next = run(doc, {
+      type: 'paste',
+      fragment: copyFragment(doc, ['room1'])!,
+      offset: { x: 40, y: 40 }
+    })
     expect(next.rooms.map((r) => r.id)).toEqual(['room1', 'room2', 'room3'])
     const room3 = next.rooms[2]!
     expect(room3.name).toBe('Room 1 (copy)')
-    expect(room3.brokers.map((b) => [b.role, b.brokerName])).toEqual([['master', 'broker-c'], ['slave', 'broker-c']])
+    expect(room3.brokers.map((b) => [b.role, b.brokerName])).toEqual([
+      ['master', 'broker-c'],
+      ['slave', 'broker-c']
+    ])
     expect(room3.producers[0]!.fallbackRooms).toEqual(['room3', 'room2'])
     expect(next.layout![room3.producers[0]!.id]).toEqual(doc.layout!['producer-1'])
-    expect(next.layout!.room3).toEqual({ x: doc.layout!.room1!.x + 40, y: doc.layout!.room1!.y + 40 })
+    expect(next.layout!.room3).toEqual({
+      x: doc.layout!.room1!.x + 40,
+      y: doc.layout!.room1!.y + 40
+    })
     expect(validateTopology(next)).toMatchObject({ ok: true })
   })
   it('creates a room when pasting nodes into a document without rooms', () => {
@@ -263,7 +396,10 @@ describe('copy and paste', () => {
 describe('set-layout and batch', () => {
   it('sets, replaces and removes positions; no change keeps the document', () => {
     const doc = twoRooms()
-    const next = run(doc, { type: 'set-layout', positions: { 'broker-1': { x: 1, y: 2 }, 'ns-1': null } })
+    const next = run(doc, {
+      type: 'set-layout',
+      positions: { 'broker-1': { x: 1, y: 2 }, 'ns-1': null }
+    })
     expect(next.layout!['broker-1']).toEqual({ x: 1, y: 2 })
     expect(next.layout!['ns-1']).toBeUndefined()
     expect(run(next, { type: 'set-layout', positions: { 'broker-1': { x: 1, y: 2 } } })).toBe(next)

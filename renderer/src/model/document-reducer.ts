@@ -226,7 +226,11 @@ function moveNodeToRoom(
   let next = replaceRoom(
     doc,
     at.r,
-    withSpecs(from, at.kind, specsOf(from, at.kind).filter((_, i) => i !== at.i))
+    withSpecs(
+      from,
+      at.kind,
+      specsOf(from, at.kind).filter((_, i) => i !== at.i)
+    )
   )
   const target = next.rooms[to]!
   const position = a.position ? clampMember(a.position) : freeSlot(next, target, at.kind)
@@ -262,7 +266,12 @@ function updateNode(doc: Topology, a: Extract<DocAction, { type: 'update-node' }
         ...next,
         rooms: next.rooms.map((rm) => {
           const bs = rm.brokers ?? []
-          if (!bs.some((b) => b.role === 'slave' && b.cluster === old.cluster && b.brokerName === old.brokerName)) {
+          if (
+            !bs.some(
+              (b) =>
+                b.role === 'slave' && b.cluster === old.cluster && b.brokerName === old.brokerName
+            )
+          ) {
             return rm
           }
           return {
@@ -307,7 +316,10 @@ function mapFallbacks(doc: Topology, map: (room: string) => string | null): Topo
     const fix = <T extends { fallbackRooms?: string[] | undefined }>(c: T): T => {
       if (!c.fallbackRooms) return c
       const next = c.fallbackRooms.map(map).filter((x): x is string => x !== null)
-      if (next.length === c.fallbackRooms.length && next.every((x, i) => x === c.fallbackRooms![i])) {
+      if (
+        next.length === c.fallbackRooms.length &&
+        next.every((x, i) => x === c.fallbackRooms![i])
+      ) {
         return c
       }
       roomChanged = true
@@ -426,7 +438,10 @@ function paste(doc: Topology, a: Extract<DocAction, { type: 'paste' }>): Topolog
       pasted.push(out as unknown as BrokerSpec)
     }
     if (Array.isArray(spec.fallbackRooms)) {
-      out = { ...out, fallbackRooms: (spec.fallbackRooms as string[]).map((r) => roomMap.get(r) ?? r) }
+      out = {
+        ...out,
+        fallbackRooms: (spec.fallbackRooms as string[]).map((r) => roomMap.get(r) ?? r)
+      }
     }
     return out
   }
@@ -449,7 +464,9 @@ function paste(doc: Topology, a: Extract<DocAction, { type: 'paste' }>): Topolog
       })
     }
     rooms.push(room as RoomSpec)
-    positions[id] = fr.position ? { x: fr.position.x + offset.x, y: fr.position.y + offset.y } : base
+    positions[id] = fr.position
+      ? { x: fr.position.x + offset.x, y: fr.position.y + offset.y }
+      : base
     base = { x: base.x + 320, y: base.y }
   }
   let next: Topology = { ...doc, rooms }

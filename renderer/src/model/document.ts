@@ -1,5 +1,11 @@
 import type { NodeKind, RoomSpec, Topology, TopologyNode } from '../../../common/topology'
-import { NODE_KINDS, ROOM_KEY, listNodes, topologySchema, topologySettingsSchema } from '../../../common/topology'
+import {
+  NODE_KINDS,
+  ROOM_KEY,
+  listNodes,
+  topologySchema,
+  topologySettingsSchema
+} from '../../../common/topology'
 import type { XY } from './geometry'
 import { defaultMemberPositions, roomRects } from './geometry'
 

@@ -110,7 +110,11 @@ function reuse<T extends FlowNode>(prev: FlowNode | undefined, next: T): T {
  *
  * Ids that occur twice (an invalid file) get a suffix so React Flow keys stay unique.
  */
-export function buildFlowNodes(doc: Topology, inputs: FlowInputs, prev: readonly FlowNode[] = []): FlowNode[] {
+export function buildFlowNodes(
+  doc: Topology,
+  inputs: FlowInputs,
+  prev: readonly FlowNode[] = []
+): FlowNode[] {
   const prevById = new Map(prev.map((n) => [n.id, n]))
   const rects = roomRects(doc)
   const used = new Set<string>()
@@ -157,7 +161,8 @@ export function buildFlowNodes(doc: Topology, inputs: FlowInputs, prev: readonly
     if (!room) continue
     const id = unique(n.id)
     const s = n.spec as Record<string, unknown>
-    const role = n.kind === 'broker' && (s.role === 'master' || s.role === 'slave') ? s.role : undefined
+    const role =
+      n.kind === 'broker' && (s.role === 'master' || s.role === 'slave') ? s.role : undefined
     const data: ComponentNodeData = {
       nodeId: n.id,
       kind: n.kind,
@@ -181,7 +186,8 @@ export function buildFlowNodes(doc: Topology, inputs: FlowInputs, prev: readonly
         data,
         selected: inputs.selected.has(n.id),
         ariaRole: 'group',
-        zIndex: 1
+        // Above live edges (1), which are above room backgrounds (0).
+        zIndex: 2
       } satisfies ComponentFlowNode)
     )
   }
@@ -244,7 +250,7 @@ export function buildLiveEdges(
         ariaLabel: `${c.clientId} uses ${link === 'namesrv' ? 'name server' : 'broker'} ${target}, ${
           crossRoom ? `cross-room (${fromRoom} → ${toRoom})` : `same room (${toRoom})`
         }`,
-        zIndex: 2
+        zIndex: 1
       })
     }
   }

@@ -21,7 +21,10 @@ export const ROOM_GAP = 64
 export const ROOM_MIN_W = 260
 export const ROOM_MIN_H = 150
 
-/** Rows of the default grid inside a room: control plane, brokers, then clients. */
+/** Default grid width inside a room; longer kind groups wrap onto more lines. */
+export const GRID_COLS = 4
+
+/** Kind groups of the default grid, top to bottom: control plane, brokers, then clients. */
 export const KIND_ROW: Record<NodeKind, number> = {
   management: 0,
   nameserver: 0,
@@ -45,13 +48,17 @@ export function roomMembers(room: RoomSpec): { id: string; kind: NodeKind }[] {
   return out
 }
 
-/** Default positions of a room's members: one row per kind group, in document order. */
+/** Default positions of a room's members: one block per kind group, wrapping at GRID_COLS. */
 export function defaultMemberPositions(room: RoomSpec): Map<string, XY> {
-  const cols = [0, 0, 0]
+  const groups: string[][] = [[], [], []]
+  for (const m of roomMembers(room)) groups[KIND_ROW[m.kind]]!.push(m.id)
   const out = new Map<string, XY>()
-  for (const m of roomMembers(room)) {
-    const row = KIND_ROW[m.kind]
-    out.set(m.id, slotPosition(row, cols[row]!++))
+  let line = 0
+  for (const ids of groups) {
+    ids.forEach((id, i) =>
+      out.set(id, slotPosition(line + Math.floor(i / GRID_COLS), i % GRID_COLS))
+    )
+    line += Math.ceil(ids.length / GRID_COLS)
   }
   return out
 }
@@ -98,17 +105,29 @@ export function roomRects(topology: Topology): Map<string, Rect> {
   return out
 }
 
-/** First grid slot in the kind's row that overlaps no existing member of the room. */
+/**
+ * A free spot for a new member: first on a line its kind group already uses, then below
+ * everything, so a new node never lands on another one.
+ */
 export function freeSlot(topology: Topology, room: RoomSpec, kind: NodeKind): XY {
-  const taken = roomMembers(room).map((m) => memberPosition(topology, room, m.id))
-  const row = KIND_ROW[kind]
-  for (let col = 0; ; col++) {
-    const p = slotPosition(row, col)
-    const clash = taken.some(
-      (t) => Math.abs(t.x - p.x) < NODE_W && Math.abs(t.y - p.y) < NODE_H
+  const members = roomMembers(room).map((m) => ({ ...m, p: memberPosition(topology, room, m.id) }))
+  const taken = members.map((m) => m.p)
+  const clash = (p: XY) =>
+    taken.some(
+      (t) => Math.abs(t.x - p.x) < NODE_W + GAP / 2 && Math.abs(t.y - p.y) < NODE_H + GAP / 2
     )
-    if (!clash) return p
+  const lines = [
+    ...new Set(members.filter((m) => KIND_ROW[m.kind] === KIND_ROW[kind]).map((m) => m.p.y))
+  ].sort((a, b) => a - b)
+  if (!members.length) lines.push(ROOM_HEADER)
+  for (const y of lines) {
+    for (let col = 0; col < GRID_COLS; col++) {
+      const p = { x: ROOM_PAD + col * (NODE_W + GAP), y }
+      if (!clash(p)) return p
+    }
   }
+  const bottom = Math.max(ROOM_HEADER - NODE_H - GAP, ...taken.map((t) => t.y))
+  return { x: ROOM_PAD, y: bottom + NODE_H + GAP }
 }
 
 /** Position for a new room: to the right of everything, aligned with the first room. */

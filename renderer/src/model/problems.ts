@@ -7,17 +7,16 @@ export function documentProblems(doc: Topology): Problem[] {
   return result.ok ? [] : result.problems
 }
 
-const KEY_RE = new RegExp(`^\\$\\.rooms\\[(\\d+)\\](?:\\.(${NODE_KINDS.map((k) => ROOM_KEY[k]).join('|')})\\[(\\d+)\\])?(.*)$`)
+const KEY_RE = new RegExp(
+  `^\\$\\.rooms\\[(\\d+)\\](?:\\.(${NODE_KINDS.map((k) => ROOM_KEY[k]).join('|')})\\[(\\d+)\\])?(.*)$`
+)
 
 /**
  * Which room or node a problem is about, and which field of it.
  *
  * Schema problems carry only a JSON path, so the path is resolved against the document.
  */
-export function problemTarget(
-  doc: Topology,
-  problem: Problem
-): { id?: string; field?: string } {
+export function problemTarget(doc: Topology, problem: Problem): { id?: string; field?: string } {
   const m = KEY_RE.exec(problem.path)
   let id = problem.nodeId
   let rest = ''
@@ -37,7 +36,10 @@ export function problemTarget(
 }
 
 /** Problems grouped by the id they point at, for badges and inline field errors. */
-export function problemsById(doc: Topology, problems: Problem[]): Map<string, { problem: Problem; field?: string }[]> {
+export function problemsById(
+  doc: Topology,
+  problems: Problem[]
+): Map<string, { problem: Problem; field?: string }[]> {
   const out = new Map<string, { problem: Problem; field?: string }[]>()
   for (const problem of problems) {
     const t = problemTarget(doc, problem)

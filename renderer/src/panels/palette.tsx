@@ -41,7 +41,9 @@ export function Palette() {
   const masterSelectId = useId()
   const masters = useMemo(() => mastersOf(doc), [doc])
   const [chosenMaster, setMasterId] = useState('')
-  const masterId = masters.some((m) => m.id === chosenMaster) ? chosenMaster : (masters[0]?.id ?? '')
+  const masterId = masters.some((m) => m.id === chosenMaster)
+    ? chosenMaster
+    : (masters[0]?.id ?? '')
   const editor = useEditorStore.getState
 
   const onRoomChange = useCallback((roomId: string) => {
@@ -108,15 +110,16 @@ export function Palette() {
           className="palette-btn"
           disabled={noRoom || !masters.length}
           onClick={() => {
-            if (masterId) editor().addNode('broker', { ...(target ? { roomId: target } : {}), masterId })
+            if (masterId)
+              editor().addNode('broker', { ...(target ? { roomId: target } : {}), masterId })
           }}
         >
           <KindIcon kind="broker" /> Add slave broker
         </button>
       </div>
       <p className="palette-tip">
-        Press <kbd>N</kbd> for the add menu, <kbd>?</kbd> for all shortcuts. Drag a node onto another
-        room to move it.
+        Press <kbd>N</kbd> for the add menu, <kbd>?</kbd> for all shortcuts. Drag a node onto
+        another room to move it.
       </p>
     </aside>
   )

@@ -11,10 +11,23 @@ export function ProblemsPanel() {
   const [open, setOpen] = useState(true)
   const count = problems.length
   return (
-    <section className={`problems${open ? '' : ' collapsed'}`} aria-label="Problems" id="problems-panel">
+    <section
+      className={`problems${open ? '' : ' collapsed'}`}
+      aria-label="Problems"
+      id="problems-panel"
+    >
       <h2 className="problems-header">
-        <button type="button" className="problems-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
-          {open ? <ChevronDown size={14} aria-hidden="true" /> : <ChevronRight size={14} aria-hidden="true" />}
+        <button
+          type="button"
+          className="problems-toggle"
+          aria-expanded={open}
+          onClick={() => setOpen(!open)}
+        >
+          {open ? (
+            <ChevronDown size={14} aria-hidden="true" />
+          ) : (
+            <ChevronRight size={14} aria-hidden="true" />
+          )}
           Problems
           <span className={`count${count ? ' count-bad' : ''}`}>{count}</span>
         </button>
@@ -22,7 +35,8 @@ export function ProblemsPanel() {
       {open &&
         (count === 0 ? (
           <p className="problems-none">
-            <CheckCircle2 size={14} aria-hidden="true" /> No problems: the topology passes `drstudio validate`.
+            <CheckCircle2 size={14} aria-hidden="true" /> No problems: the topology passes `drstudio
+            validate`.
           </p>
         ) : (
           <ul className="problems-list">

@@ -69,7 +69,15 @@ function IdField({ doc, id, error }: { doc: Topology; id: string; error?: string
   )
 }
 
-function Section({ title, children, icon }: { title: string; children: ReactNode; icon?: ReactNode }) {
+function Section({
+  title,
+  children,
+  icon
+}: {
+  title: string
+  children: ReactNode
+  icon?: ReactNode
+}) {
   return (
     <section className="props" aria-label={`Properties: ${title}`}>
       <h2 className="panel-title">
@@ -84,7 +92,13 @@ function Section({ title, children, icon }: { title: string; children: ReactNode
 const update = (nodeId: string, patch: Record<string, unknown>) =>
   useEditorStore.getState().dispatch({ type: 'update-node', nodeId, patch })
 
-function textProp(node: TopologyNode, key: string, label: string, errors: FieldErrors, opts: { optional?: boolean; hint?: string; mono?: boolean } = {}) {
+function textProp(
+  node: TopologyNode,
+  key: string,
+  label: string,
+  errors: FieldErrors,
+  opts: { optional?: boolean; hint?: string; mono?: boolean } = {}
+) {
   const spec = node.spec as Record<string, unknown>
   return (
     <TextField
@@ -101,7 +115,13 @@ function textProp(node: TopologyNode, key: string, label: string, errors: FieldE
   )
 }
 
-function numberProp(node: TopologyNode, key: string, label: string, errors: FieldErrors, hint?: string) {
+function numberProp(
+  node: TopologyNode,
+  key: string,
+  label: string,
+  errors: FieldErrors,
+  hint?: string
+) {
   const spec = node.spec as Record<string, unknown>
   return (
     <TextField
@@ -127,12 +147,38 @@ const LANES = ['remoting', 'grpc', 'baseline'].map((v) => ({ value: v, label: v 
 function NodeProperties({ doc, node }: { doc: Topology; node: TopologyNode }) {
   const problems = useProblems(node.id)
   const status = useRunStore((s) => s.nodes[node.id])
-  const shown = ['id', 'host', 'port', 'remotingPort', 'cluster', 'brokerName', 'role', 'brokerId', 'storePath', 'topic', 'group', 'rate', 'messageSize', 'lane', 'fallbackRooms']
+  const shown = [
+    'id',
+    'host',
+    'port',
+    'remotingPort',
+    'cluster',
+    'brokerName',
+    'role',
+    'brokerId',
+    'storePath',
+    'topic',
+    'group',
+    'rate',
+    'messageSize',
+    'lane',
+    'fallbackRooms'
+  ]
   const { fields, general } = splitErrors(problems, shown)
   const spec = node.spec as Record<string, unknown>
   const endpoint = [
-    textProp(node, 'host', 'Host', fields, { optional: true, hint: 'With a port: attach to a running process', mono: true }),
-    numberProp(node, 'port', node.kind === 'proxy' ? 'gRPC port' : 'Port', fields, 'Empty: the sandbox allocates one')
+    textProp(node, 'host', 'Host', fields, {
+      optional: true,
+      hint: 'With a port: attach to a running process',
+      mono: true
+    }),
+    numberProp(
+      node,
+      'port',
+      node.kind === 'proxy' ? 'gRPC port' : 'Port',
+      fields,
+      'Empty: the sandbox allocates one'
+    )
   ]
   let body: ReactNode
   switch (node.kind) {
@@ -140,7 +186,9 @@ function NodeProperties({ doc, node }: { doc: Topology; node: TopologyNode }) {
       body = (
         <>
           {textProp(node, 'cluster', 'Cluster', fields)}
-          {textProp(node, 'brokerName', 'Broker name', fields, { hint: 'Master and slaves share it' })}
+          {textProp(node, 'brokerName', 'Broker name', fields, {
+            hint: 'Master and slaves share it'
+          })}
           <SelectField
             label="Role"
             value={str(spec.role)}
@@ -172,12 +220,21 @@ function NodeProperties({ doc, node }: { doc: Topology; node: TopologyNode }) {
           {textProp(node, 'topic', 'Topic', fields)}
           {textProp(node, 'group', 'Group', fields)}
           {node.kind === 'producer' && numberProp(node, 'rate', 'Rate (msg/s)', fields)}
-          {node.kind === 'producer' && numberProp(node, 'messageSize', 'Message size (bytes)', fields)}
-          <SelectField label="Lane" value={str(spec.lane)} options={LANES} error={fields.get('lane')} onChange={(lane) => update(node.id, { lane })} />
+          {node.kind === 'producer' &&
+            numberProp(node, 'messageSize', 'Message size (bytes)', fields)}
+          <SelectField
+            label="Lane"
+            value={str(spec.lane)}
+            options={LANES}
+            error={fields.get('lane')}
+            onChange={(lane) => update(node.id, { lane })}
+          />
           <TextField
             label="Fallback rooms"
             mono
-            value={Array.isArray(spec.fallbackRooms) ? (spec.fallbackRooms as string[]).join(', ') : ''}
+            value={
+              Array.isArray(spec.fallbackRooms) ? (spec.fallbackRooms as string[]).join(', ') : ''
+            }
             placeholder="e.g. room2, room3"
             hint="Rooms to try in order when its own room has nothing available"
             error={fields.get('fallbackRooms')}
@@ -200,9 +257,14 @@ function NodeProperties({ doc, node }: { doc: Topology; node: TopologyNode }) {
       <SelectField
         label="Room"
         value={node.room}
-        options={doc.rooms.map((r) => ({ value: r.id, label: r.name && r.name !== r.id ? `${r.name} (${r.id})` : r.id }))}
+        options={doc.rooms.map((r) => ({
+          value: r.id,
+          label: r.name && r.name !== r.id ? `${r.name} (${r.id})` : r.id
+        }))}
         hint="Moves the node to another room"
-        onChange={(roomId) => useEditorStore.getState().dispatch({ type: 'move-node-to-room', nodeId: node.id, roomId })}
+        onChange={(roomId) =>
+          useEditorStore.getState().dispatch({ type: 'move-node-to-room', nodeId: node.id, roomId })
+        }
       />
       {body}
       {status && (
@@ -245,7 +307,11 @@ function RoomProperties({ doc, room }: { doc: Topology; room: RoomSpec }) {
         value={room.name ?? ''}
         error={fields.get('name')}
         onCommit={(v) =>
-          void useEditorStore.getState().dispatch({ type: 'update-room', roomId: room.id, patch: { name: v.trim() || undefined } })
+          void useEditorStore.getState().dispatch({
+            type: 'update-room',
+            roomId: room.id,
+            patch: { name: v.trim() || undefined }
+          })
         }
       />
     </Section>
@@ -254,7 +320,9 @@ function RoomProperties({ doc, room }: { doc: Topology; room: RoomSpec }) {
 
 function TopologyProperties({ doc }: { doc: Topology }) {
   const problems = useEditorStore((s) => s.problems)
-  const docLevel = problems.filter((p) => /^\$\.(name|description|settings|topics|kind|version)/.test(p.path))
+  const docLevel = problems.filter((p) =>
+    /^\$\.(name|description|settings|topics|kind|version)/.test(p.path)
+  )
   const errorAt = (prefix: string) => docLevel.find((p) => p.path.startsWith(prefix))?.message
   const set = (patch: Parameters<typeof setTopology>[0]) => setTopology(patch)
   const s = doc.settings
@@ -275,7 +343,12 @@ function TopologyProperties({ doc }: { doc: Topology }) {
   )
   return (
     <Section title="Topology">
-      <TextField label="Name" value={doc.name} error={errorAt('$.name')} onCommit={(v) => set({ name: v.trim() })} />
+      <TextField
+        label="Name"
+        value={doc.name}
+        error={errorAt('$.name')}
+        onCommit={(v) => set({ name: v.trim() })}
+      />
       <TextField
         label="Description"
         value={doc.description ?? ''}
@@ -310,11 +383,22 @@ function TopologyProperties({ doc }: { doc: Topology }) {
   )
 }
 
-function setTopology(patch: Extract<Parameters<ReturnType<typeof useEditorStore.getState>['dispatch']>[0], { type: 'update-topology' }>['patch']) {
+function setTopology(
+  patch: Extract<
+    Parameters<ReturnType<typeof useEditorStore.getState>['dispatch']>[0],
+    { type: 'update-topology' }
+  >['patch']
+) {
   useEditorStore.getState().dispatch({ type: 'update-topology', patch })
 }
 
-function TopicsEditor({ doc, errorAt }: { doc: Topology; errorAt: (prefix: string) => string | undefined }) {
+function TopicsEditor({
+  doc,
+  errorAt
+}: {
+  doc: Topology
+  errorAt: (prefix: string) => string | undefined
+}) {
   const topics = doc.topics
   const put = (next: typeof topics) => setTopology({ topics: next })
   return (
@@ -342,7 +426,12 @@ function TopicsEditor({ doc, errorAt }: { doc: Topology; errorAt: (prefix: strin
               return undefined
             }}
           />
-          <button type="button" className="icon-btn" aria-label={`Remove topic ${t.name}`} onClick={() => put(topics.filter((_, j) => j !== i))}>
+          <button
+            type="button"
+            className="icon-btn"
+            aria-label={`Remove topic ${t.name}`}
+            onClick={() => put(topics.filter((_, j) => j !== i))}
+          >
             <X size={14} aria-hidden="true" />
           </button>
         </div>

@@ -71,7 +71,10 @@ function commit(ids: Iterable<string>): void {
     const n = byId.get(id)
     if (!p || !n) continue
     if (n.type === 'room') {
-      actions.push({ type: 'set-layout', positions: { [n.data.roomId]: { x: Math.round(p.x), y: Math.round(p.y) } } })
+      actions.push({
+        type: 'set-layout',
+        positions: { [n.data.roomId]: { x: Math.round(p.x), y: Math.round(p.y) } }
+      })
       continue
     }
     const parent = roomPos.get(n.parentId ?? '') ?? { x: 0, y: 0 }

@@ -3,7 +3,15 @@ import type { NodeKind, Problem, Topology } from '../../../common/topology'
 import { autoLayout } from '../model/auto-layout'
 import type { DocAction, Fragment } from '../model/document-reducer'
 import { copyFragment, documentReducer } from '../model/document-reducer'
-import { KIND_PREFIX, allIds, emptyTopology, findRoom, roomIdOf, uniqueId, withCompleteLayout } from '../model/document'
+import {
+  KIND_PREFIX,
+  allIds,
+  emptyTopology,
+  findRoom,
+  roomIdOf,
+  uniqueId,
+  withCompleteLayout
+} from '../model/document'
 import type { History } from '../model/history'
 import { canRedo, canUndo, createHistory, pushState, redo, undo } from '../model/history'
 import { documentProblems, problemsById } from '../model/problems'
@@ -42,7 +50,10 @@ export interface EditorState {
   autoLayout(): Promise<void>
 }
 
-function derive(history: History<Topology>, prev?: Pick<EditorState, 'history' | 'problems' | 'problemIndex'>) {
+function derive(
+  history: History<Topology>,
+  prev?: Pick<EditorState, 'history' | 'problems' | 'problemIndex'>
+) {
   if (prev && prev.history.present === history.present) {
     return { history, problems: prev.problems, problemIndex: prev.problemIndex }
   }
@@ -187,7 +198,9 @@ export const useEditorStore = create<EditorState>()((set, get) => ({
     })
     const added = [...allIds(next)].filter((id) => !before.has(id))
     // Select pasted rooms and loose nodes, not the members inside pasted rooms.
-    const roots = added.filter((id) => findRoom(next, id) || !added.includes(roomIdOf(next, id) ?? ''))
+    const roots = added.filter(
+      (id) => findRoom(next, id) || !added.includes(roomIdOf(next, id) ?? '')
+    )
     set({ pasteCount: pasteCount + 1 })
     get().commit(next, roots)
   },

@@ -70,7 +70,10 @@ function loadOpened(opened: Opened, fileName?: string): boolean {
   useLiveStore.getState().reset()
   useUiStore.getState().requestFit()
   if (opened.problems.length) {
-    toast('warning', `Opened with ${opened.problems.length} problem${opened.problems.length > 1 ? 's' : ''}; see Problems`)
+    toast(
+      'warning',
+      `Opened with ${opened.problems.length} problem${opened.problems.length > 1 ? 's' : ''}; see Problems`
+    )
   }
   return true
 }

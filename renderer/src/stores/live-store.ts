@@ -158,7 +158,11 @@ export const useLiveStore = create<LiveState>()((set, get) => ({
       if (moves.length) {
         if (flashes === s.flashes) flashes = { ...flashes }
         flashes[c.clientId] = now
-        announce(c.clientId, failoverMessage(c.clientId, clientRoom, moves.join(', '), c.failoverMs), now)
+        announce(
+          c.clientId,
+          failoverMessage(c.clientId, clientRoom, moves.join(', '), c.failoverMs),
+          now
+        )
       }
     }
     if (choices !== s.choices || rates !== s.rates || flashes !== s.flashes) {
@@ -187,7 +191,10 @@ export const useLiveStore = create<LiveState>()((set, get) => ({
           ...(to.namesrvId !== undefined ? { namesrvId: to.namesrvId } : {}),
           ...(ms !== undefined ? { failoverMs: ms } : {})
         })
-      } else if (liveChoiceSchema.safeParse(raw).success && ('brokerId' in r || 'namesrvId' in r || 'rate' in r)) {
+      } else if (
+        liveChoiceSchema.safeParse(raw).success &&
+        ('brokerId' in r || 'namesrvId' in r || 'rate' in r)
+      ) {
         choices.push(raw)
       }
     }
@@ -200,6 +207,7 @@ export const useLiveStore = create<LiveState>()((set, get) => ({
 
   reset() {
     lastToastAt.clear()
+    lastAnyToastAt = -Infinity
     suppressed = 0
     set({ choices: {}, rates: {}, flashes: {} })
   }

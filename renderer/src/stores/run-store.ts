@@ -60,7 +60,10 @@ export const useRunStore = create<RunState>()((set, get) => ({
     if (get().busy || get().running) return
     const { problems, history } = useEditorStore.getState()
     if (problems.length) {
-      toast('error', `Fix ${problems.length} problem${problems.length > 1 ? 's' : ''} before starting (see Problems)`)
+      toast(
+        'error',
+        `Fix ${problems.length} problem${problems.length > 1 ? 's' : ''} before starting (see Problems)`
+      )
       return
     }
     set({ busy: 'starting', progress: {} })
@@ -149,7 +152,8 @@ export const useRunStore = create<RunState>()((set, get) => ({
       if (states[n.nodeId] !== n.state) {
         if (states === s.states) states = { ...states }
         states[n.nodeId] = n.state
-        if (n.state === 'failed') toast('error', `${n.nodeId} failed${n.detail ? `: ${n.detail}` : ''}`)
+        if (n.state === 'failed')
+          toast('error', `${n.nodeId} failed${n.detail ? `: ${n.detail}` : ''}`)
       }
       if (n.state !== 'starting' && progress[n.nodeId] !== undefined) {
         if (progress === s.progress) progress = { ...progress }

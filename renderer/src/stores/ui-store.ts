@@ -79,9 +79,11 @@ export const useUiStore = create<UiState>()((set, get) => ({
   fitRequest: { tick: 0 },
   toast(level, message, kind) {
     const id = nextToastId++
-    set((s) => ({ toasts: [...s.toasts, { id, level, message, ...(kind ? { kind } : {}) }].slice(-MAX_TOASTS) }))
+    set((s) => ({
+      toasts: [...s.toasts, { id, level, message, ...(kind ? { kind } : {}) }].slice(-MAX_TOASTS)
+    }))
     if (typeof window !== 'undefined') {
-      window.setTimeout(() => get().dismissToast(id), TOAST_MS[level])
+      window.setTimeout(() => get().dismissToast(id), kind === 'failover' ? 4000 : TOAST_MS[level])
     }
   },
   dismissToast(id) {
