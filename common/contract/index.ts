@@ -1,10 +1,12 @@
 import type { z } from 'zod'
 import { appEvents, appRequests } from './app'
 import type { EventSpec, RequestSpec } from './define'
+import { runsEvents, runsRequests } from './runs'
 import { sandboxEvents, sandboxRequests } from './sandbox'
 import { topologyEvents, topologyRequests } from './topology'
 
 export * from './app'
+export * from './runs'
 export * from './sandbox'
 export * from './topology'
 export type { EventSpec, RequestSpec } from './define'
@@ -13,14 +15,16 @@ export type { EventSpec, RequestSpec } from './define'
 export const requests = {
   ...appRequests,
   ...topologyRequests,
-  ...sandboxRequests
+  ...sandboxRequests,
+  ...runsRequests
 } satisfies Record<string, RequestSpec>
 
 /** Every engine → renderer event, listed once. */
 export const events = {
   ...appEvents,
   ...topologyEvents,
-  ...sandboxEvents
+  ...sandboxEvents,
+  ...runsEvents
 } satisfies Record<string, EventSpec>
 
 export type RequestChannel = keyof typeof requests

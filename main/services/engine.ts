@@ -1,6 +1,10 @@
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { parse as parseYaml } from 'yaml'
 import type { Handlers, NodeAction, NodeStatus } from '../../common/contract'
 import type { Topology } from '../../common/topology'
+import { lintTopology } from '../../common/lint'
+import { reportSchema } from '../../common/scenario'
 import { validateTopology } from '../../common/topology'
 import {
   listBuiltinTopologies,
@@ -9,6 +13,9 @@ import {
   writeTopologyFile
 } from './documents/documents'
 import { EngineEvents } from './events'
+import { exportTopology } from './export'
+import { latestResultsFromReports } from './export/results'
+import { LedgerReader } from './ledger'
 import type { Recorder } from './recorder'
 
 /** Native dialogs; only the Electron shell has them. */
@@ -69,6 +76,41 @@ export class Engine {
 
   private defaultTopologyPath(): string {
     return join(this.opts.resourcesDir, 'topologies', 'two-rooms.json')
+  }
+
+  private validOrThrow(document: unknown, action: string): Topology {
+    const result = validateTopology(document)
+    if (!result.ok) {
+      throw new Error(
+        `the topology has ${result.problems.length} problem(s); fix them before ${action}: ` +
+          result.problems.map((p) => `${p.path}: ${p.message}`).join('; ')
+      )
+    }
+    return result.topology
+  }
+
+  /** Built-in scenarios shipped in resources/scenarios. */
+  listScenarios(): {
+    id: string
+    name: string
+    description: string
+    topology: string
+    path: string
+  }[] {
+    const dir = join(this.opts.resourcesDir, 'scenarios')
+    return readdirSync(dir)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort()
+      .map((f) => {
+        const doc = (parseYaml(readFileSync(join(dir, f), 'utf8')) ?? {}) as Record<string, unknown>
+        return {
+          id: f.replace(/\.yaml$/, ''),
+          name: typeof doc.name === 'string' ? doc.name : f,
+          description: typeof doc.description === 'string' ? doc.description : '',
+          topology: typeof doc.topology === 'string' ? doc.topology : '',
+          path: join(dir, f)
+        }
+      })
   }
 
   private remember(path: string, name: string): void {
@@ -161,7 +203,61 @@ export class Engine {
       'sandbox:status': async () =>
         this.sandbox?.status() ?? { running: false, runId: null, startedAt: null, nodes: [] },
       'node:action': async ({ nodeId, action }) => this.requireSandbox().act(nodeId, action),
-      'node:log': async ({ nodeId, tailBytes }) => this.requireSandbox().readLog(nodeId, tailBytes)
+      'node:log': async ({ nodeId, tailBytes }) => this.requireSandbox().readLog(nodeId, tailBytes),
+      'scenario:list': async () => this.listScenarios().map(({ path: _path, ...rest }) => rest),
+      'scenario:run': async () => {
+        throw new Error('scenario runs are not available in this build')
+      },
+      'scenario:cancel': async () => ({ cancelled: false }),
+      'runs:list': async ({ limit }) => recorder.listRuns(limit),
+      'runs:get': async ({ id }) => {
+        const run = recorder.listRuns(100_000).find((r) => r.id === id)
+        if (!run) throw new Error(`run ${id} does not exist (it may have been deleted)`)
+        const reader = new LedgerReader(recorder.db)
+        return {
+          run,
+          report: recorder.getRunReport(id),
+          events: reader.events(id, { excludeKinds: ['counters'], limit: 5000 }),
+          counters: reader.counters(id)
+        }
+      },
+      'runs:delete': async ({ id }) => {
+        const deleted = recorder.deleteRun(id)
+        this.events.emit('runs:changed', { runId: id })
+        return { deleted }
+      },
+      'runs:export': async ({ id }) => {
+        const run = recorder.listRuns(100_000).find((r) => r.id === id)
+        if (!run) throw new Error(`run ${id} does not exist`)
+        const reader = new LedgerReader(recorder.db)
+        const json = JSON.stringify(
+          {
+            kind: 'drstudio/run-export',
+            version: 1,
+            run,
+            report: recorder.getRunReport(id),
+            events: reader.events(id, {}),
+            loss: reader.lossSummary(id)
+          },
+          null,
+          2
+        )
+        const stamp = new Date(run.startedAt).toISOString().replace(/[:.]/g, '-')
+        return { fileName: `drstudio-run-${id}-${run.topologyName}-${stamp}.json`, json }
+      },
+      'topology:export': async ({ document, outDir }) => {
+        const topology = this.validOrThrow(document, 'exporting')
+        const reports = recorder.scenarioReports(topology.name).flatMap((r) => {
+          const parsed = reportSchema.safeParse(r)
+          return parsed.success ? [parsed.data] : []
+        })
+        const results = reports.length ? latestResultsFromReports(topology.name, reports) : null
+        return { outDir, files: exportTopology(topology, { outDir, results }).files }
+      },
+      'topology:lint': async ({ document }) => {
+        const result = validateTopology(document)
+        return { findings: result.ok ? lintTopology(result.topology) : [] }
+      }
     }
   }
 

@@ -1,0 +1,288 @@
+// `npm run bench:failover`: failover timings of the room-aware client against real RocketMQ 5.3.3
+// on the sandbox (two-rooms topology, 4 producers + 1 consumer per room at 50 msg/s each).
+// Each case runs BENCH_RUNS times (default 3) and reports the median of the per-run figures:
+//  - producer RTO (OpenChaos: first failed or timed-out operation after the fault → next success,
+//    per room-1 producer; 0 when a producer saw no failure), p50 and p99 over room-1 producers;
+//  - max send latency of sends started between the fault and the repair;
+//  - consumer takeover: the kill of the last room-1 consumer → the first room-1 message a room-2
+//    consumer consumes.
+// Writes bench/results/failover.json and bench/results/failover.md.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir, totalmem } from 'node:os'
+import { join, resolve } from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { stringify } from 'yaml'
+import { computeRto, median, percentile } from '../common/scenario/metrics'
+import type { ScenarioReport } from '../common/scenario/schema'
+import { LedgerReader } from '../main/services/ledger/ledger-reader'
+import { openDatabase, Recorder } from '../main/services/recorder/recorder'
+import { Sandbox } from '../main/services/sandbox/sandbox'
+import { parseScenario } from '../main/services/scenario/load-scenario'
+import { ScenarioRunner } from '../main/services/scenario/scenario-runner'
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3)
+const ONLY = process.env.BENCH_CASES?.split(',')
+const ROOT = resolve(import.meta.dirname, '..')
+const OUT = join(ROOT, 'bench', 'results')
+
+interface Case {
+  id: string
+  label: string
+  /** What the figure is compared against. */
+  metric: 'rto' | 'takeover'
+  targetMs: number
+  timeline: { at: string; action: string; target: string | string[] }[]
+  duration: string
+}
+
+const CASES: Case[] = [
+  {
+    id: 'broker-kill',
+    label: 'broker kill (SIGKILL every broker of room 1)',
+    metric: 'rto',
+    targetMs: 50,
+    duration: '8s',
+    timeline: [
+      { at: '3s', action: 'kill', target: 'all brokers of room1' },
+      { at: '6s', action: 'restart', target: 'all brokers of room1' }
+    ]
+  },
+  {
+    id: 'broker-pause',
+    label: 'broker pause (SIGSTOP every broker of room 1)',
+    metric: 'rto',
+    targetMs: 1000,
+    duration: '8s',
+    timeline: [
+      { at: '3s', action: 'pause', target: 'all brokers of room1' },
+      { at: '6s', action: 'resume', target: 'all brokers of room1' }
+    ]
+  },
+  {
+    id: 'room-loss',
+    label: 'room loss (SIGKILL brokers and name servers of room 1)',
+    metric: 'rto',
+    targetMs: 1000,
+    duration: '8s',
+    timeline: [
+      { at: '3s', action: 'kill', target: ['all brokers of room1', 'nameservers of room1'] },
+      { at: '6s', action: 'restart', target: ['nameservers of room1', 'all brokers of room1'] }
+    ]
+  },
+  {
+    id: 'management-loss',
+    label: 'management-node loss (SIGKILL management of room 1)',
+    metric: 'rto',
+    targetMs: 1000,
+    duration: '8s',
+    timeline: [
+      { at: '3s', action: 'kill', target: 'management of room1' },
+      { at: '6s', action: 'restart', target: 'management of room1' }
+    ]
+  },
+  {
+    id: 'consumer-takeover',
+    label: 'consumer takeover (crash the last room-1 consumer)',
+    metric: 'takeover',
+    targetMs: 2000,
+    duration: '6s',
+    timeline: [{ at: '3s', action: 'kill', target: 'consumers of room1' }]
+  }
+]
+
+interface RunFigures {
+  runId: number
+  passed: boolean
+  rtoP50Ms: number | null
+  rtoP99Ms: number | null
+  maxSendLatencyMs: number | null
+  takeoverMs: number | null
+  /** Per-message failover durations (failed attempt → acknowledged elsewhere), p99. */
+  perMessageFailoverP99Ms: number | null
+  /** Fault injected → first failure a producer observed (how long the dead peer took to show). */
+  faultToFirstFailureMs: number | null
+  /** The client's own part: first failure observed → next success, p99 over room-1 producers. */
+  reactionP99Ms: number | null
+  failedSends: number
+  lost: number
+  duplicates: number
+  eventLoopMaxMs: number
+}
+
+const r1 = (x: number | null): number | null => (x === null ? null : Math.round(x * 10) / 10)
+
+function figures(
+  c: Case,
+  report: ScenarioReport,
+  reader: LedgerReader,
+  loopMaxMs: number
+): RunFigures {
+  const runId = report.runId
+  const faultAbs = report.faults[0] ? report.originMs + report.faults[0].atMs : null
+  const repairAbs = report.faults[1] ? report.originMs + report.faults[1].atMs : Infinity
+  const room1 = report.clients.filter((x) => x.role === 'producer' && x.room === 'room1')
+  const rtos: number[] = []
+  const reactions: number[] = []
+  let firstFailure: number | null = null
+  for (const p of room1) {
+    if (faultAbs === null) break
+    const ops = reader.sendOps(runId, p.id)
+    const ep = computeRto(ops, [faultAbs, repairAbs]).find((e) => e.boundaryMs === faultAbs)
+    rtos.push(ep ? (ep.rtoMs ?? Infinity) : 0)
+    const f = ops.find((o) => !o.ok && o.endMs >= faultAbs && o.endMs < repairAbs)
+    if (f) {
+      firstFailure = Math.min(firstFailure ?? Infinity, f.endMs - faultAbs)
+      const rec = ops.filter((o) => o.ok && o.endMs >= f.endMs).sort((a, b) => a.endMs - b.endMs)[0]
+      reactions.push(rec ? rec.endMs - f.endMs : Infinity)
+    } else if (faultAbs !== null) reactions.push(0)
+  }
+  const lat = faultAbs === null ? [] : reader.sendLatencies(runId, faultAbs, repairAbs)
+  const perMessage = report.failovers
+    .filter((f) => f.kind === 'broker' && f.durationMs !== null)
+    .map((f) => f.durationMs!)
+  const takeovers = report.failovers
+    .filter(
+      (f) =>
+        f.kind === 'consumer-takeover' &&
+        f.fromRoom === 'room1' &&
+        f.toRoom === 'room2' &&
+        f.durationMs !== null
+    )
+    .map((f) => f.durationMs!)
+  return {
+    runId,
+    passed: report.passed,
+    rtoP50Ms: c.metric === 'rto' ? r1(percentile(rtos, 50)) : null,
+    rtoP99Ms: c.metric === 'rto' ? r1(percentile(rtos, 99)) : null,
+    maxSendLatencyMs: r1(lat.length ? Math.max(...lat) : null),
+    takeoverMs:
+      c.metric === 'takeover' ? r1(takeovers.length ? Math.min(...takeovers) : null) : null,
+    perMessageFailoverP99Ms: r1(percentile(perMessage, 99)),
+    faultToFirstFailureMs: r1(firstFailure),
+    reactionP99Ms: c.metric === 'rto' ? r1(percentile(reactions, 99)) : null,
+    failedSends: report.totals.failed,
+    lost: report.totals.lost,
+    duplicates: report.totals.duplicates,
+    eventLoopMaxMs: r1(loopMaxMs)!
+  }
+}
+
+function scenarioText(c: Case): string {
+  return stringify({
+    name: `bench-${c.id}`,
+    topology: 'two-rooms',
+    workload: {
+      duration: c.duration,
+      rate: 50,
+      rooms: { room1: { producers: 4, consumers: 1 }, room2: { producers: 4, consumers: 1 } },
+      drainTimeout: '40s'
+    },
+    timeline: c.timeline,
+    gates: { maxLost: 0 }
+  })
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'drstudio-bench-failover-'))
+  const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
+  const reader = new LedgerReader(recorder.db)
+  const sandbox = new Sandbox({ dataDir, repoRoot: ROOT })
+  const runner = new ScenarioRunner({ recorder })
+  const t = performance.now()
+  const log = (m: string): void =>
+    void process.stderr.write(`${((performance.now() - t) / 1000).toFixed(1).padStart(6)}s ${m}\n`)
+  runner.on('progress', (p) => log(`[${p.phase}] ${p.message}`))
+  const cases = CASES.filter((c) => !ONLY || ONLY.includes(c.id))
+  const results: { case: Case; runs: RunFigures[] }[] = []
+  try {
+    const first = parseScenario(scenarioText(cases[0]!), {
+      baseDir: join(ROOT, 'resources', 'scenarios')
+    })
+    log('booting the two-rooms sandbox')
+    await sandbox.start(first.topology)
+    for (const c of cases) {
+      const loaded = parseScenario(scenarioText(c), {
+        baseDir: join(ROOT, 'resources', 'scenarios')
+      })
+      const runs: RunFigures[] = []
+      for (let i = 0; i < RUNS; i++) {
+        log(`${c.id} run ${i + 1}/${RUNS}`)
+        const loop = monitorEventLoopDelay({ resolution: 5 })
+        loop.enable()
+        const report = await runner.run(loaded, sandbox)
+        loop.disable()
+        const f = figures(c, report, reader, loop.max / 1e6)
+        log(`${c.id} run ${i + 1}: ${JSON.stringify(f)}`)
+        runs.push(f)
+      }
+      results.push({ case: c, runs })
+    }
+  } finally {
+    await sandbox.stop().catch(() => undefined)
+    recorder.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+
+  const med = (runs: RunFigures[], k: keyof RunFigures): number | null =>
+    r1(median(runs.map((r) => (typeof r[k] === 'number' ? (r[k] as number) : null))))
+  const summary = results.map(({ case: c, runs }) => {
+    const m = {
+      rtoP50Ms: med(runs, 'rtoP50Ms'),
+      rtoP99Ms: med(runs, 'rtoP99Ms'),
+      maxSendLatencyMs: med(runs, 'maxSendLatencyMs'),
+      takeoverMs: med(runs, 'takeoverMs'),
+      perMessageFailoverP99Ms: med(runs, 'perMessageFailoverP99Ms'),
+      faultToFirstFailureMs: med(runs, 'faultToFirstFailureMs'),
+      reactionP99Ms: med(runs, 'reactionP99Ms')
+    }
+    const figure = c.metric === 'rto' ? m.rtoP99Ms : m.takeoverMs
+    return {
+      id: c.id,
+      label: c.label,
+      metric: c.metric === 'rto' ? 'producer RTO p99' : 'consumer takeover',
+      targetMs: c.targetMs,
+      medianOfRuns: m,
+      meetsTarget: figure !== null && figure <= c.targetMs,
+      lostTotal: runs.reduce((s, r) => s + r.lost, 0),
+      runs
+    }
+  })
+  const out = {
+    generatedAt: new Date().toISOString(),
+    command: 'npm run bench:failover',
+    runsPerCase: RUNS,
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? '',
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version
+    },
+    setup:
+      'two-rooms sandbox (RocketMQ 5.3.3, management discovery), 4 producers + 1 consumer per room, 50 msg/s per producer, ' +
+      'request timeout 400 ms, send deadline 3 s, probe every 200 ms, route refresh 1 s',
+    cases: summary
+  }
+  mkdirSync(OUT, { recursive: true })
+  writeFileSync(join(OUT, 'failover.json'), JSON.stringify(out, null, 2) + '\n')
+  const f = (x: number | null): string => (x === null ? '—' : `${x}`)
+  const md = [
+    '# Failover benchmark',
+    '',
+    `${out.generatedAt}, \`${out.command}\`, median of ${RUNS} runs per case; ${out.machine.cpus} CPUs, ${out.machine.memoryGiB} GiB, Node ${out.machine.node}.`,
+    '',
+    out.setup + '.',
+    '',
+    '| case | RTO p50 (ms) | RTO p99 (ms) | max send latency (ms) | takeover (ms) | fault → first failure (ms) | failure seen → next success p99 (ms) | target | met | lost |',
+    '|---|---:|---:|---:|---:|---:|---:|---|---|---:|',
+    ...summary.map(
+      (s) =>
+        `| ${s.label} | ${f(s.medianOfRuns.rtoP50Ms)} | ${f(s.medianOfRuns.rtoP99Ms)} | ${f(s.medianOfRuns.maxSendLatencyMs)} | ` +
+        `${f(s.medianOfRuns.takeoverMs)} | ${f(s.medianOfRuns.faultToFirstFailureMs)} | ${f(s.medianOfRuns.reactionP99Ms)} | ${s.metric} ≤ ${s.targetMs} ms | ${s.meetsTarget ? 'yes' : 'no'} | ${s.lostTotal} |`
+    ),
+    ''
+  ].join('\n')
+  writeFileSync(join(OUT, 'failover.md'), md)
+  process.stdout.write(md)
+}
+
+await main()

@@ -1,0 +1,126 @@
+import { z } from 'zod'
+import { ledgerEventSchema } from '../scenario/events'
+import { event, request } from './define'
+
+export const runRowSchema = z.object({
+  id: z.number(),
+  kind: z.string(),
+  topologyName: z.string(),
+  scenarioName: z.string().nullable(),
+  startedAt: z.number(),
+  endedAt: z.number().nullable(),
+  verdict: z.string().nullable()
+})
+export type RunRowView = z.infer<typeof runRowSchema>
+
+export const storedEventSchema = z.object({
+  id: z.number(),
+  atMs: z.number(),
+  kind: z.string(),
+  clientId: z.string().nullable(),
+  room: z.string().nullable(),
+  data: z.record(z.string(), z.unknown())
+})
+
+export const counterSampleSchema = z.object({
+  atMs: z.number(),
+  clientId: z.string(),
+  values: z.record(z.string(), z.number())
+})
+
+export const builtinScenarioSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  topology: z.string()
+})
+
+/** A client's current name-server and broker choice, with topology node ids for the canvas. */
+export const liveChoiceEventSchema = z.object({
+  runId: z.number().nullable(),
+  clientId: z.string(),
+  role: z.enum(['producer', 'consumer']),
+  room: z.string(),
+  namesrvId: z.string().nullable(),
+  namesrvRoom: z.string().nullable(),
+  /** Node id of the broker (master) in the topology, when it can be resolved from its name. */
+  brokerId: z.string().nullable(),
+  brokerName: z.string().nullable(),
+  brokerRoom: z.string().nullable(),
+  at: z.number()
+})
+
+export const runsRequests = {
+  'scenario:list': request(z.object({}), z.array(builtinScenarioSchema)),
+  /** Starts a scenario (built-in id or a file path) on the sandbox; its report arrives as `scenario:report`. */
+  'scenario:run': request(
+    z
+      .object({ id: z.string().min(1).optional(), path: z.string().min(1).optional() })
+      .refine(
+        (v) => !!v.id !== !!v.path,
+        'give exactly one of id (a built-in scenario) or path (a scenario file)'
+      ),
+    z.object({ started: z.literal(true), scenario: z.string() })
+  ),
+  'scenario:cancel': request(z.object({}), z.object({ cancelled: z.boolean() })),
+  'runs:list': request(
+    z.object({ limit: z.number().int().min(1).max(1000).default(200) }),
+    z.array(runRowSchema)
+  ),
+  'runs:get': request(
+    z.object({ id: z.number().int() }),
+    z.object({
+      run: runRowSchema,
+      report: z.unknown().nullable(),
+      events: z.array(storedEventSchema),
+      counters: z.array(counterSampleSchema)
+    })
+  ),
+  'runs:delete': request(z.object({ id: z.number().int() }), z.object({ deleted: z.boolean() })),
+  'runs:export': request(
+    z.object({ id: z.number().int() }),
+    z.object({ fileName: z.string(), json: z.string() })
+  ),
+  /** Writes production configuration for the document into outDir (see `drstudio export`). */
+  'topology:export': request(
+    z.object({ document: z.unknown(), outDir: z.string().min(1) }),
+    z.object({ outDir: z.string(), files: z.array(z.string()) })
+  ),
+  'topology:lint': request(
+    z.object({ document: z.unknown() }),
+    z.object({
+      findings: z.array(
+        z.object({
+          ruleId: z.string(),
+          severity: z.enum(['error', 'warning', 'info']),
+          message: z.string(),
+          hint: z.string(),
+          nodeIds: z.array(z.string()),
+          path: z.string()
+        })
+      )
+    })
+  )
+}
+
+export const runsEvents = {
+  'scenario:progress': event(
+    z.object({
+      runId: z.number().nullable(),
+      phase: z.string(),
+      message: z.string(),
+      atMs: z.number()
+    })
+  ),
+  'scenario:state': event(
+    z.object({
+      running: z.boolean(),
+      scenario: z.string().nullable(),
+      runId: z.number().nullable()
+    })
+  ),
+  'scenario:report': event(z.object({ report: z.unknown() })),
+  'ledger:event': event(ledgerEventSchema),
+  'client:choice': event(liveChoiceEventSchema),
+  'runs:changed': event(z.object({ runId: z.number().nullable() }))
+}

@@ -1,0 +1,5 @@
+export * from './duration'
+export * from './schema'
+export * from './selectors'
+export * from './metrics'
+export * from './events'

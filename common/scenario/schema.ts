@@ -1,0 +1,227 @@
+import { z } from 'zod'
+import { idSchema, selectionPolicySchema } from '../topology/schema'
+import { durationSchema } from './duration'
+
+/** What the timeline can do to a node; clients (producers/consumers) support kill/stop/start/restart. */
+export const faultActionSchema = z.enum(['kill', 'pause', 'resume', 'restart', 'stop', 'start'])
+export type FaultAction = z.infer<typeof faultActionSchema>
+
+/** One selector ("all brokers of room1", "ns-1") or several, unioned. */
+export const targetSchema = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+
+export const timelineStepSchema = z.object({
+  at: durationSchema,
+  action: faultActionSchema,
+  target: targetSchema,
+  /** Free text shown in the timeline and scorecard. */
+  note: z.string().optional()
+})
+export type TimelineStep = z.infer<typeof timelineStepSchema>
+
+export const roomWorkloadSchema = z.object({
+  producers: z.number().int().min(0).max(64).default(1),
+  consumers: z.number().int().min(0).max(64).default(1)
+})
+
+export const workloadSchema = z.object({
+  duration: durationSchema.default(20_000),
+  /** Messages per second per producer; overrides the topology's producer rate when set. */
+  rate: z.number().positive().max(20_000).optional(),
+  messageSize: z
+    .number()
+    .int()
+    .positive()
+    .max(4 * 1024 * 1024)
+    .optional(),
+  /** Clients per room; absent means the producers and consumers the topology declares. */
+  rooms: z.record(idSchema, roomWorkloadSchema).optional(),
+  /** Upper bound on waiting for every acknowledged message to be consumed after the workload. */
+  drainTimeout: durationSchema.default(20_000),
+  /** Upper bound on waiting for consumers to settle on their own rooms' queues before sending. */
+  settleTimeout: durationSchema.default(15_000),
+  /**
+   * Upper bound on unrecorded warm-up sends before the clock starts: freshly started brokers answer
+   * in hundreds of ms until their JIT warms up, which a 400 ms request timeout would call a fault.
+   */
+  warmupTimeout: durationSchema.default(30_000)
+})
+export type Workload = z.infer<typeof workloadSchema>
+
+/** Client tuning; defaults are the fast-failover settings the benchmark targets were measured with. */
+export const clientTuningSchema = z.object({
+  policy: selectionPolicySchema.optional(),
+  routeRefresh: durationSchema.optional(),
+  sendTimeout: durationSchema.default(3000),
+  requestTimeout: durationSchema.default(400),
+  probeInterval: durationSchema.default(200),
+  managementRefresh: durationSchema.default(1000),
+  heartbeatInterval: durationSchema.default(1000),
+  rebalanceInterval: durationSchema.default(1000),
+  pollTimeout: durationSchema.default(1000)
+})
+export type ClientTuning = z.infer<typeof clientTuningSchema>
+
+export const failoverKindSchema = z.enum(['namesrv', 'broker', 'consumer-takeover'])
+export type FailoverKind = z.infer<typeof failoverKindSchema>
+
+export const expectedFailoverSchema = z.object({
+  kind: failoverKindSchema,
+  fromRoom: idSchema.optional(),
+  toRoom: idSchema.optional(),
+  /** Least number of such failovers the report must show. */
+  min: z.number().int().min(1).default(1)
+})
+
+export const gatesSchema = z.object({
+  maxRtoMs: z.number().nonnegative().optional(),
+  maxLost: z.number().int().nonnegative().default(0),
+  maxDuplicates: z.number().int().nonnegative().optional(),
+  /** Share (0..1) of sends and consumptions served by the client's own room before the first fault. */
+  minLocalShare: z.number().min(0).max(1).optional(),
+  /** Share (0..1) of sends that must be acknowledged; failed sends count against it. */
+  minAckedShare: z.number().min(0).max(1).optional(),
+  /** Sends of these rooms' producers after the first fault must be acknowledged by brokers of `viaRoom`. */
+  sendsAfterFault: z
+    .array(
+      z.object({ fromRoom: idSchema, viaRoom: idSchema, min: z.number().int().min(1).default(1) })
+    )
+    .optional(),
+  /** Messages stored in `brokerRoom` that consumers of `consumerRoom` must have consumed. */
+  consumedAcross: z
+    .array(
+      z.object({
+        brokerRoom: idSchema,
+        consumerRoom: idSchema,
+        min: z.number().int().min(1).default(1)
+      })
+    )
+    .optional(),
+  failovers: z.array(expectedFailoverSchema).optional(),
+  /** Clients of `fromRoom` that had to ask another room's management node (own one unreachable). */
+  managementFallbacks: z
+    .array(
+      z.object({
+        fromRoom: idSchema,
+        toRoom: idSchema.optional(),
+        min: z.number().int().min(1).default(1)
+      })
+    )
+    .optional()
+})
+export type Gates = z.infer<typeof gatesSchema>
+
+export const scenarioSchema = z.object({
+  kind: z.literal('drstudio/scenario').default('drstudio/scenario'),
+  version: z.literal(1).default(1),
+  name: z.string().min(1),
+  description: z.string().optional(),
+  /** A built-in topology name (e.g. `two-rooms`) or a path relative to the scenario file. */
+  topology: z.string().min(1),
+  workload: workloadSchema.default(workloadSchema.parse({})),
+  client: clientTuningSchema.default(clientTuningSchema.parse({})),
+  timeline: z.array(timelineStepSchema).default([]),
+  gates: gatesSchema.default(gatesSchema.parse({}))
+})
+export type Scenario = z.infer<typeof scenarioSchema>
+export type ScenarioInput = z.input<typeof scenarioSchema>
+
+// ---------------------------------------------------------------- report
+
+export const gateResultSchema = z.object({
+  name: z.string(),
+  passed: z.boolean(),
+  actual: z.union([z.number(), z.string(), z.null()]),
+  limit: z.union([z.number(), z.string()])
+})
+export type GateResult = z.infer<typeof gateResultSchema>
+
+export const clientRoleSchema = z.enum(['producer', 'consumer'])
+export type ClientRole = z.infer<typeof clientRoleSchema>
+
+export const clientReportSchema = z.object({
+  id: z.string(),
+  room: z.string(),
+  role: clientRoleSchema,
+  sent: z.number().int(),
+  acked: z.number().int(),
+  failed: z.number().int(),
+  consumed: z.number().int(),
+  lost: z.number().int(),
+  duplicates: z.number().int(),
+  /** One entry per fault window in which this client saw a failure; null = never recovered. */
+  rtoMs: z.array(z.number().nullable()),
+  maxSendLatencyMs: z.number().nullable().optional()
+})
+export type ClientReport = z.infer<typeof clientReportSchema>
+
+export const failoverReportSchema = z.object({
+  atMs: z.number(),
+  clientId: z.string(),
+  kind: failoverKindSchema,
+  fromRoom: z.string().nullable(),
+  toRoom: z.string().nullable(),
+  from: z.string().nullable().optional(),
+  to: z.string().nullable().optional(),
+  reason: z.string(),
+  durationMs: z.number().nullable()
+})
+export type FailoverReport = z.infer<typeof failoverReportSchema>
+
+export const selectionReportSchema = z.object({
+  clientId: z.string(),
+  role: clientRoleSchema,
+  phase: z.enum(['before-fault', 'after-fault']),
+  namesrvRoom: z.string().nullable(),
+  brokerRoom: z.string().nullable(),
+  count: z.number().int()
+})
+export type SelectionReport = z.infer<typeof selectionReportSchema>
+
+export const faultReportSchema = z.object({
+  atMs: z.number(),
+  action: faultActionSchema,
+  target: z.array(z.string()),
+  nodes: z.array(z.string()),
+  ok: z.boolean(),
+  error: z.string().optional()
+})
+export type FaultReport = z.infer<typeof faultReportSchema>
+
+export const reportSchema = z.object({
+  kind: z.literal('drstudio/scenario-report'),
+  version: z.literal(1),
+  scenario: z.string(),
+  description: z.string().optional(),
+  topology: z.string(),
+  runId: z.number().int(),
+  passed: z.boolean(),
+  topic: z.string(),
+  consumerGroup: z.string(),
+  startedAt: z.string(),
+  endedAt: z.string(),
+  /** Epoch ms of the workload start: every `atMs` in the report is relative to it (ledger times are epoch). */
+  originMs: z.number().default(0),
+  timings: z.object({
+    setupMs: z.number(),
+    settleMs: z.number(),
+    workloadMs: z.number(),
+    drainMs: z.number(),
+    totalMs: z.number()
+  }),
+  totals: z.object({
+    sent: z.number().int(),
+    acked: z.number().int(),
+    failed: z.number().int(),
+    consumed: z.number().int(),
+    lost: z.number().int(),
+    duplicates: z.number().int()
+  }),
+  gates: z.array(gateResultSchema),
+  clients: z.array(clientReportSchema),
+  failovers: z.array(failoverReportSchema),
+  selections: z.array(selectionReportSchema),
+  faults: z.array(faultReportSchema),
+  /** Problems that did not stop the run (e.g. a drain that timed out). */
+  notes: z.array(z.string()).default([])
+})
+export type ScenarioReport = z.infer<typeof reportSchema>

@@ -1,0 +1,522 @@
+import { EventEmitter } from 'node:events'
+import type { ClientChoice } from '../../../common/scenario/events'
+import type { SelectionPolicy } from '../../../common/topology/schema'
+import type { MessageExt } from '../remoting/message'
+import type { AllocateNearbyResult, QueueRef } from './allocate-nearby'
+import { allocateNearby, queueKey } from './allocate-nearby'
+import type { NameServerCandidate } from './choose-name-server'
+import { classifyFailure } from './classify-error'
+import { buildClientId, roomOfClientId } from './client-id'
+import { NameServerDirectory } from './name-server-directory'
+import type { Clock, ClientDeps, ManagementNodeRef, RemotingPort } from './ports'
+import { pause, systemClock } from './ports'
+import { readableQueues } from './route-table'
+import { RouteKeeper } from './route-keeper'
+
+export interface ConsumerOptions {
+  /** Display id used in the ledger and the UI (e.g. `consumer-1`). */
+  id: string
+  room: string
+  topic: string
+  group: string
+  /** Tag expression, `*` by default. */
+  expression?: string
+  managementNodes: readonly ManagementNodeRef[]
+  initialNameServers?: readonly NameServerCandidate[]
+  policy?: SelectionPolicy
+  routeRefreshMs?: number
+  requestTimeoutMs?: number
+  heartbeatIntervalMs?: number
+  /** Periodic re-check of membership; brokers' NOTIFY_CONSUMER_IDS_CHANGED triggers one at once. */
+  rebalanceIntervalMs?: number
+  /** Long-poll time a broker may hold a pull. */
+  pollTimeoutMs?: number
+  commitIntervalMs?: number
+  managementRefreshMs?: number
+  managementTimeoutMs?: number
+  countersIntervalMs?: number
+  /** See allocateNearby: what consumers of a room without brokers do. */
+  homeless?: 'share' | 'idle'
+  pullBatch?: number
+}
+
+/** A message as handed to listeners, with where it came from. */
+export interface DeliveredMessage {
+  key: string
+  message: MessageExt
+  brokerName: string
+  brokerRoom: string | null
+  queueId: number
+}
+
+export interface ConsumerEvents {
+  choice: [ClientChoice]
+  message: [DeliveredMessage]
+  rebalance: [QueueRef[]]
+}
+
+interface OwnedQueue {
+  ref: QueueRef
+  offset: number | undefined
+  committed: number | undefined
+  active: boolean
+  failing: boolean
+  stop: AbortController
+}
+
+type Defaulted = Required<Omit<ConsumerOptions, 'initialNameServers'>> &
+  Pick<ConsumerOptions, 'initialNameServers'>
+
+let instanceSeq = 0
+
+/**
+ * Room-aware pull consumer: heartbeats to every broker of its route with its room in its client
+ * id, long-polls the queues the method's nearby rule gives it, commits offsets to the brokers, and
+ * rebalances periodically, on route changes and at once when a broker notifies a membership change.
+ */
+export class DrConsumer extends EventEmitter<ConsumerEvents> {
+  readonly id: string
+  readonly room: string
+  /** The id brokers list in GET_CONSUMER_LIST_BY_GROUP (`ip@instance@room`). */
+  readonly cid: string
+  readonly directory: NameServerDirectory
+  readonly routes: RouteKeeper
+  private readonly opts: Defaulted
+  private readonly remoting: RemotingPort
+  private readonly clock: Clock
+  private readonly owned = new Map<string, OwnedQueue>()
+  private readonly counters = { sent: 0, acked: 0, failed: 0, consumed: 0, inflight: 0 }
+  private timers: NodeJS.Timeout[] = []
+  private running = false
+  private readonly stopped = new AbortController()
+  private rebalancing: Promise<void> | undefined
+  private again: string | null = null
+  private lastAllocation: AllocateNearbyResult | undefined
+  private lastServedRoom: string | null | undefined
+
+  constructor(
+    options: ConsumerOptions,
+    private readonly deps: ClientDeps
+  ) {
+    super()
+    this.opts = {
+      expression: '*',
+      policy: 'round-robin',
+      routeRefreshMs: 1000,
+      requestTimeoutMs: 400,
+      heartbeatIntervalMs: 1000,
+      rebalanceIntervalMs: 1000,
+      pollTimeoutMs: 1000,
+      commitIntervalMs: 500,
+      managementRefreshMs: 1000,
+      managementTimeoutMs: 500,
+      countersIntervalMs: 1000,
+      homeless: 'share',
+      pullBatch: 32,
+      ...options
+    }
+    this.id = options.id
+    this.room = options.room
+    this.cid = buildClientId({
+      instance: `${options.id}-${process.pid}-${++instanceSeq}`,
+      room: options.room
+    })
+    this.clock = deps.clock ?? systemClock
+    const random = deps.random ?? Math.random
+    this.remoting = deps.remoting({
+      connectTimeoutMs: this.opts.requestTimeoutMs,
+      requestTimeoutMs: this.opts.requestTimeoutMs
+    })
+    this.directory = new NameServerDirectory(
+      {
+        clientId: this.id,
+        room: this.room,
+        managementNodes: this.opts.managementNodes,
+        refreshMs: this.opts.managementRefreshMs,
+        timeoutMs: this.opts.managementTimeoutMs,
+        ...(this.opts.initialNameServers
+          ? { initialNameServers: this.opts.initialNameServers }
+          : {})
+      },
+      { management: deps.management, ledger: deps.ledger, clock: this.clock }
+    )
+    this.routes = new RouteKeeper(
+      {
+        clientId: this.id,
+        room: this.room,
+        topic: this.opts.topic,
+        policy: this.opts.policy,
+        refreshMs: this.opts.routeRefreshMs,
+        requestTimeoutMs: this.opts.requestTimeoutMs
+      },
+      {
+        remoting: this.remoting,
+        directory: this.directory,
+        ledger: deps.ledger,
+        clock: this.clock,
+        random
+      }
+    )
+    this.routes.on('namesrv', () => this.emit('choice', this.choice()))
+    this.routes.on('change', () => {
+      if (!this.running) return
+      void this.heartbeatAll().then(() => this.requestRebalance('route-changed'))
+    })
+    this.remoting.on('consumer-ids-changed', (e) => {
+      if (!this.running || (e.consumerGroup !== undefined && e.consumerGroup !== this.opts.group))
+        return
+      const broker = this.routes.brokers.find((b) => b.masterAddr === e.address)
+      this.deps.ledger.event('consumer-ids-changed', this.id, this.room, {
+        brokerName: broker?.brokerName ?? null
+      })
+      this.requestRebalance('notify')
+    })
+    this.remoting.on('connection-close', (e) => {
+      if (!this.running || !e.error) return
+      if (this.routes.brokers.some((b) => b.masterAddr === e.address))
+        void this.routes.refresh('broker-closed')
+    })
+  }
+
+  /** Queues this consumer owns now. */
+  assignment(): QueueRef[] {
+    return [...this.owned.values()].map((o) => o.ref)
+  }
+
+  /** The last allocation decision (orphan rooms, live consumers per room). */
+  get allocation(): AllocateNearbyResult | undefined {
+    return this.lastAllocation
+  }
+
+  stats(): { consumed: number; owned: number } {
+    return { consumed: this.counters.consumed, owned: this.owned.size }
+  }
+
+  choice(): ClientChoice {
+    const c: ClientChoice = { clientId: this.id, role: 'consumer', room: this.room }
+    const ns = this.routes.namesrv
+    if (ns) {
+      c.namesrvId = ns.id
+      c.namesrvRoom = ns.room
+    }
+    const rooms = [...new Set(this.assignment().map((q) => q.room ?? '?'))]
+    if (rooms.length > 0) c.brokerRoom = rooms.includes(this.room) ? this.room : rooms[0]!
+    return c
+  }
+
+  /** Joins the group: name servers, route, heartbeats, first rebalance, then the loops. */
+  async start(timeoutMs = 15_000): Promise<void> {
+    if (this.running) return
+    this.running = true
+    const deadline = this.clock.now() + timeoutMs
+    this.deps.ledger.event('client-started', this.id, this.room, {
+      role: 'consumer',
+      clientKey: this.cid
+    })
+    while (!(await this.directory.refresh('start')) && this.directory.current().length === 0) {
+      if (this.clock.now() > deadline)
+        throw new Error(`${this.id}: no management node of any room answered`)
+      await pause(100, this.stopped.signal)
+    }
+    while (!(await this.routes.refresh('start')) || this.routes.brokers.length === 0) {
+      if (this.clock.now() > deadline) {
+        throw new Error(`${this.id}: no name server returned a route for topic ${this.opts.topic}`)
+      }
+      await pause(100, this.stopped.signal)
+    }
+    await this.heartbeatAll()
+    await this.requestRebalance('start')
+    this.directory.start()
+    this.routes.start()
+    this.every(this.opts.heartbeatIntervalMs, () => void this.heartbeatAll())
+    this.every(this.opts.rebalanceIntervalMs, () => void this.requestRebalance('periodic'))
+    this.every(this.opts.commitIntervalMs, () => this.commitAll())
+    this.every(this.opts.countersIntervalMs, () =>
+      this.deps.ledger.event('counters', this.id, this.room, { ...this.counters })
+    )
+  }
+
+  /**
+   * `graceful`: commit offsets, UNREGISTER from every broker, close. `crash`: drop every socket at
+   * once with nothing sent, like a killed process; brokers notice the TCP close immediately.
+   */
+  async stop(mode: 'graceful' | 'crash' = 'graceful'): Promise<void> {
+    if (!this.running) return
+    this.running = false
+    this.stopped.abort()
+    for (const t of this.timers) clearInterval(t)
+    this.timers = []
+    this.directory.stop()
+    this.routes.stop()
+    const queues = [...this.owned.values()]
+    for (const o of queues) {
+      o.active = false
+      o.stop.abort()
+    }
+    if (mode === 'graceful') {
+      await Promise.allSettled(queues.map((o) => this.commit(o)))
+      await Promise.allSettled(
+        this.routes.brokers
+          .filter((b) => b.masterAddr)
+          .map((b) =>
+            this.remoting.unregisterClient(
+              b.masterAddr!,
+              { clientId: this.cid, consumerGroup: this.opts.group },
+              { timeoutMs: this.opts.requestTimeoutMs }
+            )
+          )
+      )
+    }
+    this.owned.clear()
+    this.remoting.close()
+    this.deps.ledger.event('counters', this.id, this.room, { ...this.counters })
+    this.deps.ledger.event('client-stopped', this.id, this.room, { role: 'consumer', mode })
+  }
+
+  /** Runs a rebalance now, or right after the one in progress (coalescing bursts of triggers). */
+  requestRebalance(trigger: string): Promise<void> {
+    if (!this.running) return Promise.resolve()
+    if (this.rebalancing) {
+      this.again = trigger
+      return this.rebalancing
+    }
+    this.rebalancing = (async () => {
+      let t: string | null = trigger
+      while (t !== null && this.running) {
+        this.again = null
+        await this.rebalance(t)
+        t = this.again
+      }
+    })().finally(() => (this.rebalancing = undefined))
+    return this.rebalancing
+  }
+
+  private every(ms: number, fn: () => void): void {
+    const t = setInterval(fn, ms)
+    t.unref?.()
+    this.timers.push(t)
+  }
+
+  private async heartbeatAll(): Promise<void> {
+    const brokers = this.routes.brokers.filter((b) => b.masterAddr)
+    await Promise.allSettled(
+      brokers.map((b) =>
+        this.remoting.heartbeat(
+          b.masterAddr!,
+          {
+            clientId: this.cid,
+            consumers: [
+              {
+                groupName: this.opts.group,
+                consumeType: 'CONSUME_PASSIVELY',
+                consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+                subscriptions: [{ topic: this.opts.topic, expression: this.opts.expression }]
+              }
+            ]
+          },
+          { timeoutMs: this.opts.requestTimeoutMs }
+        )
+      )
+    )
+  }
+
+  private async rebalance(trigger: string): Promise<void> {
+    const brokers = this.routes.brokers.filter((b) => b.masterAddr)
+    const lists = await Promise.allSettled(
+      brokers.map((b) =>
+        this.remoting.getConsumerListByGroup(b.masterAddr!, this.opts.group, {
+          timeoutMs: this.opts.requestTimeoutMs,
+          brokerName: b.brokerName
+        })
+      )
+    )
+    if (!this.running) return
+    const answered = lists.filter((r) => r.status === 'fulfilled')
+    // Nobody answered: we cannot tell who is alive, so keep what we have rather than grab everything.
+    if (brokers.length > 0 && answered.length === 0) return
+    const cidAll = [...new Set(answered.flatMap((r) => r.value))]
+    const result = allocateNearby({
+      currentCid: this.cid,
+      cidAll,
+      queues: readableQueues(brokers),
+      roomOf: roomOfClientId,
+      homeless: this.opts.homeless
+    })
+    this.lastAllocation = result
+    this.apply(result, trigger)
+  }
+
+  private apply(result: AllocateNearbyResult, trigger: string): void {
+    const next = new Map(result.assigned.map((q) => [queueKey(q), q]))
+    const before = new Set([...this.owned.values()].map((o) => o.ref.room ?? '?'))
+    let removed = 0
+    for (const [k, o] of this.owned) {
+      if (next.has(k)) continue
+      removed++
+      o.active = false
+      o.stop.abort()
+      this.owned.delete(k)
+      void this.commit(o)
+    }
+    let added = 0
+    for (const [k, ref] of next) {
+      if (this.owned.has(k)) continue
+      added++
+      const o: OwnedQueue = {
+        ref,
+        offset: undefined,
+        committed: undefined,
+        active: true,
+        failing: false,
+        stop: new AbortController()
+      }
+      this.owned.set(k, o)
+      void this.pullLoop(o)
+    }
+    if (added === 0 && removed === 0) return
+    this.deps.ledger.event('rebalance', this.id, this.room, {
+      trigger,
+      queues: result.assigned.map((q) => ({
+        brokerName: q.brokerName,
+        room: q.room,
+        queueId: q.queueId
+      })),
+      added,
+      removed,
+      consumerRooms: result.consumerRooms,
+      orphanRooms: result.orphanRooms
+    })
+    for (const f of result.foreign) {
+      if (before.has(f.room)) continue
+      this.deps.ledger.event('consumer-takeover', this.id, this.room, {
+        fromRoom: f.room,
+        toRoom: this.room,
+        queues: f.queues,
+        trigger,
+        reason:
+          f.reason === 'orphan'
+            ? `room ${f.room} has no live consumer of ${this.opts.group}`
+            : `room ${this.room} has no broker serving ${this.opts.topic}`
+      })
+    }
+    this.emit('rebalance', result.assigned)
+    const served = this.choice().brokerRoom ?? null
+    if (served !== this.lastServedRoom) {
+      this.lastServedRoom = served
+      this.emit('choice', this.choice())
+    }
+  }
+
+  private brokerAddress(brokerName: string): string | undefined {
+    return this.routes.brokers.find((b) => b.brokerName === brokerName)?.masterAddr
+  }
+
+  private async pullLoop(o: OwnedQueue): Promise<void> {
+    const { ref } = o
+    const base = {
+      brokerName: ref.brokerName,
+      consumerGroup: this.opts.group,
+      topic: this.opts.topic,
+      queueId: ref.queueId
+    }
+    while (o.active && this.running) {
+      const addr = this.brokerAddress(ref.brokerName)
+      if (!addr) {
+        await pause(100, o.stop.signal)
+        continue
+      }
+      try {
+        if (o.offset === undefined) {
+          const off = await this.remoting.queryConsumerOffset(addr, base, {
+            timeoutMs: this.opts.requestTimeoutMs
+          })
+          // Never committed: each run uses a fresh group, so start at the beginning of the queue.
+          o.offset = off ?? 0
+          o.committed = o.offset
+          continue
+        }
+        const res = await this.remoting.pullMessage(
+          addr,
+          {
+            ...base,
+            queueOffset: o.offset,
+            maxMsgNums: this.opts.pullBatch,
+            expression: this.opts.expression,
+            commitOffset: o.offset,
+            suspendTimeoutMs: this.opts.pollTimeoutMs
+          },
+          { timeoutMs: this.opts.pollTimeoutMs + this.opts.requestTimeoutMs }
+        )
+        if (!o.active || !this.running) return
+        o.failing = false
+        if (res.status === 'FOUND') {
+          const ns = this.routes.namesrv
+          const at = this.clock.now()
+          for (const m of res.messages) {
+            this.counters.consumed++
+            this.deps.ledger.delivery({
+              key: m.msgId,
+              clientId: this.id,
+              clientRoom: this.room,
+              namesrvRoom: ns?.room ?? null,
+              brokerName: ref.brokerName,
+              brokerRoom: ref.room,
+              queueId: ref.queueId,
+              queueOffset: m.queueOffset,
+              bornAt: m.bornTimestamp,
+              deliveredAt: at
+            })
+            this.emit('message', {
+              key: m.msgId,
+              message: m,
+              brokerName: ref.brokerName,
+              brokerRoom: ref.room,
+              queueId: ref.queueId
+            })
+          }
+        }
+        const moved = res.status === 'OFFSET_ILLEGAL'
+        o.offset = res.nextBeginOffset
+        if (moved) void this.commit(o)
+      } catch (e) {
+        if (!o.active || !this.running) return
+        if (!o.failing) {
+          o.failing = true
+          this.deps.ledger.event('pull-failed', this.id, this.room, {
+            brokerName: ref.brokerName,
+            brokerRoom: ref.room,
+            reason: classifyFailure(e).reason
+          })
+        }
+        await pause(100, o.stop.signal)
+      }
+    }
+  }
+
+  private commitAll(): void {
+    for (const o of this.owned.values()) void this.commit(o)
+  }
+
+  private async commit(o: OwnedQueue): Promise<void> {
+    const offset = o.offset
+    if (offset === undefined || offset === o.committed) return
+    const addr = this.brokerAddress(o.ref.brokerName)
+    if (!addr) return
+    try {
+      await this.remoting.updateConsumerOffset(
+        addr,
+        {
+          brokerName: o.ref.brokerName,
+          consumerGroup: this.opts.group,
+          topic: this.opts.topic,
+          queueId: o.ref.queueId,
+          commitOffset: offset
+        },
+        { timeoutMs: this.opts.requestTimeoutMs }
+      )
+      if (o.committed === undefined || offset > o.committed) o.committed = offset
+    } catch {
+      // retried at the next interval; the pull also piggybacks the offset
+    }
+  }
+}

@@ -1,0 +1,106 @@
+import { request } from 'node:http'
+import type { RemotingClient, RemotingClientOptions } from '../remoting/client'
+import type { LedgerPort } from '../ledger/types'
+import type { NameServerCandidate } from './choose-name-server'
+
+/** Wall-clock milliseconds with sub-millisecond precision, so short RTOs are not rounded to 0/1. */
+export interface Clock {
+  now(): number
+}
+
+export const systemClock: Clock = { now: () => performance.timeOrigin + performance.now() }
+
+/** The part of RemotingClient the room-aware clients use; tests substitute fakes. */
+export type RemotingPort = Pick<
+  RemotingClient,
+  | 'getRouteInfoByTopic'
+  | 'sendMessageV2'
+  | 'pullMessage'
+  | 'queryConsumerOffset'
+  | 'updateConsumerOffset'
+  | 'getMaxOffset'
+  | 'heartbeat'
+  | 'unregisterClient'
+  | 'getConsumerListByGroup'
+  | 'close'
+  | 'on'
+  | 'off'
+>
+
+/** Each client owns its connections, so crashing one client closes only its sockets. */
+export type RemotingFactory = (options: RemotingClientOptions) => RemotingPort
+
+/** A room's management node, as clients are configured with it. */
+export interface ManagementNodeRef {
+  id: string
+  room: string
+  /** Base URL, e.g. http://127.0.0.1:18080. */
+  url: string
+}
+
+/** `GET /v1/nameservers` of a management node. */
+export interface ManagementAnswer {
+  room: string
+  nameServers: NameServerCandidate[]
+}
+
+export interface ManagementPort {
+  fetchNameServers(node: ManagementNodeRef, timeoutMs: number): Promise<ManagementAnswer>
+}
+
+/** Everything a producer or consumer needs from outside. */
+export interface ClientDeps {
+  remoting: RemotingFactory
+  management: ManagementPort
+  ledger: LedgerPort
+  clock?: Clock
+  random?: () => number
+}
+
+/** Plain HTTP, no keep-alive pool: a killed management node must fail the next call at once. */
+export const httpManagement: ManagementPort = {
+  fetchNameServers(node, timeoutMs) {
+    return new Promise((resolve, reject) => {
+      const url = new URL('/v1/nameservers', node.url)
+      const req = request(url, { method: 'GET', agent: false, timeout: timeoutMs }, (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => {
+          if (res.statusCode !== 200) {
+            reject(new Error(`${url.href} answered HTTP ${res.statusCode}`))
+            return
+          }
+          try {
+            const body = JSON.parse(
+              Buffer.concat(chunks).toString('utf8')
+            ) as Partial<ManagementAnswer>
+            if (!Array.isArray(body.nameServers)) throw new Error('no nameServers array')
+            resolve({ room: String(body.room ?? node.room), nameServers: body.nameServers })
+          } catch (e) {
+            reject(new Error(`${url.href} returned an unreadable body: ${(e as Error).message}`))
+          }
+        })
+        res.on('error', reject)
+      })
+      req.on('timeout', () =>
+        req.destroy(new Error(`${url.href} did not answer within ${timeoutMs} ms`))
+      )
+      req.on('error', reject)
+      req.end()
+    })
+  }
+}
+
+/** Resolves after `ms`, or at once when the signal aborts; for retry back-off, never for readiness. */
+export function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve()
+    const t = setTimeout(done, ms)
+    function done(): void {
+      clearTimeout(t)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    signal?.addEventListener('abort', done, { once: true })
+  })
+}

@@ -1,0 +1,170 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { DrProducer } from './producer'
+import { FakeCluster, FakeManagement, RecordingLedger, until } from './test-fakes'
+
+const mgmt = [
+  { id: 'mgmt-1', room: 'room1', url: 'http://127.0.0.1:1' },
+  { id: 'mgmt-2', room: 'room2', url: 'http://127.0.0.1:2' }
+]
+
+function world() {
+  const cluster = new FakeCluster()
+  cluster.nameServers.set('ns1:9876', 'up')
+  cluster.nameServers.set('ns2:9876', 'up')
+  cluster.brokers.set('a:10911', { name: 'broker-a', room: 'room1', health: 'up' })
+  cluster.brokers.set('b:10911', { name: 'broker-b', room: 'room2', health: 'up' })
+  const management = new FakeManagement([
+    { id: 'ns-1', room: 'room1', address: 'ns1:9876', available: true },
+    { id: 'ns-2', room: 'room2', address: 'ns2:9876', available: true }
+  ])
+  const ledger = new RecordingLedger()
+  const producer = new DrProducer(
+    {
+      id: 'producer-1',
+      room: 'room1',
+      topic: 'orders',
+      group: 'pg',
+      managementNodes: mgmt,
+      probeIntervalMs: 10,
+      routeRefreshMs: 50,
+      managementRefreshMs: 50,
+      sendTimeoutMs: 500
+    },
+    { remoting: () => cluster.remoting(), management, ledger }
+  )
+  return { cluster, management, ledger, producer }
+}
+
+const live: DrProducer[] = []
+afterEach(async () => {
+  for (const p of live.splice(0)) await p.stop()
+})
+
+describe('DrProducer', () => {
+  it('sends through its own room and round-robins the queues (scenario 1)', async () => {
+    const { cluster, ledger, producer } = world()
+    live.push(producer)
+    await producer.start()
+    for (let i = 0; i < 5; i++) expect((await producer.send({ body: 'x' })).ok).toBe(true)
+    expect(cluster.sent.map((s) => `${s.broker}#${s.queueId}`)).toEqual([
+      'broker-a#0',
+      'broker-a#1',
+      'broker-a#2',
+      'broker-a#3',
+      'broker-a#0'
+    ])
+    expect(ledger.sends.every((s) => s.namesrvRoom === 'room1' && s.brokerRoom === 'room1')).toBe(
+      true
+    )
+    expect(producer.choice()).toMatchObject({
+      namesrvRoom: 'room1',
+      brokerRoom: 'room1',
+      brokerName: 'broker-a'
+    })
+  })
+
+  it('fails over to another room within the same send, isolates, and returns after a probe', async () => {
+    const { cluster, ledger, producer } = world()
+    live.push(producer)
+    await producer.start()
+    await producer.send({ body: 'x' })
+    cluster.brokers.get('a:10911')!.health = 'hung'
+    const r = await producer.send({ body: 'x' })
+    expect(r).toMatchObject({ ok: true, brokerName: 'broker-b', attempts: 2 })
+    expect(ledger.kinds('broker-failover')[0]).toMatchObject({
+      from: 'broker-a',
+      fromRoom: 'room1',
+      to: 'broker-b',
+      toRoom: 'room2',
+      reason: 'timeout'
+    })
+    expect(ledger.kinds('broker-isolated')).toHaveLength(1)
+    // Isolated: the next send goes straight to room 2.
+    expect(await producer.send({ body: 'x' })).toMatchObject({
+      brokerName: 'broker-b',
+      attempts: 1
+    })
+    cluster.brokers.get('a:10911')!.health = 'up'
+    await until(
+      () => ledger.kinds('broker-recovered').length === 1,
+      'the probe to lift the isolation'
+    )
+    expect(await producer.send({ body: 'x' })).toMatchObject({ brokerName: 'broker-a' })
+  })
+
+  it('follows the route when the name server drops its room (scenario 2), logging the failover', async () => {
+    const { cluster, ledger, producer } = world()
+    live.push(producer)
+    await producer.start()
+    await producer.send({ body: 'x' })
+    cluster.brokers.get('a:10911')!.health = 'down'
+    const r = await producer.send({ body: 'x' })
+    expect(r).toMatchObject({ ok: true, brokerRoom: 'room2' })
+    expect(ledger.kinds('broker-failover')).toHaveLength(1)
+  })
+
+  it('moves to another room name server when its own fails (scenario 3)', async () => {
+    const { cluster, management, ledger, producer } = world()
+    live.push(producer)
+    await producer.start()
+    cluster.nameServers.set('ns1:9876', 'down')
+    management.list = management.list.map((n) => (n.id === 'ns-1' ? { ...n, available: false } : n))
+    await until(() => ledger.kinds('namesrv-failover').length > 0, 'a name-server failover')
+    expect(ledger.kinds('namesrv-failover')[0]).toMatchObject({
+      from: 'ns-1',
+      fromRoom: 'room1',
+      to: 'ns-2',
+      toRoom: 'room2'
+    })
+    expect(producer.choice().namesrvRoom).toBe('room2')
+    // Back to the own room once it is available again.
+    cluster.nameServers.set('ns1:9876', 'up')
+    management.list = management.list.map((n) => ({ ...n, available: true }))
+    await until(() => producer.choice().namesrvRoom === 'room1', 'return to the own room')
+  })
+
+  it('keeps its list and asks another room when its management node is down', async () => {
+    const { management, ledger, producer } = world()
+    live.push(producer)
+    await producer.start()
+    management.down.add('mgmt-1')
+    await until(() => ledger.kinds('management-fallback').length > 0, 'a management fallback')
+    expect(ledger.kinds('management-fallback')[0]).toMatchObject({
+      fromRoom: 'room1',
+      toRoom: 'room2'
+    })
+    expect(producer.directory.current()).toHaveLength(2)
+    expect((await producer.send({ body: 'x' })).brokerRoom).toBe('room1')
+  })
+
+  it('gives up at the deadline when every room is down, and records the failure', async () => {
+    const { cluster, ledger, producer } = world()
+    live.push(producer)
+    await producer.start()
+    for (const b of cluster.brokers.values()) b.health = 'hung'
+    const r = await producer.send({ body: 'x' })
+    expect(r.ok).toBe(false)
+    expect(r.attempts).toBeGreaterThanOrEqual(2)
+    expect(ledger.sends.at(-1)).toMatchObject({ status: 'failed' })
+    expect(ledger.kinds('send-failed')).toHaveLength(1)
+  })
+
+  it('does not retry a message the broker rejects as illegal', async () => {
+    const { cluster, ledger, producer } = world()
+    live.push(producer)
+    await producer.start()
+    cluster.brokers.get('a:10911')!.health = { code: 13 }
+    const r = await producer.send({ body: 'x' })
+    expect(r).toMatchObject({ ok: false, attempts: 1 })
+    expect(ledger.kinds('broker-isolated')).toHaveLength(0)
+  })
+
+  it('warm-up sends leave no ledger rows', async () => {
+    const { ledger, producer } = world()
+    live.push(producer)
+    await producer.start()
+    await producer.send({ body: 'x', record: false })
+    expect(ledger.sends).toHaveLength(0)
+    expect(producer.stats().sent).toBe(0)
+  })
+})

@@ -1,0 +1,175 @@
+import { EventEmitter } from 'node:events'
+import type { SelectionPolicy } from '../../../common/topology/schema'
+import type { LedgerPort } from '../ledger/types'
+import type { BrokerCandidate } from './choose-broker'
+import type { NameServerCandidate } from './choose-name-server'
+import { chooseNameServer } from './choose-name-server'
+import { classifyFailure } from './classify-error'
+import type { NameServerDirectory } from './name-server-directory'
+import type { Clock, RemotingPort } from './ports'
+import { systemClock } from './ports'
+import { routeSignature, routeToBrokers } from './route-table'
+
+export interface RouteKeeperOptions {
+  clientId: string
+  room: string
+  topic: string
+  policy: SelectionPolicy
+  refreshMs: number
+  requestTimeoutMs: number
+  /** How long a name server this client saw fail is skipped (unless nothing else is left). */
+  failedTtlMs?: number
+}
+
+export interface RouteKeeperEvents {
+  /** The topic's broker list changed. */
+  change: [BrokerCandidate[]]
+  /** The name server in use changed. */
+  namesrv: [NameServerCandidate]
+}
+
+/**
+ * Module 602: keeps one topic's route fresh through a name server chosen room-first, failing over
+ * to the next name server at once when one does not answer. A failed refresh keeps the last route
+ * (as the Java client does), so an empty namesrv never empties the client's view.
+ */
+export class RouteKeeper extends EventEmitter<RouteKeeperEvents> {
+  brokers: BrokerCandidate[] = []
+  namesrv: NameServerCandidate | undefined
+  /** When the broker list last changed (clock ms); 0 before the first route. */
+  changedAt = 0
+  private readonly failed = new Map<string, number>()
+  private outage: { since: number; from: NameServerCandidate; reason: string } | undefined
+  private cursor = 0
+  private signature = ''
+  private inflight: Promise<boolean> | undefined
+  private timer: NodeJS.Timeout | undefined
+  private readonly clock: Clock
+  private readonly random: () => number
+
+  constructor(
+    private readonly opts: RouteKeeperOptions,
+    private readonly deps: {
+      remoting: RemotingPort
+      directory: NameServerDirectory
+      ledger: LedgerPort
+      clock?: Clock
+      random?: () => number
+    }
+  ) {
+    super()
+    this.clock = deps.clock ?? systemClock
+    this.random = deps.random ?? Math.random
+  }
+
+  start(): void {
+    if (this.timer) return
+    this.timer = setInterval(() => void this.refresh('periodic'), this.opts.refreshMs)
+    this.timer.unref?.()
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = undefined
+  }
+
+  /** Fetches the route now (deduplicated); true when some name server answered with it. */
+  refresh(reason: string): Promise<boolean> {
+    if (!this.inflight) {
+      this.inflight = this.doRefresh(reason).finally(() => (this.inflight = undefined))
+    }
+    return this.inflight
+  }
+
+  private isAvailable(ns: NameServerCandidate): boolean {
+    if (this.failed.has(ns.id)) return false
+    const listed = this.deps.directory.current().find((c) => c.id === ns.id)
+    return listed !== undefined && listed.available !== false
+  }
+
+  private async doRefresh(reason: string): Promise<boolean> {
+    const { clientId, room } = this.opts
+    const ttl = this.opts.failedTtlMs ?? 5000
+    const tries = Math.max(1, this.deps.directory.current().length)
+    for (let i = 0; i < tries; i++) {
+      const now = this.clock.now()
+      for (const [id, at] of this.failed) if (now - at > ttl) this.failed.delete(id)
+      const choice = chooseNameServer({
+        room,
+        candidates: this.deps.directory.current(),
+        failed: new Set(this.failed.keys()),
+        policy: this.opts.policy,
+        cursor: this.cursor,
+        random: this.random()
+      })
+      if (!choice) return false
+      this.cursor = choice.cursor
+      const ns = choice.candidate
+      if (ns.id !== this.namesrv?.id) {
+        this.deps.ledger.event('namesrv-choice', clientId, room, {
+          namesrvId: ns.id,
+          namesrvRoom: ns.room,
+          address: ns.address,
+          reason: `${choice.reason} (${reason})`
+        })
+      }
+      const started = this.clock.now()
+      try {
+        const route = await this.deps.remoting.getRouteInfoByTopic(ns.address, this.opts.topic, {
+          timeoutMs: this.opts.requestTimeoutMs
+        })
+        this.failed.delete(ns.id)
+        const prev = this.namesrv
+        const changedNs = ns.id !== prev?.id
+        this.namesrv = ns
+        if (this.outage) {
+          this.deps.ledger.event('namesrv-failover', clientId, room, {
+            from: this.outage.from.id,
+            fromRoom: this.outage.from.room,
+            to: ns.id,
+            toRoom: ns.room,
+            reason: this.outage.reason,
+            durationMs: this.clock.now() - this.outage.since
+          })
+          this.outage = undefined
+        } else if (changedNs && prev && prev.room !== ns.room && !this.isAvailable(prev)) {
+          // The management node reported it down before any of our requests to it failed.
+          this.deps.ledger.event('namesrv-failover', clientId, room, {
+            from: prev.id,
+            fromRoom: prev.room,
+            to: ns.id,
+            toRoom: ns.room,
+            reason: 'unavailable',
+            durationMs: null
+          })
+        }
+        if (changedNs) this.emit('namesrv', ns)
+        const brokers = routeToBrokers(route)
+        const sig = routeSignature(brokers)
+        if (sig !== this.signature) {
+          this.signature = sig
+          this.brokers = brokers
+          this.changedAt = this.clock.now()
+          this.deps.ledger.event('route-updated', clientId, room, {
+            namesrvId: ns.id,
+            brokers: brokers.map((b) => ({ name: b.brokerName, room: b.room }))
+          })
+          this.emit('change', brokers)
+        }
+        return true
+      } catch (e) {
+        const cls = classifyFailure(e)
+        this.failed.set(ns.id, this.clock.now())
+        this.deps.ledger.event('route-failed', clientId, room, {
+          namesrvId: ns.id,
+          reason: cls.reason
+        })
+        // A name server that does not know the topic is not an outage, just not the one to ask.
+        if (!this.outage && cls.reason !== 'code-17')
+          this.outage = { since: started, from: ns, reason: cls.reason }
+        void this.deps.directory.refresh('namesrv-failed')
+      }
+    }
+    return false
+  }
+}

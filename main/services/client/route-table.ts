@@ -1,0 +1,46 @@
+import type { TopicRoute } from '../remoting/types'
+import type { BrokerCandidate } from './choose-broker'
+import type { QueueRef } from './allocate-nearby'
+
+const PERM_READ = 4
+const PERM_WRITE = 2
+
+/** Joins a route's broker and queue data into per-broker candidates tagged with their room. */
+export function routeToBrokers(
+  route: Pick<TopicRoute, 'brokerDatas' | 'queueDatas'>
+): BrokerCandidate[] {
+  const queues = new Map(route.queueDatas.map((q) => [q.brokerName, q]))
+  return route.brokerDatas
+    .map((b): BrokerCandidate => {
+      const q = queues.get(b.brokerName)
+      return {
+        brokerName: b.brokerName,
+        room: b.zoneName ?? null,
+        masterAddr: b.brokerAddrs['0'],
+        writeQueues: q && q.perm & PERM_WRITE ? q.writeQueueNums : 0,
+        readQueues: q && q.perm & PERM_READ ? q.readQueueNums : 0
+      }
+    })
+    .sort((a, b) => a.brokerName.localeCompare(b.brokerName))
+}
+
+/** Readable queues of brokers that have a master to pull from. */
+export function readableQueues(brokers: readonly BrokerCandidate[]): QueueRef[] {
+  const out: QueueRef[] = []
+  for (const b of brokers) {
+    if (b.masterAddr === undefined) continue
+    for (let i = 0; i < b.readQueues; i++)
+      out.push({ brokerName: b.brokerName, queueId: i, room: b.room })
+  }
+  return out
+}
+
+/** A short signature of a broker list, to log route changes only when something changed. */
+export function routeSignature(brokers: readonly BrokerCandidate[]): string {
+  return brokers
+    .map(
+      (b) =>
+        `${b.brokerName}@${b.room ?? '?'}=${b.masterAddr ?? '-'}/${b.writeQueues}/${b.readQueues}`
+    )
+    .join(',')
+}

@@ -1,0 +1,189 @@
+import { EventEmitter } from 'node:events'
+import type { LedgerEvent, LedgerEventData, LedgerEventKind } from '../../../common/scenario/events'
+import type { DeliveryRecord, LedgerPort, SendRecord } from '../ledger/types'
+import type { RemotingClientEvents } from '../remoting/client'
+import { ConnectFailedError, RemoteError, RemotingTimeoutError } from '../remoting/errors'
+import type { TopicRoute } from '../remoting/types'
+import type { NameServerCandidate } from './choose-name-server'
+import type { ManagementAnswer, ManagementNodeRef, ManagementPort, RemotingPort } from './ports'
+
+/** Records everything clients write, for assertions. */
+export class RecordingLedger implements LedgerPort {
+  events: Omit<LedgerEvent, 'runId'>[] = []
+  sends: SendRecord[] = []
+  deliveries: DeliveryRecord[] = []
+  event<K extends LedgerEventKind>(
+    kind: K,
+    clientId: string | null,
+    room: string | null,
+    data: LedgerEventData[K]
+  ) {
+    this.events.push({ atMs: performance.now(), kind, clientId, room, data } as Omit<
+      LedgerEvent,
+      'runId'
+    >)
+  }
+  send(r: SendRecord) {
+    this.sends.push(r)
+  }
+  delivery(r: DeliveryRecord) {
+    this.deliveries.push(r)
+  }
+  kinds(kind: LedgerEventKind) {
+    return this.events.filter((e) => e.kind === kind).map((e) => e.data as Record<string, unknown>)
+  }
+}
+
+type Health = 'up' | 'down' | 'hung' | { code: number }
+
+/** An in-memory cluster: name servers serving one route, brokers that can be up, down or hung. */
+export class FakeCluster {
+  nameServers = new Map<string, Health>()
+  brokers = new Map<string, { name: string; room: string; health: Health }>()
+  sent: { broker: string; queueId: number; key: string }[] = []
+  /** Consumer ids each broker lists for the group. */
+  consumerIds = new Map<string, string[]>()
+  /** Tells every client a group's membership changed, as brokers do on a channel close. */
+  notify(addr: string, consumerGroup: string): void {
+    for (const e of this.emitters) e.emit('consumer-ids-changed', { address: addr, consumerGroup })
+  }
+  /** Messages waiting per `brokerName#queueId`. */
+  backlog = new Map<string, string[]>()
+  unregistered: string[] = []
+  emitters: EventEmitter<RemotingClientEvents>[] = []
+
+  route(): TopicRoute {
+    const live = [...this.brokers.entries()].filter(([, b]) => b.health !== 'down')
+    return {
+      orderTopicConf: undefined,
+      filterServerTable: {},
+      brokerDatas: live.map(([addr, b]) => ({
+        cluster: 'C',
+        brokerName: b.name,
+        brokerAddrs: { '0': addr },
+        zoneName: b.room,
+        enableActingMaster: false
+      })),
+      queueDatas: live.map(([, b]) => ({
+        brokerName: b.name,
+        readQueueNums: 4,
+        writeQueueNums: 4,
+        perm: 6,
+        topicSysFlag: 0
+      }))
+    }
+  }
+
+  private check(addr: string, h: Health | undefined, code: number): void {
+    if (h === undefined || h === 'down') throw new ConnectFailedError(addr, 'ECONNREFUSED')
+    if (h === 'hung') throw new RemotingTimeoutError(addr, code, 1)
+    if (typeof h === 'object') throw new RemoteError(addr, code, h.code, 'fake')
+  }
+
+  remoting(): RemotingPort {
+    const emitter = new EventEmitter<RemotingClientEvents>()
+    this.emitters.push(emitter)
+    const port = {
+      getRouteInfoByTopic: async (addr: string) => {
+        this.check(addr, this.nameServers.get(addr), 105)
+        return this.route()
+      },
+      sendMessageV2: async (
+        addr: string,
+        input: { brokerName: string; queueId: number; uniqKey?: string; topic: string }
+      ) => {
+        this.check(addr, this.brokers.get(addr)?.health, 310)
+        this.sent.push({
+          broker: input.brokerName,
+          queueId: input.queueId,
+          key: input.uniqKey ?? ''
+        })
+        return {
+          status: 'SEND_OK' as const,
+          msgId: input.uniqKey ?? '',
+          offsetMsgId: '',
+          topic: input.topic,
+          brokerName: input.brokerName,
+          queueId: input.queueId,
+          queueOffset: this.sent.length
+        }
+      },
+      getMaxOffset: async (addr: string) => {
+        this.check(addr, this.brokers.get(addr)?.health, 30)
+        return 0
+      },
+      heartbeat: async (addr: string) => this.check(addr, this.brokers.get(addr)?.health, 34),
+      getConsumerListByGroup: async (addr: string) => {
+        this.check(addr, this.brokers.get(addr)?.health, 38)
+        return this.consumerIds.get(addr) ?? []
+      },
+      queryConsumerOffset: async (addr: string) => {
+        this.check(addr, this.brokers.get(addr)?.health, 14)
+        return undefined
+      },
+      updateConsumerOffset: async (addr: string) =>
+        this.check(addr, this.brokers.get(addr)?.health, 15),
+      unregisterClient: async (_addr: string, input: { clientId: string }) => {
+        this.unregistered.push(input.clientId)
+      },
+      pullMessage: async (
+        addr: string,
+        input: { brokerName: string; queueId: number; queueOffset: number }
+      ) => {
+        this.check(addr, this.brokers.get(addr)?.health, 11)
+        const q = this.backlog.get(`${input.brokerName}#${input.queueId}`) ?? []
+        const msgs = q.slice(input.queueOffset)
+        if (msgs.length === 0) {
+          await new Promise((r) => setTimeout(r, 10))
+          return {
+            status: 'NO_NEW_MSG',
+            nextBeginOffset: input.queueOffset,
+            minOffset: 0,
+            maxOffset: q.length,
+            suggestWhichBrokerId: 0,
+            messages: []
+          }
+        }
+        return {
+          status: 'FOUND',
+          nextBeginOffset: q.length,
+          minOffset: 0,
+          maxOffset: q.length,
+          suggestWhichBrokerId: 0,
+          messages: msgs.map((key, i) => ({
+            msgId: key,
+            queueOffset: input.queueOffset + i,
+            bornTimestamp: 1,
+            properties: {},
+            body: Buffer.alloc(0)
+          }))
+        }
+      },
+      close: () => {},
+      on: emitter.on.bind(emitter),
+      off: emitter.off.bind(emitter)
+    }
+    return port as unknown as RemotingPort
+  }
+}
+
+/** Management nodes answering from a shared list; a node id in `down` refuses. */
+export class FakeManagement implements ManagementPort {
+  down = new Set<string>()
+  calls: string[] = []
+  constructor(public list: NameServerCandidate[]) {}
+  async fetchNameServers(node: ManagementNodeRef): Promise<ManagementAnswer> {
+    this.calls.push(node.id)
+    if (this.down.has(node.id)) throw new Error('ECONNREFUSED')
+    return { room: node.room, nameServers: this.list }
+  }
+}
+
+/** Polls a condition (no fixed sleeps) until it holds or 2 s pass. */
+export async function until(cond: () => boolean, what: string, ms = 2000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}

@@ -1,0 +1,3 @@
+export * from './types'
+export * from './ledger-writer'
+export * from './ledger-reader'

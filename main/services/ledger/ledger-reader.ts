@@ -1,0 +1,279 @@
+import type { Database } from 'better-sqlite3'
+import type { CounterSample, Op } from '../../../common/scenario/metrics'
+
+export interface LossSummary {
+  sent: number
+  acked: number
+  failed: number
+  deliveries: number
+  consumedDistinct: number
+  /** Acknowledged sends never consumed. */
+  lost: number
+  /** Deliveries beyond the first per key. */
+  duplicates: number
+  /** Delivered keys no acknowledged send produced (failed sends that were stored anyway). */
+  unexpected: number
+  lostKeys: string[]
+}
+
+export interface ProducerStats {
+  clientId: string
+  room: string
+  sent: number
+  acked: number
+  failed: number
+  lost: number
+  duplicates: number
+  maxLatencyMs: number | null
+}
+
+export interface ConsumerStats {
+  clientId: string
+  room: string
+  consumed: number
+  /** This consumer's deliveries that were not the first delivery of their key. */
+  duplicates: number
+}
+
+export interface StoredEvent {
+  id: number
+  atMs: number
+  kind: string
+  clientId: string | null
+  room: string | null
+  data: Record<string, unknown>
+}
+
+export interface SelectionRow {
+  clientId: string
+  clientRoom: string
+  namesrvRoom: string | null
+  brokerRoom: string | null
+  phase: 'before-fault' | 'after-fault'
+  count: number
+}
+
+/** Read side of the ledger: loss, duplicates, RTO inputs and selections of a run (works mid-run). */
+export class LedgerReader {
+  constructor(private readonly db: Database) {}
+
+  lossSummary(runId: number, listKeys = 20): LossSummary {
+    const s = this.db
+      .prepare(
+        `SELECT COUNT(*) AS sent, COALESCE(SUM(status = 'acked'), 0) AS acked,
+                COALESCE(SUM(status = 'failed'), 0) AS failed
+           FROM ledger_sends WHERE run_id = ?`
+      )
+      .get(runId) as { sent: number; acked: number; failed: number }
+    const d = this.db
+      .prepare(
+        'SELECT COUNT(*) AS deliveries, COUNT(DISTINCT msg_key) AS distinctKeys FROM ledger_deliveries WHERE run_id = ?'
+      )
+      .get(runId) as { deliveries: number; distinctKeys: number }
+    const lost = this.unconsumedCount(runId)
+    const unexpected = (
+      this.db
+        .prepare(
+          `SELECT COUNT(DISTINCT d.msg_key) AS n FROM ledger_deliveries d
+            WHERE d.run_id = ? AND NOT EXISTS (SELECT 1 FROM ledger_sends s
+              WHERE s.run_id = d.run_id AND s.msg_key = d.msg_key AND s.status = 'acked')`
+        )
+        .get(runId) as { n: number }
+    ).n
+    const lostKeys = (
+      this.db
+        .prepare(
+          `SELECT msg_key FROM ledger_sends s WHERE s.run_id = ? AND s.status = 'acked' AND NOT EXISTS
+             (SELECT 1 FROM ledger_deliveries d WHERE d.run_id = s.run_id AND d.msg_key = s.msg_key)
+           ORDER BY s.ended_at LIMIT ?`
+        )
+        .all(runId, listKeys) as { msg_key: string }[]
+    ).map((r) => r.msg_key)
+    return {
+      sent: s.sent,
+      acked: s.acked,
+      failed: s.failed,
+      deliveries: d.deliveries,
+      consumedDistinct: d.distinctKeys,
+      lost,
+      duplicates: d.deliveries - d.distinctKeys,
+      unexpected,
+      lostKeys
+    }
+  }
+
+  /** Acknowledged messages not consumed yet: the drain condition, and `lost` once the run ends. */
+  unconsumedCount(runId: number): number {
+    return (
+      this.db
+        .prepare(
+          `SELECT COUNT(*) AS n FROM ledger_sends s WHERE s.run_id = ? AND s.status = 'acked' AND NOT EXISTS
+             (SELECT 1 FROM ledger_deliveries d WHERE d.run_id = s.run_id AND d.msg_key = s.msg_key)`
+        )
+        .get(runId) as { n: number }
+    ).n
+  }
+
+  producerStats(runId: number): ProducerStats[] {
+    return this.db
+      .prepare(
+        `SELECT s.client_id AS clientId, s.client_room AS room, COUNT(*) AS sent,
+                COALESCE(SUM(s.status = 'acked'), 0) AS acked, COALESCE(SUM(s.status = 'failed'), 0) AS failed,
+                COALESCE(SUM(s.status = 'acked' AND d.n IS NULL), 0) AS lost,
+                COALESCE(SUM(CASE WHEN d.n > 1 THEN d.n - 1 ELSE 0 END), 0) AS duplicates,
+                MAX(CASE WHEN s.status = 'acked' THEN s.ended_at - s.started_at END) AS maxLatencyMs
+           FROM ledger_sends s
+           LEFT JOIN (SELECT msg_key, COUNT(*) AS n FROM ledger_deliveries WHERE run_id = ? GROUP BY msg_key) d
+             ON d.msg_key = s.msg_key
+          WHERE s.run_id = ?
+          GROUP BY s.client_id, s.client_room ORDER BY s.client_id`
+      )
+      .all(runId, runId) as ProducerStats[]
+  }
+
+  consumerStats(runId: number): ConsumerStats[] {
+    return this.db
+      .prepare(
+        `SELECT client_id AS clientId, client_room AS room, COUNT(*) AS consumed,
+                COALESCE(SUM(rn > 1), 0) AS duplicates
+           FROM (SELECT client_id, client_room,
+                        ROW_NUMBER() OVER (PARTITION BY msg_key ORDER BY delivered_at, id) AS rn
+                   FROM ledger_deliveries WHERE run_id = ?)
+          GROUP BY client_id, client_room ORDER BY client_id`
+      )
+      .all(runId) as ConsumerStats[]
+  }
+
+  /**
+   * A producer's operations for RTO: each acknowledged send (its successful attempt), each failed
+   * attempt (from events) and each send that exhausted its deadline.
+   */
+  sendOps(runId: number, clientId: string): Op[] {
+    const acked = this.db
+      .prepare(
+        `SELECT COALESCE(attempt_started_at, started_at) AS startMs, ended_at AS endMs, status
+           FROM ledger_sends WHERE run_id = ? AND client_id = ?`
+      )
+      .all(runId, clientId) as { startMs: number; endMs: number; status: string }[]
+    const attempts = this.db
+      .prepare(
+        `SELECT json_extract(data_json, '$.startMs') AS startMs, json_extract(data_json, '$.endMs') AS endMs
+           FROM ledger_events WHERE run_id = ? AND client_id = ? AND kind = 'send-attempt-failed'`
+      )
+      .all(runId, clientId) as { startMs: number; endMs: number }[]
+    return [
+      ...acked.map((r) => ({ startMs: r.startMs, endMs: r.endMs, ok: r.status === 'acked' })),
+      ...attempts.map((r) => ({ startMs: r.startMs, endMs: r.endMs, ok: false }))
+    ].sort((a, b) => a.startMs - b.startMs)
+  }
+
+  /** Latencies (ms) of acknowledged sends whose start lies in [fromMs, toMs). */
+  sendLatencies(runId: number, fromMs = -Infinity, toMs = Infinity): number[] {
+    return (
+      this.db
+        .prepare(
+          `SELECT ended_at - started_at AS l FROM ledger_sends
+            WHERE run_id = ? AND status = 'acked' AND started_at >= ? AND started_at < ?`
+        )
+        .all(runId, fromMs, toMs) as { l: number }[]
+    ).map((r) => r.l)
+  }
+
+  /** Events of a run, optionally only some kinds or those after a known id (for tailing). */
+  events(
+    runId: number,
+    opts: { kinds?: string[]; excludeKinds?: string[]; afterId?: number; limit?: number } = {}
+  ): StoredEvent[] {
+    const kinds = opts.kinds ?? []
+    const excluded = opts.excludeKinds ?? []
+    const list = (n: number) => Array.from({ length: n }, () => '?').join(', ')
+    const rows = this.db
+      .prepare(
+        `SELECT id, at_ms AS atMs, kind, client_id AS clientId, room, data_json AS data FROM ledger_events
+          WHERE run_id = ? AND id > ? ${kinds.length ? `AND kind IN (${list(kinds.length)})` : ''}
+          ${excluded.length ? `AND kind NOT IN (${list(excluded.length)})` : ''}
+          ORDER BY at_ms, id LIMIT ?`
+      )
+      .all(runId, opts.afterId ?? 0, ...kinds, ...excluded, opts.limit ?? 1_000_000) as (Omit<
+      StoredEvent,
+      'data'
+    > & {
+      data: string
+    })[]
+    return rows.map((r) => ({ ...r, data: JSON.parse(r.data) as Record<string, unknown> }))
+  }
+
+  /** Which name-server and broker rooms served each client, before and after the first fault. */
+  selections(runId: number, firstFaultAtMs: number | null): SelectionRow[] {
+    const cut = firstFaultAtMs ?? Number.MAX_VALUE
+    const sql = (table: string, at: string, extra: string) => `
+      SELECT client_id AS clientId, client_room AS clientRoom, namesrv_room AS namesrvRoom,
+             broker_room AS brokerRoom, CASE WHEN ${at} < ? THEN 'before-fault' ELSE 'after-fault' END AS phase,
+             COUNT(*) AS count
+        FROM ${table} WHERE run_id = ? ${extra}
+       GROUP BY client_id, client_room, namesrv_room, broker_room, phase
+       ORDER BY client_id, phase DESC, count DESC`
+    return [
+      ...(this.db
+        .prepare(sql('ledger_sends', 'started_at', "AND status = 'acked'"))
+        .all(cut, runId) as SelectionRow[]),
+      ...(this.db
+        .prepare(sql('ledger_deliveries', 'delivered_at', ''))
+        .all(cut, runId) as SelectionRow[])
+    ]
+  }
+
+  /** Acknowledged sends of one room's producers that brokers of another room stored, after a time. */
+  sendsVia(runId: number, clientRoom: string, brokerRoom: string, afterMs = -Infinity): number {
+    return (
+      this.db
+        .prepare(
+          `SELECT COUNT(*) AS n FROM ledger_sends WHERE run_id = ? AND status = 'acked'
+              AND client_room = ? AND broker_room = ? AND started_at >= ?`
+        )
+        .get(runId, clientRoom, brokerRoom, afterMs) as { n: number }
+    ).n
+  }
+
+  /** Deliveries from brokers of one room to consumers of another, after a time. */
+  consumedAcross(
+    runId: number,
+    brokerRoom: string,
+    consumerRoom: string,
+    afterMs = -Infinity
+  ): number {
+    return (
+      this.db
+        .prepare(
+          `SELECT COUNT(*) AS n FROM ledger_deliveries WHERE run_id = ? AND broker_room = ?
+              AND client_room = ? AND delivered_at >= ?`
+        )
+        .get(runId, brokerRoom, consumerRoom, afterMs) as { n: number }
+    ).n
+  }
+
+  /** First delivery matching a broker room and consumer room after a time (takeover timing). */
+  firstDeliveryAcross(
+    runId: number,
+    brokerRoom: string,
+    consumerRoom: string,
+    afterMs: number
+  ): number | null {
+    const r = this.db
+      .prepare(
+        `SELECT MIN(delivered_at) AS t FROM ledger_deliveries WHERE run_id = ? AND broker_room = ?
+            AND client_room = ? AND delivered_at >= ?`
+      )
+      .get(runId, brokerRoom, consumerRoom, afterMs) as { t: number | null }
+    return r.t
+  }
+
+  /** Periodic per-client counters, for send-rate and failure plots. */
+  counters(runId: number): CounterSample[] {
+    return this.events(runId, { kinds: ['counters'] }).map((e) => ({
+      atMs: e.atMs,
+      clientId: e.clientId ?? '',
+      values: e.data as Record<string, number>
+    }))
+  }
+}

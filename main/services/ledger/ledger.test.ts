@@ -1,0 +1,268 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterEach, describe, expect, it } from 'vitest'
+import { computeRto } from '../../../common/scenario/metrics'
+import { openDatabase, Recorder } from '../recorder'
+import { LedgerReader } from './ledger-reader'
+import { LedgerWriter } from './ledger-writer'
+import type { SendRecord } from './types'
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+function setup(file = ':memory:') {
+  const db = openDatabase(file)
+  const recorder = new Recorder(db)
+  const runId = recorder.startRun({
+    kind: 'scenario',
+    topologyName: 'two-rooms',
+    scenarioName: 't'
+  })
+  return { db, runId, recorder }
+}
+
+const send = (key: string, over: Partial<SendRecord> = {}): SendRecord => ({
+  key,
+  clientId: 'producer-1',
+  clientRoom: 'room1',
+  namesrvId: 'ns-1',
+  namesrvRoom: 'room1',
+  brokerName: 'broker-a',
+  brokerRoom: 'room1',
+  queueId: 0,
+  queueOffset: 0,
+  startedAt: 1000,
+  attemptStartedAt: 1000,
+  endedAt: 1002,
+  status: 'acked',
+  attempts: 1,
+  error: null,
+  ...over
+})
+
+const deliver = (
+  w: LedgerWriter,
+  key: string,
+  clientId: string,
+  room: string,
+  brokerRoom: string,
+  at: number
+) =>
+  w.delivery({
+    key,
+    clientId,
+    clientRoom: room,
+    namesrvRoom: room,
+    brokerName: brokerRoom === 'room1' ? 'broker-a' : 'broker-b',
+    brokerRoom,
+    queueId: 0,
+    queueOffset: 0,
+    bornAt: null,
+    deliveredAt: at
+  })
+
+describe('LedgerWriter', () => {
+  it('batches rows until the interval or the batch size', async () => {
+    const { db, runId } = setup()
+    const w = new LedgerWriter(db, runId, { flushIntervalMs: 20, maxBatch: 3 })
+    w.send(send('a'))
+    w.send(send('b'))
+    expect(w.stats).toMatchObject({ sends: 0, pending: 2 })
+    w.send(send('c'))
+    expect(w.stats).toMatchObject({ sends: 3, pending: 0, batches: 1 })
+    w.event('phase', null, null, { phase: 'workload' })
+    await new Promise((r) => setTimeout(r, 60))
+    expect(w.stats).toMatchObject({ events: 1, batches: 2 })
+    w.close()
+    w.send(send('d'))
+    expect(w.stats.pending).toBe(0)
+  })
+
+  it('emits events live and is readable from another connection while running (WAL)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledger-'))
+    dirs.push(dir)
+    const file = join(dir, 'db.sqlite')
+    const { db, runId } = setup(file)
+    const seen: string[] = []
+    const w = new LedgerWriter(db, runId)
+    w.on('event', (e) => seen.push(e.kind))
+    w.event('fault', null, 'room1', {
+      action: 'kill',
+      target: ['x'],
+      nodes: ['broker-1'],
+      ok: true
+    })
+    w.flush()
+    const other = new Database(file, { readonly: true })
+    expect(other.pragma('journal_mode', { simple: true })).toBe('wal')
+    expect(new LedgerReader(other).events(runId).map((e) => e.kind)).toEqual(['fault'])
+    expect(seen).toEqual(['fault'])
+    other.close()
+    w.close()
+    db.close()
+  })
+
+  it('deleting a run removes its ledger', () => {
+    const { db, runId, recorder } = setup()
+    const w = new LedgerWriter(db, runId)
+    w.send(send('a'))
+    w.close()
+    recorder.deleteRun(runId)
+    expect(new LedgerReader(db).lossSummary(runId).sent).toBe(0)
+  })
+})
+
+describe('LedgerReader', () => {
+  it('counts loss, duplicates and per-client figures by key', () => {
+    const { db, runId } = setup()
+    const w = new LedgerWriter(db, runId)
+    w.send(send('k1'))
+    w.send(send('k2'))
+    w.send(send('k3'))
+    w.send(
+      send('k4', {
+        status: 'failed',
+        brokerName: null,
+        brokerRoom: null,
+        endedAt: 4000,
+        attempts: 3
+      })
+    )
+    w.send(
+      send('k5', {
+        clientId: 'producer-2',
+        clientRoom: 'room2',
+        brokerRoom: 'room2',
+        endedAt: 1500
+      })
+    )
+    deliver(w, 'k1', 'consumer-1', 'room1', 'room1', 2000)
+    deliver(w, 'k1', 'consumer-2', 'room2', 'room1', 2100)
+    deliver(w, 'k2', 'consumer-1', 'room1', 'room1', 2000)
+    deliver(w, 'k4', 'consumer-1', 'room1', 'room1', 2000)
+    deliver(w, 'k5', 'consumer-2', 'room2', 'room2', 2000)
+    w.flush()
+    const r = new LedgerReader(db)
+    expect(r.lossSummary(runId)).toEqual({
+      sent: 5,
+      acked: 4,
+      failed: 1,
+      deliveries: 5,
+      consumedDistinct: 4,
+      lost: 1,
+      duplicates: 1,
+      unexpected: 1,
+      lostKeys: ['k3']
+    })
+    expect(r.producerStats(runId)).toEqual([
+      {
+        clientId: 'producer-1',
+        room: 'room1',
+        sent: 4,
+        acked: 3,
+        failed: 1,
+        lost: 1,
+        duplicates: 1,
+        maxLatencyMs: 2
+      },
+      {
+        clientId: 'producer-2',
+        room: 'room2',
+        sent: 1,
+        acked: 1,
+        failed: 0,
+        lost: 0,
+        duplicates: 0,
+        maxLatencyMs: 500
+      }
+    ])
+    expect(r.consumerStats(runId)).toEqual([
+      { clientId: 'consumer-1', room: 'room1', consumed: 3, duplicates: 0 },
+      { clientId: 'consumer-2', room: 'room2', consumed: 2, duplicates: 1 }
+    ])
+    expect(r.consumedAcross(runId, 'room1', 'room2')).toBe(1)
+    expect(r.firstDeliveryAcross(runId, 'room1', 'room2', 0)).toBe(2100)
+    expect(r.sendsVia(runId, 'room2', 'room2')).toBe(1)
+    w.close()
+  })
+
+  it('feeds RTO from acknowledged sends and failed attempts', () => {
+    const { db, runId } = setup()
+    const w = new LedgerWriter(db, runId)
+    w.send(send('a', { startedAt: 900, attemptStartedAt: 900, endedAt: 901 }))
+    w.event('send-attempt-failed', 'producer-1', 'room1', {
+      key: 'b',
+      brokerName: 'broker-a',
+      brokerRoom: 'room1',
+      reason: 'reset',
+      startMs: 1000,
+      endMs: 1001
+    })
+    w.send(
+      send('b', {
+        startedAt: 1000,
+        attemptStartedAt: 1001,
+        endedAt: 1004,
+        brokerRoom: 'room2',
+        attempts: 2
+      })
+    )
+    w.flush()
+    const r = new LedgerReader(db)
+    const ops = r.sendOps(runId, 'producer-1')
+    expect(ops).toHaveLength(3)
+    expect(computeRto(ops, [950])).toEqual([
+      { boundaryMs: 950, failedAtMs: 1000, recoveredAtMs: 1004, rtoMs: 4 }
+    ])
+    expect(r.selections(runId, 950)).toEqual([
+      {
+        clientId: 'producer-1',
+        clientRoom: 'room1',
+        namesrvRoom: 'room1',
+        brokerRoom: 'room1',
+        phase: 'before-fault',
+        count: 1
+      },
+      {
+        clientId: 'producer-1',
+        clientRoom: 'room1',
+        namesrvRoom: 'room1',
+        brokerRoom: 'room2',
+        phase: 'after-fault',
+        count: 1
+      }
+    ])
+    expect(r.sendLatencies(runId, 950)).toEqual([4])
+    w.close()
+  })
+
+  it('tails events after an id and filters kinds; counters become samples', () => {
+    const { db, runId } = setup()
+    const w = new LedgerWriter(db, runId)
+    w.event(
+      'counters',
+      'p1',
+      'room1',
+      { sent: 1, acked: 1, failed: 0, consumed: 0, inflight: 0 },
+      10
+    )
+    w.event('phase', null, null, { phase: 'drain' }, 20)
+    w.flush()
+    const r = new LedgerReader(db)
+    const all = r.events(runId)
+    expect(all.map((e) => e.kind)).toEqual(['counters', 'phase'])
+    expect(r.events(runId, { afterId: all[0]!.id }).map((e) => e.kind)).toEqual(['phase'])
+    expect(r.counters(runId)).toEqual([
+      {
+        atMs: 10,
+        clientId: 'p1',
+        values: { sent: 1, acked: 1, failed: 0, consumed: 0, inflight: 0 }
+      }
+    ])
+    w.close()
+  })
+})

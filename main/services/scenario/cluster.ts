@@ -1,0 +1,27 @@
+import type { FaultAction } from '../../../common/scenario/schema'
+
+/** A server node as the runner sees it (the sandbox's NodeStatus satisfies this). */
+export interface ClusterNode {
+  nodeId: string
+  kind: string
+  room: string
+  state: string
+  /** host:port (a management node's HTTP port). */
+  address?: string
+}
+
+/**
+ * What the runner needs from a running deployment: the sandbox, or a wrapper over an attached
+ * cluster whose nodes it can (or cannot) act on.
+ */
+export interface ClusterPort {
+  status(): { nodes: ClusterNode[] }
+  act(nodeId: string, action: FaultAction): Promise<unknown>
+}
+
+/** States a node must be brought out of before a scenario, and how. */
+export function restoreAction(state: string): FaultAction | null {
+  if (state === 'paused') return 'resume'
+  if (['killed', 'stopped', 'down', 'failed'].includes(state)) return 'start'
+  return null
+}

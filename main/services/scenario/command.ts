@@ -1,0 +1,68 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { defaultDataDir } from '../recorder/data-dir'
+import { openDatabase, Recorder } from '../recorder/recorder'
+import { Sandbox } from '../sandbox/sandbox'
+import type { LoadedScenario } from './load-scenario'
+import { loadScenarioFile, ScenarioFileError } from './load-scenario'
+import { ScenarioRunner } from './scenario-runner'
+import { formatScorecard } from './scorecard'
+
+export interface ScenarioCommandOptions {
+  /** Write the report JSON here. */
+  report?: string
+  /** Print the report JSON instead of the scorecard. */
+  json?: boolean
+  dataDir?: string
+  stdout?: NodeJS.WritableStream
+  stderr?: NodeJS.WritableStream
+}
+
+/**
+ * `drstudio scenario run <file> [--report out.json] [--json]`: boots the scenario's topology in the
+ * sandbox, runs it, prints a scorecard and stops everything. Exit code 0 only when every gate
+ * passed, 1 when a gate failed, 2 when the scenario could not run.
+ */
+export async function runScenarioCommand(
+  file: string,
+  options: ScenarioCommandOptions = {}
+): Promise<number> {
+  const out = options.stdout ?? process.stdout
+  const err = options.stderr ?? process.stderr
+  let loaded: LoadedScenario
+  try {
+    loaded = loadScenarioFile(resolve(file))
+  } catch (e) {
+    err.write(
+      `${e instanceof ScenarioFileError ? e.message : `cannot load ${file}: ${(e as Error).message}`}\n`
+    )
+    return 2
+  }
+  const dataDir = options.dataDir ?? defaultDataDir()
+  const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
+  const sandbox = new Sandbox({ dataDir })
+  const runner = new ScenarioRunner({ recorder })
+  const t0 = performance.now()
+  const stamp = (): string => `${((performance.now() - t0) / 1000).toFixed(1).padStart(6)}s`
+  sandbox.on('progress', (p) =>
+    err.write(`${stamp()} [sandbox] ${p.nodeId ? `${p.nodeId}: ` : ''}${p.message}\n`)
+  )
+  runner.on('progress', (p) => err.write(`${stamp()} [${p.phase}] ${p.message}\n`))
+  try {
+    err.write(`${stamp()} [sandbox] starting topology ${loaded.topology.name}\n`)
+    await sandbox.start(loaded.topology)
+    const report = await runner.run(loaded, sandbox)
+    if (options.report) {
+      mkdirSync(dirname(resolve(options.report)), { recursive: true })
+      writeFileSync(options.report, JSON.stringify(report, null, 2) + '\n')
+    }
+    out.write(options.json ? JSON.stringify(report, null, 2) + '\n' : formatScorecard(report))
+    return report.passed ? 0 : 1
+  } catch (e) {
+    err.write(`scenario ${loaded.scenario.name} could not run: ${(e as Error).message}\n`)
+    return 2
+  } finally {
+    await sandbox.stop().catch(() => undefined)
+    recorder.close()
+  }
+}

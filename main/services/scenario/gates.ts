@@ -1,0 +1,114 @@
+import type { FailoverReport, GateResult, Gates } from '../../../common/scenario/schema'
+
+/** Measured facts of a run that gates are judged against. */
+export interface GateFacts {
+  lost: number
+  duplicates: number
+  sent: number
+  acked: number
+  /** Every producer RTO episode of the run; null = never recovered. */
+  rtoMs: (number | null)[]
+  /** Share of sends / consumptions before the first fault served entirely in the client's room. */
+  localSendShare: number | null
+  localConsumeShare: number | null
+  sendsVia(fromRoom: string, viaRoom: string): number
+  consumedAcross(brokerRoom: string, consumerRoom: string): number
+  failovers: readonly FailoverReport[]
+  /** Clients that fell back from their room's management node to another room's. */
+  managementFallbacks(fromRoom: string, toRoom: string | undefined): number
+}
+
+const round = (n: number, digits = 4): number => Math.round(n * 10 ** digits) / 10 ** digits
+
+/** Judges each configured gate; the run passes only if all pass. */
+export function evaluateGates(gates: Gates, f: GateFacts): GateResult[] {
+  const out: GateResult[] = []
+  out.push({
+    name: 'lost messages',
+    passed: f.lost <= gates.maxLost,
+    actual: f.lost,
+    limit: gates.maxLost
+  })
+  if (gates.maxDuplicates !== undefined) {
+    out.push({
+      name: 'duplicate deliveries',
+      passed: f.duplicates <= gates.maxDuplicates,
+      actual: f.duplicates,
+      limit: gates.maxDuplicates
+    })
+  }
+  if (gates.maxRtoMs !== undefined) {
+    const never = f.rtoMs.some((r) => r === null)
+    const worst = Math.max(0, ...f.rtoMs.filter((r): r is number => r !== null))
+    out.push({
+      name: 'max producer RTO (ms)',
+      passed: !never && worst <= gates.maxRtoMs,
+      actual: never ? 'never recovered' : round(worst, 1),
+      limit: gates.maxRtoMs
+    })
+  }
+  if (gates.minAckedShare !== undefined) {
+    const share = f.sent === 0 ? null : f.acked / f.sent
+    out.push({
+      name: 'acknowledged share of sends',
+      passed: share !== null && share >= gates.minAckedShare,
+      actual: share === null ? null : round(share),
+      limit: gates.minAckedShare
+    })
+  }
+  if (gates.minLocalShare !== undefined) {
+    for (const [name, share] of [
+      ['sends served in own room (healthy)', f.localSendShare],
+      ['consumptions served in own room (healthy)', f.localConsumeShare]
+    ] as const) {
+      out.push({
+        name,
+        passed: share !== null && share >= gates.minLocalShare,
+        actual: share === null ? null : round(share),
+        limit: gates.minLocalShare
+      })
+    }
+  }
+  for (const g of gates.sendsAfterFault ?? []) {
+    const n = f.sendsVia(g.fromRoom, g.viaRoom)
+    out.push({
+      name: `${g.fromRoom} producers' sends acknowledged by ${g.viaRoom} after the fault`,
+      passed: n >= g.min,
+      actual: n,
+      limit: `>= ${g.min}`
+    })
+  }
+  for (const g of gates.consumedAcross ?? []) {
+    const n = f.consumedAcross(g.brokerRoom, g.consumerRoom)
+    out.push({
+      name: `${g.brokerRoom} messages consumed by ${g.consumerRoom} consumers after the fault`,
+      passed: n >= g.min,
+      actual: n,
+      limit: `>= ${g.min}`
+    })
+  }
+  for (const g of gates.failovers ?? []) {
+    const n = f.failovers.filter(
+      (x) =>
+        x.kind === g.kind &&
+        (g.fromRoom === undefined || x.fromRoom === g.fromRoom) &&
+        (g.toRoom === undefined || x.toRoom === g.toRoom)
+    ).length
+    out.push({
+      name: `${g.kind} failovers ${g.fromRoom ?? 'any'} → ${g.toRoom ?? 'any'}`,
+      passed: n >= g.min,
+      actual: n,
+      limit: `>= ${g.min}`
+    })
+  }
+  for (const g of gates.managementFallbacks ?? []) {
+    const n = f.managementFallbacks(g.fromRoom, g.toRoom)
+    out.push({
+      name: `${g.fromRoom} clients falling back to ${g.toRoom ?? 'another room'}'s management node`,
+      passed: n >= g.min,
+      actual: n,
+      limit: `>= ${g.min}`
+    })
+  }
+  return out
+}

@@ -1,0 +1,7 @@
+export * from './cluster'
+export * from './command'
+export * from './gates'
+export * from './load-scenario'
+export * from './plan'
+export * from './scenario-runner'
+export * from './scorecard'

@@ -1,0 +1,153 @@
+import type { Scenario } from '../../../common/scenario/schema'
+import type { TargetNode } from '../../../common/scenario/selectors'
+import { resolveTarget } from '../../../common/scenario/selectors'
+import type { Topology } from '../../../common/topology/schema'
+import { listNodes, topicsOf } from '../../../common/topology/model'
+
+/** One in-process client the scenario runs. */
+export interface ClientPlan {
+  id: string
+  role: 'producer' | 'consumer'
+  room: string
+  /** Topic and group as the topology names them; the run suffixes them to stay independent. */
+  topic: string
+  group: string
+  rate: number
+  messageSize: number
+}
+
+/** The producers and consumers of a scenario: `workload.rooms` when given, else the topology's. */
+export function planClients(scenario: Scenario, topology: Topology): ClientPlan[] {
+  const { workload } = scenario
+  const topics = topicsOf(topology)
+  const defaultTopic = topics[0]?.name ?? 'drstudio'
+  const nodes = listNodes(topology)
+  const firstGroup = (kind: 'producer' | 'consumer'): string => {
+    const n = nodes.find((x) => x.kind === kind)
+    return n && (n.kind === 'producer' || n.kind === 'consumer') ? n.spec.group : `drstudio-${kind}`
+  }
+  if (workload.rooms) {
+    const out: ClientPlan[] = []
+    for (const room of topology.rooms) {
+      const w = workload.rooms[room.id]
+      if (!w) continue
+      for (let i = 1; i <= w.producers; i++) {
+        out.push({
+          id: `producer-${room.id}-${i}`,
+          role: 'producer',
+          room: room.id,
+          topic: defaultTopic,
+          group: firstGroup('producer'),
+          rate: workload.rate ?? 20,
+          messageSize: workload.messageSize ?? 256
+        })
+      }
+      for (let i = 1; i <= w.consumers; i++) {
+        out.push({
+          id: `consumer-${room.id}-${i}`,
+          role: 'consumer',
+          room: room.id,
+          topic: defaultTopic,
+          group: firstGroup('consumer'),
+          rate: 0,
+          messageSize: 0
+        })
+      }
+    }
+    return out
+  }
+  return nodes.flatMap((n): ClientPlan[] => {
+    if (n.kind === 'producer') {
+      return [
+        {
+          id: n.id,
+          role: 'producer',
+          room: n.room,
+          topic: n.spec.topic,
+          group: n.spec.group,
+          rate: workload.rate ?? n.spec.rate,
+          messageSize: workload.messageSize ?? n.spec.messageSize
+        }
+      ]
+    }
+    if (n.kind === 'consumer') {
+      return [
+        {
+          id: n.id,
+          role: 'consumer',
+          room: n.room,
+          topic: n.spec.topic,
+          group: n.spec.group,
+          rate: 0,
+          messageSize: 0
+        }
+      ]
+    }
+    return []
+  })
+}
+
+/** Everything a timeline step may name: the topology's server nodes and the scenario's clients. */
+export function targetNodes(topology: Topology, clients: readonly ClientPlan[]): TargetNode[] {
+  const servers = listNodes(topology).flatMap((n): TargetNode[] => {
+    switch (n.kind) {
+      case 'broker':
+        return [{ id: n.id, kind: 'broker', room: n.room, role: n.spec.role }]
+      case 'nameserver':
+      case 'management':
+      case 'proxy':
+        return [{ id: n.id, kind: n.kind, room: n.room }]
+      default:
+        return []
+    }
+  })
+  return [...servers, ...clients.map((c) => ({ id: c.id, kind: c.role, room: c.room }))]
+}
+
+/** Problems with a scenario against its topology, each naming the step and the fix. */
+export function checkScenario(scenario: Scenario, topology: Topology): string[] {
+  const problems: string[] = []
+  const clients = planClients(scenario, topology)
+  const nodes = targetNodes(topology, clients)
+  const rooms = new Set(topology.rooms.map((r) => r.id))
+  for (const room of Object.keys(scenario.workload.rooms ?? {})) {
+    if (!rooms.has(room))
+      problems.push(`workload.rooms.${room}: the topology has no room "${room}"`)
+  }
+  if (!clients.some((c) => c.role === 'producer')) {
+    problems.push(
+      'the scenario runs no producer; add producers to the topology or to workload.rooms'
+    )
+  }
+  scenario.timeline.forEach((step, i) => {
+    const r = resolveTarget(step.target, nodes)
+    if (!r.ok) {
+      problems.push(`timeline[${i}].target: ${r.error}`)
+      return
+    }
+    for (const n of r.nodes) {
+      if (
+        (n.kind === 'producer' || n.kind === 'consumer') &&
+        (step.action === 'pause' || step.action === 'resume')
+      ) {
+        problems.push(
+          `timeline[${i}]: ${n.id} is an in-process ${n.kind}; it can be killed, stopped, started or restarted, not ${step.action}d`
+        )
+      }
+    }
+    if (step.at > scenario.workload.duration) {
+      problems.push(
+        `timeline[${i}].at (${step.at} ms) is after the workload ends (${scenario.workload.duration} ms); lengthen workload.duration`
+      )
+    }
+  })
+  for (const g of scenario.gates.sendsAfterFault ?? []) {
+    for (const r of [g.fromRoom, g.viaRoom])
+      if (!rooms.has(r)) problems.push(`gates.sendsAfterFault: unknown room ${r}`)
+  }
+  for (const g of scenario.gates.consumedAcross ?? []) {
+    for (const r of [g.brokerRoom, g.consumerRoom])
+      if (!rooms.has(r)) problems.push(`gates.consumedAcross: unknown room ${r}`)
+  }
+  return problems
+}

@@ -1,0 +1,76 @@
+import { formatMs } from '../../../common/scenario/duration'
+import type { ScenarioReport } from '../../../common/scenario/schema'
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)))
+  return rows.map((r) =>
+    r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
+  )
+}
+
+/** A plain-text scorecard of a report, for the CLI. */
+export function formatScorecard(r: ScenarioReport): string {
+  const lines: string[] = []
+  lines.push(
+    `scenario ${r.scenario} on ${r.topology} (run ${r.runId}): ${r.passed ? 'PASSED' : 'FAILED'}`
+  )
+  lines.push(
+    `  topic ${r.topic}, group ${r.consumerGroup}; setup ${formatMs(r.timings.setupMs)}, ` +
+      `workload ${formatMs(r.timings.workloadMs)}, drain ${formatMs(r.timings.drainMs)}, total ${formatMs(r.timings.totalMs)}`
+  )
+  lines.push(
+    `  sent ${r.totals.sent}, acked ${r.totals.acked}, failed ${r.totals.failed}, consumed ${r.totals.consumed}, ` +
+      `lost ${r.totals.lost}, duplicates ${r.totals.duplicates}`
+  )
+  lines.push('', 'gates')
+  for (const g of r.gates) {
+    lines.push(`  ${g.passed ? 'PASS' : 'FAIL'}  ${g.name}: ${g.actual ?? '—'} (limit ${g.limit})`)
+  }
+  if (r.faults.length) {
+    lines.push('', 'timeline')
+    for (const f of r.faults) {
+      lines.push(
+        `  ${formatMs(f.atMs).padStart(8)}  ${f.action} ${f.nodes.join(', ')}${f.ok ? '' : `  (failed: ${f.error})`}`
+      )
+    }
+  }
+  lines.push('', 'clients')
+  lines.push(
+    ...table([
+      ['id', 'room', 'role', 'sent', 'acked', 'failed', 'consumed', 'lost', 'dups', 'RTO'],
+      ...r.clients.map((c) => [
+        c.id,
+        c.room,
+        c.role,
+        String(c.sent),
+        String(c.acked),
+        String(c.failed),
+        String(c.consumed),
+        String(c.lost),
+        String(c.duplicates),
+        c.rtoMs.length ? c.rtoMs.map((x) => (x === null ? 'never' : formatMs(x))).join(' ') : '—'
+      ])
+    ]).map((l) => `  ${l}`)
+  )
+  if (r.failovers.length) {
+    lines.push('', `failovers (${r.failovers.length})`)
+    const byKey = new Map<
+      string,
+      { n: number; worst: number | null; first: number; reason: string }
+    >()
+    for (const f of r.failovers) {
+      const k = `${f.clientId} ${f.kind} ${f.fromRoom ?? '?'} → ${f.toRoom ?? '?'}`
+      const e = byKey.get(k) ?? { n: 0, worst: null, first: f.atMs, reason: f.reason }
+      e.n++
+      if (f.durationMs !== null) e.worst = Math.max(e.worst ?? 0, f.durationMs)
+      byKey.set(k, e)
+    }
+    for (const [k, e] of byKey) {
+      lines.push(
+        `  ${formatMs(e.first).padStart(8)}  ${k}  ×${e.n}  (${e.reason}; worst ${formatMs(e.worst)})`
+      )
+    }
+  }
+  if (r.notes.length) lines.push('', 'notes', ...r.notes.map((n) => `  - ${n}`))
+  return lines.join('\n') + '\n'
+}
