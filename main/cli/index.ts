@@ -3,6 +3,7 @@ import { findAppPaths } from '../services/app-paths'
 import { runExportCommand } from '../services/export/cli'
 import { runLintCommand } from '../services/export/lint-cli'
 import { runManagementNode } from '../services/management'
+import { runScenarioCommand } from '../services/scenario/command'
 import { recordedResults } from './recorded-results'
 import { runClusterInfoCommand, runRouteCommand } from './cluster-commands'
 import { runSandboxCheck, runSandboxUp } from './sandbox-commands'
@@ -61,6 +62,19 @@ export function buildProgram(): Command {
     .argument('<topology>', 'topology JSON file')
     .option('--json', 'machine-readable output')
     .action((file: string, opts: { json?: boolean }) => guarded(() => runSandboxCheck(file, opts)))
+
+  const scenario = program.command('scenario').description('run failover scenarios headless (CI)')
+  scenario
+    .command('run')
+    .description(
+      'boot the scenario topology, run its workload and faults, print a scorecard; exit 0 only if every gate passes'
+    )
+    .argument('<file>', 'scenario YAML (e.g. resources/scenarios/room1-brokers-down.yaml)')
+    .option('--report <file>', 'write the report JSON here')
+    .option('--json', 'print the report JSON instead of the scorecard')
+    .action((file: string, opts: { report?: string; json?: boolean }) =>
+      guarded(() => runScenarioCommand(file, opts))
+    )
 
   program
     .command('lint')
