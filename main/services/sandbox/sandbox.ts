@@ -1,9 +1,9 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Topology } from '../../../common/topology/schema'
 import type { TopologyNode } from '../../../common/topology/model'
 import { hostOf, isAttached, listNodes, topicsOf } from '../../../common/topology/model'
+import { findAppPaths } from '../app-paths'
 import type { RegistrationProbe, TopicCreator } from './admin-ports'
 import { createRemotingAdmin, remotingRegistrationProbe, remotingTopicCreator } from './admin-ports'
 import type { Discovery, ManagementNodeConfig } from './config'
@@ -191,7 +191,8 @@ function uninstallExitHandlers(): void {
   for (const s of SIGNALS) process.off(s, onFatalSignal)
 }
 
-const defaultRepoRoot = (): string => fileURLToPath(new URL('../../../', import.meta.url))
+// Works from source and from the bundled CLI (out/cli), which sit at different depths.
+const defaultRepoRoot = (): string => findAppPaths().root
 
 /** Sortable, path-safe run folder name: 20261129-091512-r42 (engine run 42) or 20261129-091512-3f2a. */
 export function makeRunName(
