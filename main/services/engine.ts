@@ -17,6 +17,13 @@ import { exportTopology } from './export'
 import { latestResultsFromReports } from './export/results'
 import { LedgerReader } from './ledger'
 import type { Recorder } from './recorder'
+import type { ClientChoice } from '../../common/scenario/events'
+import type { ScenarioReport } from '../../common/scenario/schema'
+import type { LoadedScenario } from './scenario/load-scenario'
+import { loadScenarioFile } from './scenario/load-scenario'
+import { ScenarioRunner } from './scenario/scenario-runner'
+import { hasClients, InteractiveSession } from './session/interactive-session'
+import { masterNodeIds, toLiveChoice } from './session/live-choice'
 
 /** Native dialogs; only the Electron shell has them. */
 export interface DialogPort {
@@ -41,11 +48,28 @@ export interface SandboxStatus {
 
 /** What the engine needs from the sandbox orchestrator. */
 export interface SandboxPort {
-  start(topology: Topology, runId: number): Promise<SandboxStatus>
+  /** runId is absent when a scenario run boots the sandbox (the scenario has its own run). */
+  start(topology: Topology, runId?: number): Promise<SandboxStatus>
   stop(): Promise<SandboxStatus>
   status(): SandboxStatus
   act(nodeId: string, action: NodeAction): Promise<NodeStatus>
   readLog(nodeId: string, tailBytes: number): { path: string; text: string }
+  /** Resolves once every name server lists every broker (the real Sandbox has it). */
+  waitForRegistration?(options?: { timeoutMs?: number }): Promise<unknown>
+}
+
+/** The scenario run in progress (one at a time). */
+interface ActiveScenario {
+  name: string
+  ctrl: AbortController
+  runId: number | null
+  done: Promise<void>
+}
+
+/** Topologies equal for deployment purposes (canvas layout and wording ignored). */
+export function sameDeployment(a: Topology, b: Topology): boolean {
+  const strip = ({ layout: _l, description: _d, ...rest }: Topology): unknown => rest
+  return JSON.stringify(strip(a)) === JSON.stringify(strip(b))
 }
 
 export interface EngineOptions {
@@ -63,6 +87,10 @@ export class Engine {
   readonly events = new EngineEvents()
   readonly handlers: Handlers
   private readonly sandbox: SandboxPort | null
+  /** What the sandbox runs, as far as the engine started it. */
+  private sandboxTopology: Topology | null = null
+  private session: InteractiveSession | null = null
+  private scenario: ActiveScenario | null = null
 
   constructor(private readonly opts: EngineOptions) {
     this.sandbox = opts.sandbox ? opts.sandbox(this.events) : null
@@ -181,34 +209,39 @@ export class Engine {
           )
         }
         const sandbox = this.requireSandbox()
+        if (this.scenario) {
+          throw new Error(
+            `scenario "${this.scenario.name}" is using the sandbox; cancel it or wait for its report`
+          )
+        }
         const runId = recorder.startRun({
           kind: 'sandbox',
           topologyName: result.topology.name,
           topologyJson: JSON.stringify(result.topology)
         })
+        let status: SandboxStatus
         try {
-          return await sandbox.start(result.topology, runId)
+          status = await sandbox.start(result.topology, runId)
         } catch (err) {
           recorder.endRun(runId, 'failed', { error: (err as Error).message })
           throw err
         }
+        this.sandboxTopology = result.topology
+        if (hasClients(result.topology)) this.startSession(result.topology, runId)
+        return status
       },
       'sandbox:stop': async () => {
-        const sandbox = this.requireSandbox()
-        const runId = sandbox.status().runId
-        const status = await sandbox.stop()
-        if (runId !== null) recorder.endRun(runId, 'stopped')
-        return status
+        this.requireSandbox()
+        if (this.scenario) await this.cancelScenario()
+        return this.stopSandbox()
       },
       'sandbox:status': async () =>
         this.sandbox?.status() ?? { running: false, runId: null, startedAt: null, nodes: [] },
-      'node:action': async ({ nodeId, action }) => this.requireSandbox().act(nodeId, action),
+      'node:action': async ({ nodeId, action }) => this.nodeAction(nodeId, action),
       'node:log': async ({ nodeId, tailBytes }) => this.requireSandbox().readLog(nodeId, tailBytes),
       'scenario:list': async () => this.listScenarios().map(({ path: _path, ...rest }) => rest),
-      'scenario:run': async () => {
-        throw new Error('scenario runs are not available in this build')
-      },
-      'scenario:cancel': async () => ({ cancelled: false }),
+      'scenario:run': async ({ id, path }) => this.startScenario(id, path),
+      'scenario:cancel': async () => ({ cancelled: await this.cancelScenario() }),
       'runs:list': async ({ limit }) => recorder.listRuns(limit),
       'runs:get': async ({ id }) => {
         const run = recorder.listRuns(100_000).find((r) => r.id === id)
@@ -261,9 +294,216 @@ export class Engine {
     }
   }
 
+  private notice(level: 'info' | 'warning' | 'error', message: string): void {
+    this.events.emit('engine:notice', { level, message })
+  }
+
+  /** Forwards a client's choice as `client:choice`, with topology node ids for the canvas. */
+  private choiceForwarder(
+    topology: Topology,
+    runId: () => number | null
+  ): (c: ClientChoice) => void {
+    const masters = masterNodeIds(topology)
+    return (c) => this.events.emit('client:choice', toLiveChoice(c, masters, runId()))
+  }
+
+  private emitReport(report: ScenarioReport): void {
+    this.events.emit('scenario:report', { report })
+    this.events.emit('runs:changed', { runId: report.runId })
+  }
+
+  /** Runs the topology's own clients on the sandbox run, in the background. */
+  private startSession(topology: Topology, runId: number): void {
+    const sandbox = this.requireSandbox()
+    const session = new InteractiveSession({
+      recorder: this.opts.recorder,
+      runId,
+      topology,
+      cluster: sandbox
+    })
+    session.on('progress', (p) => this.events.emit('scenario:progress', p))
+    session.on('ledger-event', (e) => this.events.emit('ledger:event', e))
+    session.on(
+      'choice',
+      this.choiceForwarder(topology, () => runId)
+    )
+    session.on('failure', (e) =>
+      this.notice('error', `the topology's clients could not start: ${e.message}`)
+    )
+    this.session = session
+    session.begin()
+  }
+
+  /** Ends the interactive session (drain + report) if any, then stops the sandbox. */
+  private async stopSandbox(): Promise<SandboxStatus> {
+    const sandbox = this.requireSandbox()
+    const { recorder } = this.opts
+    const runId = sandbox.status().runId
+    const session = this.session
+    this.session = null
+    if (session) {
+      try {
+        this.emitReport(await session.stop())
+      } catch (e) {
+        recorder.endRun(session.runId, 'failed', { error: (e as Error).message })
+        this.events.emit('runs:changed', { runId: session.runId })
+        this.notice('error', `the session report could not be built: ${(e as Error).message}`)
+      }
+    }
+    const status = await sandbox.stop()
+    this.sandboxTopology = null
+    if (runId !== null && !session) {
+      recorder.endRun(runId, 'stopped')
+      this.events.emit('runs:changed', { runId })
+    }
+    return status
+  }
+
+  /** Acts on a sandbox node (or a session client) and records it as a fault of the live session. */
+  private async nodeAction(nodeId: string, action: NodeAction): Promise<NodeStatus> {
+    const sandbox = this.requireSandbox()
+    const session = this.session
+    if (session?.clientIds.includes(nodeId)) return session.actOnClient(nodeId, action)
+    try {
+      const status = await sandbox.act(nodeId, action)
+      session?.recordFault(action, [nodeId])
+      return status
+    } catch (e) {
+      session?.recordFault(action, [nodeId], (e as Error).message)
+      throw e
+    }
+  }
+
+  private async startScenario(
+    id: string | undefined,
+    path: string | undefined
+  ): Promise<{ started: true; scenario: string }> {
+    this.requireSandbox()
+    if (this.scenario) {
+      throw new Error(
+        `scenario "${this.scenario.name}" is already running; cancel it or wait for its report`
+      )
+    }
+    let file = path
+    if (id !== undefined) {
+      const all = this.listScenarios()
+      file = all.find((s) => s.id === id)?.path
+      if (!file) {
+        throw new Error(
+          `no built-in scenario "${id}"; choose one of ${all.map((s) => s.id).join(', ')}`
+        )
+      }
+    }
+    const loaded = loadScenarioFile(file!, { resourcesDir: this.opts.resourcesDir })
+    const name = loaded.scenario.name
+    const ctrl = new AbortController()
+    const active: ActiveScenario = { name, ctrl, runId: null, done: Promise.resolve() }
+    this.scenario = active
+    this.events.emit('scenario:state', { running: true, scenario: name, runId: null })
+    active.done = this.runScenario(loaded, active)
+    return { started: true, scenario: name }
+  }
+
+  /** Boots the scenario's topology when needed, runs it, and always ends with `scenario:state`. */
+  private async runScenario(loaded: LoadedScenario, active: ActiveScenario): Promise<void> {
+    const signal = active.ctrl.signal
+    const t0 = Date.now()
+    try {
+      await this.ensureSandbox(loaded.topology, signal, (message) =>
+        this.events.emit('scenario:progress', {
+          runId: null,
+          phase: 'setup',
+          message,
+          atMs: Date.now() - t0
+        })
+      )
+      if (signal.aborted) throw new Error('cancelled before the run started')
+      const runner = new ScenarioRunner({ recorder: this.opts.recorder })
+      runner.on('progress', (p) => {
+        if (active.runId === null && p.runId !== null) {
+          active.runId = p.runId
+          this.events.emit('scenario:state', {
+            running: true,
+            scenario: active.name,
+            runId: p.runId
+          })
+        }
+        this.events.emit('scenario:progress', p)
+      })
+      runner.on('ledger-event', (e) => this.events.emit('ledger:event', e))
+      runner.on(
+        'choice',
+        this.choiceForwarder(loaded.topology, () => runner.currentRunId)
+      )
+      // A live interactive session on the same sandbox sees the scenario's faults too.
+      runner.on('fault', (f) => this.session?.recordFault(f.action, f.nodes, f.error))
+      runner.on('report', (r) => this.emitReport(r))
+      await runner.run(loaded, this.requireSandbox(), { signal })
+    } catch (e) {
+      const message = (e as Error).message
+      if (signal.aborted) this.notice('info', `scenario "${active.name}" cancelled`)
+      else this.notice('error', `scenario "${active.name}" failed: ${message}`)
+      this.events.emit('runs:changed', { runId: active.runId })
+    } finally {
+      this.scenario = null
+      this.events.emit('scenario:state', {
+        running: false,
+        scenario: active.name,
+        runId: active.runId
+      })
+    }
+  }
+
+  /** Makes the sandbox run `topology`: reuses a matching one, else (re)starts it and waits for registration. */
+  private async ensureSandbox(
+    topology: Topology,
+    signal: AbortSignal,
+    progress: (message: string) => void
+  ): Promise<void> {
+    const sandbox = this.requireSandbox()
+    const running = sandbox.status().running
+    if (running && this.sandboxTopology && sameDeployment(this.sandboxTopology, topology)) return
+    if (running) {
+      progress(`stopping the sandbox to run topology ${topology.name}`)
+      await this.stopSandbox()
+    }
+    if (signal.aborted) return
+    progress(`starting the sandbox with topology ${topology.name}`)
+    // Cancel during the boot stops the half-booted sandbox rather than waiting it out.
+    const stopOnAbort = (): void => void sandbox.stop().catch(() => undefined)
+    signal.addEventListener('abort', stopOnAbort, { once: true })
+    try {
+      await sandbox.start(topology)
+    } finally {
+      signal.removeEventListener('abort', stopOnAbort)
+    }
+    this.sandboxTopology = topology
+    if (sandbox.waitForRegistration && !signal.aborted) {
+      progress('waiting for every broker to register with every name server')
+      await sandbox.waitForRegistration({ timeoutMs: 90_000 })
+    }
+  }
+
+  /** Aborts the scenario run in progress and waits for it to wind down. */
+  private async cancelScenario(): Promise<boolean> {
+    const active = this.scenario
+    if (!active) return false
+    active.ctrl.abort()
+    await active.done
+    return true
+  }
+
   /** Stops everything the engine started; safe to call twice. */
   async dispose(): Promise<void> {
+    await this.cancelScenario().catch(() => undefined)
+    const session = this.session
+    this.session = null
+    if (session) {
+      await session.abort().catch(() => undefined)
+      this.opts.recorder.endRun(session.runId, 'stopped')
+    }
     if (this.sandbox?.status().running) await this.sandbox.stop().catch(() => undefined)
+    this.sandboxTopology = null
     this.opts.recorder.close()
   }
 }

@@ -73,14 +73,16 @@ export interface ScenarioRunnerOptions {
   readyTimeoutMs?: number
 }
 
-interface LiveClient {
+/** A planned client and its live producer or consumer. */
+export interface LiveClient {
   plan: ClientPlan
   producer?: DrProducer
   consumer?: DrConsumer
   alive: boolean
 }
 
-interface AppliedStep {
+/** A fault applied during a run (timeline step or operator action), for the report. */
+export interface AppliedStep {
   report: FaultReport
   atAbs: number
   nodeKinds: string[]
@@ -91,10 +93,65 @@ const FAULT_ACTIONS = new Set(['kill', 'pause', 'stop'])
 const WORKLOAD_TAG = 'dr'
 const WARMUP_TAG = 'warmup'
 
+/** What building a run's client needs; shared by scenario runs and the interactive session. */
+export interface ClientContext {
+  topology: LoadedScenario['topology']
+  tuning: LoadedScenario['scenario']['client']
+  deps: ClientDeps
+  managementNodes: ManagementNodeRef[]
+  topicOf: (base: string) => string
+  groupOf: (base: string) => string
+  onChoice: (choice: ClientChoice) => void
+}
+
+/** Builds (does not start) the producer or consumer of a plan, subscribed to workload messages. */
+export function createLiveClient(plan: ClientPlan, ctx: ClientContext): LiveClient {
+  const { topology, tuning, deps } = ctx
+  const common = {
+    id: plan.id,
+    room: plan.room,
+    topic: ctx.topicOf(plan.topic),
+    group: ctx.groupOf(plan.group),
+    managementNodes: ctx.managementNodes,
+    policy: tuning.policy ?? topology.settings.selectionPolicy,
+    routeRefreshMs: tuning.routeRefresh ?? topology.settings.routeRefreshMs,
+    requestTimeoutMs: tuning.requestTimeout,
+    managementRefreshMs: tuning.managementRefresh
+  }
+  const live: LiveClient = { plan, alive: false }
+  if (plan.role === 'producer') {
+    live.producer = new DrProducer(
+      {
+        ...common,
+        sendTimeoutMs: tuning.sendTimeout,
+        probeIntervalMs: tuning.probeInterval,
+        heartbeatIntervalMs: tuning.heartbeatInterval
+      },
+      deps
+    )
+    live.producer.on('choice', ctx.onChoice)
+  } else {
+    live.consumer = new DrConsumer(
+      {
+        ...common,
+        expression: WORKLOAD_TAG,
+        heartbeatIntervalMs: tuning.heartbeatInterval,
+        rebalanceIntervalMs: tuning.rebalanceInterval,
+        pollTimeoutMs: tuning.pollTimeout
+      },
+      deps
+    )
+    live.consumer.on('choice', ctx.onChoice)
+  }
+  return live
+}
+
 /**
  * Runs one scenario against a running deployment: fresh topic and group, consumers settled on
  * their rooms, producers at the workload rate, the fault timeline, restore, drain, then the report
- * and gates from the ledger. One run at a time per instance.
+ * and gates from the ledger. One run at a time per instance. Its phase helpers (prepareTopic,
+ * waitManagement, settle, warmUp, pump, restore, buildReport) are public so the interactive session
+ * (main/services/session) runs the same steps without a scenario timeline.
  */
 export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
   private readonly clock: Clock
@@ -147,45 +204,16 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
     const tuning = scenario.client
     let mgmtRefs: ManagementNodeRef[] = []
 
-    const makeClient = (plan: ClientPlan): LiveClient => {
-      const common = {
-        id: plan.id,
-        room: plan.room,
-        topic: topicOf(plan.topic),
-        group: groupOf(plan.group),
+    const makeClient = (plan: ClientPlan): LiveClient =>
+      createLiveClient(plan, {
+        topology,
+        tuning,
+        deps,
         managementNodes: mgmtRefs,
-        policy: tuning.policy ?? topology.settings.selectionPolicy,
-        routeRefreshMs: tuning.routeRefresh ?? topology.settings.routeRefreshMs,
-        requestTimeoutMs: tuning.requestTimeout,
-        managementRefreshMs: tuning.managementRefresh
-      }
-      const live: LiveClient = { plan, alive: false }
-      if (plan.role === 'producer') {
-        live.producer = new DrProducer(
-          {
-            ...common,
-            sendTimeoutMs: tuning.sendTimeout,
-            probeIntervalMs: tuning.probeInterval,
-            heartbeatIntervalMs: tuning.heartbeatInterval
-          },
-          deps
-        )
-        live.producer.on('choice', (c) => this.emit('choice', c))
-      } else {
-        live.consumer = new DrConsumer(
-          {
-            ...common,
-            expression: WORKLOAD_TAG,
-            heartbeatIntervalMs: tuning.heartbeatInterval,
-            rebalanceIntervalMs: tuning.rebalanceInterval,
-            pollTimeoutMs: tuning.pollTimeout
-          },
-          deps
-        )
-        live.consumer.on('choice', (c) => this.emit('choice', c))
-      }
-      return live
-    }
+        topicOf,
+        groupOf,
+        onChoice: (c) => this.emit('choice', c)
+      })
     const startClient = async (live: LiveClient): Promise<void> => {
       await (live.producer ?? live.consumer)!.start()
       live.alive = true
@@ -375,7 +403,7 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
   }
 
   /** Open-loop send schedule: each producer fires at its rate whether or not earlier sends finished. */
-  private async pump(
+  async pump(
     producers: LiveClient[],
     t0: number,
     end: number,
@@ -413,7 +441,7 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
    * Unrecorded sends until each producer's broker answers fast and steadily (40 sends in a row
    * under a quarter of the request timeout, nothing isolated), so JIT warm-up is not a "fault".
    */
-  private async warmUp(
+  async warmUp(
     producers: LiveClient[],
     timeoutMs: number,
     requestTimeoutMs: number,
@@ -519,7 +547,7 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
   }
 
   /** Brings paused nodes back and starts stopped or killed ones; returns problems as notes. */
-  private async restore(cluster: ClusterPort): Promise<string[]> {
+  async restore(cluster: ClusterPort): Promise<string[]> {
     const notes: string[] = []
     await Promise.all(
       cluster.status().nodes.map(async (n) => {
@@ -536,7 +564,7 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
   }
 
   /** Creates the run's topic on every live master and waits until every live name server routes it. */
-  private async prepareTopic(
+  async prepareTopic(
     cluster: ClusterPort,
     loaded: LoadedScenario,
     admin: AdminRemoting,
@@ -605,7 +633,7 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
   }
 
   /** Waits until every management node reports every live name server available. */
-  private async waitManagement(
+  async waitManagement(
     cluster: ClusterPort,
     refs: ManagementNodeRef[],
     signal?: AbortSignal
@@ -642,11 +670,7 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
   }
 
   /** True once every consumer owns exactly what the nearby rule gives it with everyone alive. */
-  private async settle(
-    consumers: DrConsumer[],
-    timeoutMs: number,
-    signal?: AbortSignal
-  ): Promise<boolean> {
+  async settle(consumers: DrConsumer[], timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     const deadline = this.clock.now() + timeoutMs
     const cids = consumers.map((c) => c.cid)
     while (!signal?.aborted) {
@@ -667,7 +691,7 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
     return false
   }
 
-  private buildReport(input: {
+  buildReport(input: {
     loaded: LoadedScenario
     runId: number
     reader: LedgerReader

@@ -1,0 +1,121 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { EventChannel } from '../../../common/contract'
+import type { Topology } from '../../../common/topology/schema'
+import { topologySchema } from '../../../common/topology/schema'
+import type { SandboxPort, SandboxStatus } from '../engine'
+import { Engine, sameDeployment } from '../engine'
+import { openDatabase, Recorder } from '../recorder/recorder'
+
+const ROOT = resolve(import.meta.dirname, '../../..')
+const twoRooms = topologySchema.parse(
+  JSON.parse(readFileSync(join(ROOT, 'resources/topologies/two-rooms.json'), 'utf8'))
+)
+
+/** A sandbox whose boot never finishes until stopped, so a scenario stays in its setup. */
+class HangingSandbox implements SandboxPort {
+  starts: (number | undefined)[] = []
+  private running = false
+  private reject: ((e: Error) => void) | undefined
+  start(_t: Topology, runId?: number): Promise<SandboxStatus> {
+    this.starts.push(runId)
+    return new Promise((_, reject) => (this.reject = reject))
+  }
+  async stop(): Promise<SandboxStatus> {
+    this.reject?.(new Error('stopped while booting'))
+    this.running = false
+    return this.status()
+  }
+  status(): SandboxStatus {
+    return { running: this.running, runId: null, startedAt: null, nodes: [] }
+  }
+  act(): never {
+    throw new Error('no nodes')
+  }
+  readLog(): never {
+    throw new Error('no logs')
+  }
+}
+
+const dirs: string[] = []
+afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })))
+
+function engineWith(sandbox: SandboxPort): { engine: Engine; seen: [EventChannel, unknown][] } {
+  const dataDir = mkdtempSync(join(tmpdir(), 'drstudio-engine-'))
+  dirs.push(dataDir)
+  const engine = new Engine({
+    shell: 'browser',
+    version: 'test',
+    dataDir,
+    resourcesDir: join(ROOT, 'resources'),
+    recorder: new Recorder(openDatabase(join(dataDir, 'drstudio.db'))),
+    sandbox: () => sandbox
+  })
+  const seen: [EventChannel, unknown][] = []
+  engine.events.onAny((c, p) => seen.push([c, p]))
+  return { engine, seen }
+}
+
+describe('engine scenario handlers', () => {
+  it('starts in the background, refuses a second run, and cancels cleanly', async () => {
+    const sandbox = new HangingSandbox()
+    const { engine, seen } = engineWith(sandbox)
+    await expect(engine.handlers['scenario:run']({ id: 'healthy' })).resolves.toEqual({
+      started: true,
+      scenario: 'healthy'
+    })
+    await expect(engine.handlers['scenario:run']({ id: 'healthy' })).rejects.toThrow(
+      /already running/
+    )
+    await expect(engine.handlers['sandbox:start']({ document: twoRooms })).rejects.toThrow(
+      /using the sandbox/
+    )
+    expect(sandbox.starts).toEqual([undefined])
+    await expect(engine.handlers['scenario:cancel']({})).resolves.toEqual({ cancelled: true })
+    await expect(engine.handlers['scenario:cancel']({})).resolves.toEqual({ cancelled: false })
+    const states = seen.filter(([c]) => c === 'scenario:state').map(([, p]) => p)
+    expect(states).toEqual([
+      { running: true, scenario: 'healthy', runId: null },
+      { running: false, scenario: 'healthy', runId: null }
+    ])
+    expect(seen).toContainEqual([
+      'engine:notice',
+      { level: 'info', message: 'scenario "healthy" cancelled' }
+    ])
+    await engine.dispose()
+  })
+
+  it('names the built-ins when the id is unknown', async () => {
+    const { engine } = engineWith(new HangingSandbox())
+    await expect(engine.handlers['scenario:run']({ id: 'nope' })).rejects.toThrow(
+      /no built-in scenario "nope"; choose one of .*healthy/
+    )
+    await engine.dispose()
+  })
+
+  it('a failing scenario ends with scenario:state running:false and an error notice', async () => {
+    const sandbox = new HangingSandbox()
+    sandbox.start = () => Promise.reject(new Error('java not found'))
+    const { engine, seen } = engineWith(sandbox)
+    await engine.handlers['scenario:run']({ id: 'healthy' })
+    await new Promise((r) => setTimeout(r, 20))
+    expect(seen).toContainEqual([
+      'engine:notice',
+      { level: 'error', message: 'scenario "healthy" failed: java not found' }
+    ])
+    expect(seen.at(-1)).toEqual([
+      'scenario:state',
+      { running: false, scenario: 'healthy', runId: null }
+    ])
+    await engine.dispose()
+  })
+
+  it('sameDeployment ignores layout and description only', () => {
+    expect(
+      sameDeployment(twoRooms, { ...twoRooms, layout: { x: { x: 1, y: 2 } }, description: 'x' })
+    ).toBe(true)
+    expect(sameDeployment(twoRooms, { ...twoRooms, name: 'other' })).toBe(false)
+  })
+})
