@@ -2,13 +2,16 @@ import { ReactFlowProvider } from '@xyflow/react'
 import { useEffect } from 'react'
 import { Canvas } from '../canvas/canvas'
 import { ConfirmDialog, LogDialog, ShortcutsDialog } from '../components/dialogs'
+import { ExportDialog } from '../components/export-dialog'
 import { FilePicker } from '../components/file-picker'
 import { NodeMenu } from '../components/node-menu'
+import { RunsView } from '../components/runs-view'
 import { StatusBar } from '../components/status-bar'
 import { Toasts } from '../components/toasts'
 import { Toolbar } from '../components/toolbar'
 import { bridge } from '../lib/bridge'
 import { handleGlobalKeyDown } from '../lib/commands'
+import { Dock } from '../panels/dock'
 import { AddNodeMenu, Palette } from '../panels/palette'
 import { ProblemsPanel } from '../panels/problems-panel'
 import { PropertiesPanel } from '../panels/properties-panel'
@@ -48,7 +51,7 @@ function useWindowChrome() {
   }, [])
 }
 
-/** The application shell: toolbar, palette, canvas with problems, properties, status bar. */
+/** The application shell: toolbar, palette, canvas with problems and dock, properties, status bar. */
 export function App() {
   useWindowChrome()
   return (
@@ -62,6 +65,7 @@ export function App() {
             <Canvas />
           </ReactFlowProvider>
           <ProblemsPanel />
+          <Dock />
         </div>
         <PropertiesPanel />
       </main>
@@ -69,6 +73,8 @@ export function App() {
       <Toasts />
       <NodeMenu />
       <AddNodeMenu />
+      <RunsView />
+      <ExportDialog />
       <ConfirmDialog />
       <LogDialog />
       <ShortcutsDialog />

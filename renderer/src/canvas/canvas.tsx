@@ -19,6 +19,7 @@ import { useEditorStore } from '../stores/editor-store'
 import { useUiStore } from '../stores/ui-store'
 import { ComponentNode } from './component-node'
 import { LiveEdge } from './live-edge'
+import { FAR_ZOOM, MAX_ANIMATED_EDGES } from './lod'
 import { RoomNode } from './room-node'
 
 // Module constants: a new object per render would make React Flow remount every node.
@@ -28,8 +29,6 @@ const FIT_OPTIONS = { padding: 0.08, maxZoom: 1.25 }
 const MULTI_SELECT_KEYS = ['Meta', 'Control']
 /** Beyond this many nodes only those in view are mounted, so panning stays smooth. */
 const VIRTUALIZE_ABOVE = 150
-/** Animated traffic costs a repaint per frame per edge; beyond this, rate shows as width only. */
-const MAX_ANIMATED_EDGES = 80
 
 function miniMapColor(node: Node): string {
   const n = node as FlowNode
@@ -56,9 +55,6 @@ function MiniMapNodeRect({ x, y, width, height, color, className }: MiniMapNodeP
     />
   )
 }
-
-/** Below this zoom nodes drop icons, subtitles and badges' text (cheaper to paint, unreadable anyway). */
-const FAR_ZOOM = 0.55
 
 /**
  * Level of detail and motion hints as attributes on the canvas, so one attribute change restyles

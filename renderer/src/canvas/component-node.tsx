@@ -4,7 +4,8 @@ import { AlertTriangle, EllipsisVertical, Link2 } from 'lucide-react'
 import type { KeyboardEvent, MouseEvent } from 'react'
 import { memo, useCallback, useLayoutEffect, useRef } from 'react'
 import type { ComponentFlowNode } from '../model/flow-model'
-import { nodeAriaLabel } from '../model/flow-model'
+import { effectiveNodeState, nodeAriaLabel } from '../model/flow-model'
+import { useLiveStore } from '../stores/live-store'
 import { useRunStore } from '../stores/run-store'
 import { useUiStore } from '../stores/ui-store'
 import { KindIcon } from './kind-icon'
@@ -42,7 +43,10 @@ function ComponentNodeView({ data, selected }: NodeProps<ComponentFlowNode>) {
   const { nodeId, kind, subtitle, problems, attached } = data
   const isClient = kind === 'producer' || kind === 'consumer'
   // Run state comes straight from the run store, so an engine event re-renders this node only.
-  const state = useRunStore((s) => s.states[nodeId] ?? 'stopped')
+  const reported = useRunStore((s) => s.states[nodeId])
+  const running = useRunStore((s) => s.running)
+  const routed = useLiveStore((s) => isClient && s.choices[nodeId] !== undefined)
+  const state = effectiveNodeState(reported, isClient, running, routed)
   const progress = useRunStore((s) => s.progress[nodeId])
   const address = useRunStore((s) => s.nodes[nodeId]?.address)
   const ref = useRef<HTMLDivElement>(null)

@@ -1,9 +1,11 @@
 import type { EdgeProps } from '@xyflow/react'
-import { BaseEdge, getBezierPath } from '@xyflow/react'
+import { BaseEdge, getBezierPath, useStore } from '@xyflow/react'
 import type { CSSProperties } from 'react'
 import { memo, useEffect, useState } from 'react'
 import type { LiveFlowEdge } from '../model/flow-model'
+import { useCanvasStore } from '../stores/canvas-store'
 import { FLASH_MS, useLiveStore } from '../stores/live-store'
+import { FAR_ZOOM, MAX_ANIMATED_EDGES } from './lod'
 
 /**
  * Dash travel time for a message rate, in a few steps: faster traffic, faster flow; 0 stands still.
@@ -22,7 +24,12 @@ export function flowDuration(rate: number): number {
 function LiveEdgeView(props: EdgeProps<LiveFlowEdge>) {
   const { id, data, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition } = props
   const clientId = data?.clientId ?? ''
-  const duration = useLiveStore((s) => flowDuration(s.rates[clientId] ?? 0))
+  // Traffic is animated only near and with few edges (see canvas `data-lod`/`data-flow`); otherwise
+  // rate updates must not re-render (and restyle) hundreds of edges for a flow nobody sees.
+  const near = useStore((s) => s.transform[2] >= FAR_ZOOM)
+  const few = useCanvasStore((s) => s.edges.length <= MAX_ANIMATED_EDGES)
+  const animated = near && few
+  const duration = useLiveStore((s) => (animated ? flowDuration(s.rates[clientId] ?? 0) : 0))
   const flashAt = useLiveStore((s) => s.flashes[clientId] ?? 0)
   const [flashing, setFlashing] = useState(false)
   useEffect(() => {

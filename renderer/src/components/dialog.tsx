@@ -8,6 +8,8 @@ interface DialogProps {
   children: ReactNode
   footer?: ReactNode
   wide?: boolean
+  /** `full`: nearly the whole window, for views such as Runs. */
+  size?: 'normal' | 'full'
   /** Selector of the element to focus first; defaults to the first focusable element. */
   initialFocus?: string
   describedBy?: string
@@ -24,6 +26,7 @@ export function Dialog({
   children,
   footer,
   wide,
+  size = 'normal',
   initialFocus,
   describedBy
 }: DialogProps) {
@@ -65,7 +68,7 @@ export function Dialog({
         aria-modal="true"
         aria-labelledby={titleId}
         aria-describedby={describedBy}
-        className={`dialog${wide ? ' dialog-wide' : ''}`}
+        className={`dialog${wide ? ' dialog-wide' : ''}${size === 'full' ? ' dialog-full' : ''}`}
         onKeyDown={onKeyDown}
       >
         <h2 id={titleId} className="dialog-title">

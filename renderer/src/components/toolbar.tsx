@@ -1,8 +1,10 @@
 import {
+  FileOutput,
   FilePlus2,
   FolderOpen,
   History,
   Keyboard,
+  ListChecks,
   LayoutGrid,
   Loader2,
   Maximize,
@@ -163,6 +165,12 @@ export function Toolbar() {
             icon={<SaveAll size={16} aria-hidden="true" />}
             showLabel={false}
           />
+          <ToolButton
+            command="export"
+            icon={<FileOutput size={16} aria-hidden="true" />}
+            disabled={!hasRooms}
+            showLabel={false}
+          />
         </div>
         <div className="tool-group">
           <ToolButton
@@ -222,6 +230,9 @@ export function Toolbar() {
             disabled={!running || busy !== null}
           />
           <RunClock />
+        </div>
+        <div className="tool-group">
+          <ToolButton command="runs" icon={<ListChecks size={16} aria-hidden="true" />} />
         </div>
         <div className="tool-group tool-end">
           <ToolButton

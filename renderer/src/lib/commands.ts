@@ -1,6 +1,8 @@
 import type { MenuCommand } from '../../../common/contract'
 import { selectDoc, useEditorStore } from '../stores/editor-store'
+import { useExportStore } from '../stores/export-store'
 import { useFileStore } from '../stores/file-store'
+import { useRunsStore } from '../stores/runs-store'
 import { useRunStore } from '../stores/run-store'
 import { toast, useUiStore } from '../stores/ui-store'
 import { allIds } from '../model/document'
@@ -30,6 +32,7 @@ export type CommandId =
   | 'start'
   | 'stop'
   | 'shortcuts'
+  | 'runs'
 
 export interface CommandInfo {
   label: string
@@ -59,7 +62,8 @@ export const COMMANDS: Record<CommandId, CommandInfo> = {
   'zoom-to-fit': { label: 'Zoom to fit', keys: 'Shift+1 or Ctrl+0' },
   start: { label: 'Start', keys: 'Ctrl+Enter' },
   stop: { label: 'Stop', keys: 'Ctrl+Shift+Enter' },
-  shortcuts: { label: 'Keyboard shortcuts', keys: '?' }
+  shortcuts: { label: 'Keyboard shortcuts', keys: '?' },
+  runs: { label: 'Runs' }
 }
 
 /** Runs a command; the single entry point for buttons, shortcuts and the application menu. */
@@ -81,7 +85,7 @@ export function runCommand(id: CommandId): void {
       void files.saveAs()
       return
     case 'export':
-      toast('info', 'Exporting production configs is not available in this build yet')
+      useExportStore.getState().setOpen(true)
       return
     case 'about':
       invoke('app:info', {})
@@ -136,6 +140,9 @@ export function runCommand(id: CommandId): void {
       return
     case 'shortcuts':
       ui.setShortcutsOpen(true)
+      return
+    case 'runs':
+      useRunsStore.getState().setOpen(true)
       return
   }
 }
@@ -229,6 +236,7 @@ export function handleGlobalKeyDown(e: KeyboardEvent): void {
   if (editable && !(mod && ['save', 'save-as', 'open', 'new', 'start', 'stop'].includes(id))) return
   const ui = useUiStore.getState()
   if (ui.confirm || ui.log || ui.shortcutsOpen) return
+  if (useRunsStore.getState().open || useExportStore.getState().open) return
   if (id === 'deselect' && (ui.addMenuOpen || ui.nodeMenu)) return
   e.preventDefault()
   // Keyboard users act on the focused node even if they never pressed Enter to select it.

@@ -1,11 +1,14 @@
-import type { NodeStatus } from '../../../common/contract'
-import { isEventChannel } from '../../../common/contract'
+import type { EventPayload, NodeStatus } from '../../../common/contract'
 import { useFileStore } from '../stores/file-store'
 import { useLiveStore } from '../stores/live-store'
+import { useRunsStore } from '../stores/runs-store'
 import type { ProgressEvent, SandboxStatus } from '../stores/run-store'
 import { useRunStore } from '../stores/run-store'
+import type { ScenarioProgress } from '../stores/scenario-store'
+import { useScenarioStore } from '../stores/scenario-store'
+import { useTimelineStore } from '../stores/timeline-store'
 import { useUiStore } from '../stores/ui-store'
-import { on, onConnection, onUntyped } from './bridge'
+import { on, onConnection } from './bridge'
 import { FrameBatcher } from './frame-batcher'
 import { runMenuCommand } from './commands'
 
@@ -19,7 +22,13 @@ export function subscribeEngineEvents(): () => void {
   const states = new FrameBatcher<NodeStatus>((b) => useRunStore.getState().applyNodeStates(b))
   const progress = new FrameBatcher<ProgressEvent>((b) => useRunStore.getState().applyProgress(b))
   const choices = new FrameBatcher<unknown>((b) => useLiveStore.getState().applyChoices(b))
-  const ledger = new FrameBatcher<unknown>((b) => useLiveStore.getState().applyLedgerEvents(b))
+  const ledger = new FrameBatcher<EventPayload<'ledger:event'>>((b) => {
+    useLiveStore.getState().applyLedgerEvents(b)
+    useTimelineStore.getState().applyLedgerEvents(b)
+  })
+  const scenarioProgress = new FrameBatcher<ScenarioProgress>((b) =>
+    useScenarioStore.getState().applyProgress(b)
+  )
 
   offs.push(on('sandbox:node-state', (p) => states.push(p)))
   offs.push(on('sandbox:progress', (p) => progress.push(p)))
@@ -38,12 +47,11 @@ export function subscribeEngineEvents(): () => void {
   )
   offs.push(onConnection((s) => useUiStore.getState().setConnection(s)))
 
-  // Live routing channels are not in the contract yet; they are wired as soon as they are.
-  for (const [channel, batcher] of [
-    ['client:choice', choices],
-    ['ledger:event', ledger]
-  ] as const) {
-    if (isEventChannel(channel)) offs.push(onUntyped(channel, (p) => batcher.push(p)))
-  }
+  offs.push(on('client:choice', (p) => choices.push(p)))
+  offs.push(on('ledger:event', (p) => ledger.push(p)))
+  offs.push(on('scenario:progress', (p) => scenarioProgress.push(p)))
+  offs.push(on('scenario:state', (p) => useScenarioStore.getState().applyState(p)))
+  offs.push(on('scenario:report', (p) => useScenarioStore.getState().applyReport(p)))
+  offs.push(on('runs:changed', (p) => useRunsStore.getState().applyChanged(p.runId)))
   return () => offs.forEach((off) => off())
 }

@@ -5,6 +5,7 @@ import { findNode, listNodes, topologySchema, validateTopology } from '../../../
 import type { DocAction } from './document-reducer'
 import { copyFragment, documentReducer, uniqueBrokerName } from './document-reducer'
 import { emptyTopology, withCompleteLayout } from './document'
+import { roomRects } from './geometry'
 import { createHistory, undo, redo, withHistory } from './history'
 
 const twoRooms = (): Topology => withCompleteLayout(topologySchema.parse(twoRoomsJson))
@@ -50,6 +51,16 @@ describe('add-node', () => {
       group: 'orders-producer',
       rate: 10
     })
+  })
+  it('moves the rooms to the right when filling a room widens it, so rooms never overlap', () => {
+    let doc = run(emptyTopology(), { type: 'add-room' }, { type: 'add-room' })
+    const gap = doc.layout!.room2!.x - roomRects(doc).get('room1')!.width
+    for (const kind of ['management', 'nameserver', 'broker'] as const) {
+      doc = run(doc, { type: 'add-node', kind, roomId: 'room1' })
+    }
+    const rects = roomRects(doc)
+    expect(rects.get('room2')!.x - (rects.get('room1')!.x + rects.get('room1')!.width)).toBe(gap)
+    expect(doc.layout!.room2!.y).toBe(doc.layout!.room1!.y)
   })
   it('gives a new master a fresh brokerName in the existing cluster', () => {
     const doc = run(twoRooms(), { type: 'add-node', kind: 'broker', roomId: 'room1', id: 'b9' })

@@ -8,7 +8,7 @@ import type {
 } from '../../../common/topology'
 import { NODE_KINDS, ROOM_KEY, idSchema, listNodes } from '../../../common/topology'
 import type { XY } from './geometry'
-import { clampMember, freeSlot, nextRoomPosition } from './geometry'
+import { clampMember, freeSlot, nextRoomPosition, roomRects } from './geometry'
 import { KIND_PREFIX, allIds, idStem, uniqueId } from './document'
 
 /** Any node spec; the reducer edits them generically and the schema validates them afterwards. */
@@ -112,6 +112,27 @@ function setLayout(doc: Topology, positions: Record<string, XY | null>): Topolog
   return changed ? { ...doc, layout } : doc
 }
 
+/**
+ * Keeps rooms apart when one widens: the rooms to its right that share its rows move right by as
+ * much, so rooms added side by side and filled afterwards never overlap.
+ */
+function makeRoomFor(before: Topology, after: Topology, roomId: string): Topology {
+  const was = roomRects(before).get(roomId)
+  const rects = roomRects(after)
+  const now = rects.get(roomId)
+  if (!was || !now) return after
+  const edge = was.x + was.width
+  const grow = now.x + now.width - edge
+  if (grow <= 0) return after
+  const moves: Record<string, XY> = {}
+  for (const [id, r] of rects) {
+    if (id === roomId || r.x < edge) continue
+    if (r.y >= now.y + now.height || r.y + r.height <= now.y) continue
+    moves[id] = { x: r.x + grow, y: r.y }
+  }
+  return setLayout(after, moves)
+}
+
 function brokers(doc: Topology): BrokerSpec[] {
   return doc.rooms.flatMap((r) => r.brokers ?? [])
 }
@@ -210,7 +231,7 @@ function addNode(doc: Topology, a: Extract<DocAction, { type: 'add-node' }>): To
   const spec = { ...defaultSpec(doc, a.kind, id, a.masterId), ...(a.spec ?? {}), id }
   const position = a.position ? clampMember(a.position) : freeSlot(doc, room, a.kind)
   const next = replaceRoom(doc, r, withSpecs(room, a.kind, [...specsOf(room, a.kind), spec]))
-  return setLayout(next, { [id]: position })
+  return makeRoomFor(doc, setLayout(next, { [id]: position }), a.roomId)
 }
 
 function moveNodeToRoom(
@@ -235,7 +256,7 @@ function moveNodeToRoom(
   const target = next.rooms[to]!
   const position = a.position ? clampMember(a.position) : freeSlot(next, target, at.kind)
   next = replaceRoom(next, to, withSpecs(target, at.kind, [...specsOf(target, at.kind), spec]))
-  return setLayout(next, { [a.nodeId]: position })
+  return makeRoomFor(doc, setLayout(next, { [a.nodeId]: position }), a.roomId)
 }
 
 function updateNode(doc: Topology, a: Extract<DocAction, { type: 'update-node' }>): Topology {

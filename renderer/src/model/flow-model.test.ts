@@ -3,7 +3,13 @@ import twoRoomsJson from '../../../resources/topologies/two-rooms.json'
 import { topologySchema } from '../../../common/topology'
 import { withCompleteLayout } from './document'
 import type { ComponentFlowNode } from './flow-model'
-import { buildFlowNodes, buildLiveEdges, nodeAriaLabel, roomAriaLabel } from './flow-model'
+import {
+  buildFlowNodes,
+  buildLiveEdges,
+  effectiveNodeState,
+  nodeAriaLabel,
+  roomAriaLabel
+} from './flow-model'
 import { NODE_W } from './geometry'
 
 const doc = () => withCompleteLayout(topologySchema.parse(twoRoomsJson))
@@ -123,5 +129,15 @@ describe('buildLiveEdges', () => {
     expect(buildLiveEdges({ ghost: { clientId: 'ghost', brokerId: 'broker-1' } }, roomOf)).toEqual(
       []
     )
+  })
+})
+
+describe('effectiveNodeState', () => {
+  it('uses the reported state, else derives a client state from its routing', () => {
+    expect(effectiveNodeState('killed', true, true, true)).toBe('killed')
+    expect(effectiveNodeState(undefined, false, true, false)).toBe('stopped')
+    expect(effectiveNodeState(undefined, true, false, true)).toBe('stopped')
+    expect(effectiveNodeState(undefined, true, true, false)).toBe('starting')
+    expect(effectiveNodeState(undefined, true, true, true)).toBe('up')
   })
 })

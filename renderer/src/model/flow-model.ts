@@ -76,6 +76,21 @@ export function nodeAriaLabel(d: ComponentNodeData, state: NodeState): string {
   return `${KIND_LABEL[d.kind]} ${d.nodeId}${role} in ${d.room}, state ${state}${problems}`
 }
 
+/**
+ * A node's state for the canvas. Producers and consumers run inside the engine's session, not as
+ * sandbox processes: without a reported state they are up once they report a routing choice.
+ */
+export function effectiveNodeState(
+  reported: NodeState | undefined,
+  isClient: boolean,
+  running: boolean,
+  routed: boolean
+): NodeState {
+  if (reported) return reported
+  if (!isClient || !running) return 'stopped'
+  return routed ? 'up' : 'starting'
+}
+
 export function roomAriaLabel(d: RoomNodeData): string {
   const name = d.name && d.name !== d.roomId ? ` (${d.name})` : ''
   return `room ${d.roomId}${name}, ${d.members} node${d.members === 1 ? '' : 's'}`

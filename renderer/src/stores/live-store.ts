@@ -6,16 +6,16 @@ import { useEditorStore } from './editor-store'
 import { useUiStore } from './ui-store'
 
 /**
- * One client's routing decision as the engine reports it.
- *
- * The contract has no channel for it yet; this is the shape the store accepts, loose on purpose
- * so the engine can add fields.
+ * One client's routing decision as the engine reports it (`client:choice`, see
+ * `liveChoiceEventSchema`); loose on purpose so ledger records and older engines parse too.
  */
 export const liveChoiceSchema = z.object({
   clientId: z.string().min(1),
   namesrvId: z.string().nullable().optional(),
   brokerId: z.string().nullable().optional(),
   room: z.string().optional(),
+  namesrvRoom: z.string().nullable().optional(),
+  brokerRoom: z.string().nullable().optional(),
   /** Messages per second currently flowing. */
   rate: z.number().nonnegative().optional(),
   at: z.number().optional(),
@@ -51,7 +51,7 @@ export interface LiveState {
   rates: Record<string, number>
   /** Client id → time of its last failover, for flashing its edges. */
   flashes: Record<string, number>
-  /** Wire `client:choice` here: `onUntyped('client:choice', (p) => useLiveStore.getState().applyChoice(p))`. */
+  /** `client:choice` (wired in engine-events). */
   applyChoice(payload: unknown): void
   applyChoices(batch: readonly unknown[]): void
   /** Wire `ledger:event` here; records that are not client choices or failovers are ignored. */
@@ -150,10 +150,20 @@ export const useLiveStore = create<LiveState>()((set, get) => ({
       const clientRoom = next.room ?? roomOf(c.clientId)
       const moves: string[] = []
       if (prev?.brokerId && next.brokerId !== prev.brokerId) {
-        moves.push(describeMove('broker', prev.brokerId, next.brokerId))
+        moves.push(
+          describeMove('broker', prev.brokerId, next.brokerId, undefined, c.brokerRoom ?? undefined)
+        )
       }
       if (prev?.namesrvId && next.namesrvId !== prev.namesrvId) {
-        moves.push(describeMove('name server', prev.namesrvId, next.namesrvId))
+        moves.push(
+          describeMove(
+            'name server',
+            prev.namesrvId,
+            next.namesrvId,
+            undefined,
+            c.namesrvRoom ?? undefined
+          )
+        )
       }
       if (moves.length) {
         if (flashes === s.flashes) flashes = { ...flashes }

@@ -1,0 +1,146 @@
+import { CheckCircle2, XCircle } from 'lucide-react'
+import { memo } from 'react'
+import type { ScenarioReport } from '../../../common/scenario/schema'
+import { failoverLine, formatGateValue, formatRto } from '../model/plot-data'
+
+/** A scenario report at a glance: verdict, totals, gates, clients and failovers. */
+export const Scorecard = memo(function Scorecard({ report }: { report: ScenarioReport }) {
+  const t = report.totals
+  return (
+    <section className="scorecard" aria-label="Scorecard">
+      <header className="scorecard-head">
+        <span
+          className={`verdict ${report.passed ? 'verdict-pass' : 'verdict-fail'}`}
+          aria-label={`Verdict: ${report.passed ? 'passed' : 'failed'}`}
+        >
+          {report.passed ? (
+            <CheckCircle2 size={14} aria-hidden="true" />
+          ) : (
+            <XCircle size={14} aria-hidden="true" />
+          )}
+          {report.passed ? 'Passed' : 'Failed'}
+        </span>
+        <span className="scorecard-title">
+          {report.scenario} <span className="muted">on {report.topology}</span>
+        </span>
+        <span className="muted mono">run {report.runId}</span>
+      </header>
+      <dl className="totals">
+        {(
+          [
+            ['sent', t.sent],
+            ['acked', t.acked],
+            ['failed', t.failed],
+            ['consumed', t.consumed],
+            ['lost', t.lost],
+            ['duplicates', t.duplicates]
+          ] as const
+        ).map(([k, v]) => (
+          <div
+            key={k}
+            className={`total${(k === 'lost' || k === 'failed') && v > 0 ? ' total-bad' : ''}`}
+          >
+            <dt>{k}</dt>
+            <dd>
+              <span className="sr-only">{`${v} ${k}`}</span>
+              <span aria-hidden="true">{v}</span>
+            </dd>
+          </div>
+        ))}
+      </dl>
+      {report.gates.length > 0 && (
+        <table className="grid-table" aria-label="Gates">
+          <thead>
+            <tr>
+              <th scope="col">Gate</th>
+              <th scope="col" className="num">
+                Actual
+              </th>
+              <th scope="col" className="num">
+                Limit
+              </th>
+              <th scope="col">Result</th>
+            </tr>
+          </thead>
+          <tbody>
+            {report.gates.map((g, i) => (
+              <tr key={`${g.name}-${i}`}>
+                <td>{g.name}</td>
+                <td className="num mono">{formatGateValue(g.actual)}</td>
+                <td className="num mono">{formatGateValue(g.limit)}</td>
+                <td className={g.passed ? 'cell-ok' : 'cell-bad'}>{g.passed ? 'pass' : 'fail'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {report.clients.length > 0 && (
+        <table className="grid-table" aria-label="Clients">
+          <thead>
+            <tr>
+              <th scope="col">Client</th>
+              <th scope="col">Room</th>
+              <th scope="col">Role</th>
+              <th scope="col" className="num">
+                Sent
+              </th>
+              <th scope="col" className="num">
+                Acked
+              </th>
+              <th scope="col" className="num">
+                Failed
+              </th>
+              <th scope="col" className="num">
+                Consumed
+              </th>
+              <th scope="col" className="num">
+                Lost
+              </th>
+              <th scope="col" className="num">
+                Duplicates
+              </th>
+              <th scope="col" className="num">
+                RTO
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {report.clients.map((c) => (
+              <tr key={c.id}>
+                <td className="mono">{c.id}</td>
+                <td>{c.room}</td>
+                <td>{c.role}</td>
+                <td className="num mono">{c.sent}</td>
+                <td className="num mono">{c.acked}</td>
+                <td className={`num mono${c.failed ? ' cell-warn' : ''}`}>{c.failed}</td>
+                <td className="num mono">{c.consumed}</td>
+                <td className={`num mono${c.lost ? ' cell-bad' : ''}`}>{c.lost}</td>
+                <td className="num mono">{c.duplicates}</td>
+                <td className="num mono">{formatRto(c.rtoMs)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h3 className="sub-title">Failovers</h3>
+      {report.failovers.length ? (
+        <ul className="failovers" aria-label="Failovers">
+          {report.failovers.map((f, i) => (
+            <li key={`${f.clientId}-${f.atMs}-${i}`} className="mono">
+              {failoverLine(f)}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted">No failovers.</p>
+      )}
+      {report.notes.length > 0 && (
+        <ul className="notes">
+          {report.notes.map((n) => (
+            <li key={n}>{n}</li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+})

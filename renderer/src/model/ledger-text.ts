@@ -1,0 +1,84 @@
+/** A ledger event as the timeline shows it. */
+export interface LedgerLine {
+  kind: string
+  clientId: string | null
+  room: string | null
+  data: Record<string, unknown>
+}
+
+function s(v: unknown, fallback = '?'): string {
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : fallback
+}
+
+function ms(v: unknown): string {
+  return typeof v === 'number' ? `, ${Math.round(v)} ms` : ''
+}
+
+function where(name: unknown, room: unknown): string {
+  return room ? `${s(name)} (${s(room)})` : s(name)
+}
+
+/** One human line per ledger event kind, e.g. "broker broker-a (room1) → broker-b (room2), 23 ms". */
+export function describeLedgerEvent(e: LedgerLine): string {
+  const d = e.data
+  switch (e.kind) {
+    case 'namesrv-list':
+      return `name-server list from ${s(d.managementRoom)}${d.fallback ? ' (fallback)' : ''}`
+    case 'management-fallback':
+      return `management ${s(d.fromRoom)} unreachable, asked ${s(d.toRoom, 'none')}: ${s(d.reason, '')}`
+    case 'namesrv-choice':
+      return `chose name server ${where(d.namesrvId, d.namesrvRoom)}: ${s(d.reason, '')}`
+    case 'namesrv-failover':
+      return `name server ${where(d.from, d.fromRoom)} → ${where(d.to, d.toRoom)}${ms(d.durationMs)}`
+    case 'route-updated':
+      return `route from ${s(d.namesrvId)}: ${Array.isArray(d.brokers) ? d.brokers.length : 0} broker(s)`
+    case 'route-failed':
+      return `route from ${s(d.namesrvId)} failed: ${s(d.reason, '')}`
+    case 'broker-choice':
+      return `chose broker ${where(d.brokerName, d.brokerRoom)}: ${s(d.reason, '')}`
+    case 'broker-failover':
+      return `broker ${where(d.from, d.fromRoom)} → ${where(d.to, d.toRoom)}${ms(d.durationMs)}`
+    case 'broker-isolated':
+      return `isolated broker ${where(d.brokerName, d.brokerRoom)}: ${s(d.reason, '')}`
+    case 'broker-recovered':
+      return `broker ${where(d.brokerName, d.brokerRoom)} back${ms(d.isolatedMs)}`
+    case 'send-attempt-failed':
+      return `send to ${where(d.brokerName, d.brokerRoom)} failed: ${s(d.reason, '')}`
+    case 'send-failed':
+      return `message ${s(d.key)} failed after ${s(d.attempts)} attempt(s): ${s(d.reason, '')}`
+    case 'rebalance':
+      return `rebalance (${s(d.trigger)}): +${s(d.added, '0')} −${s(d.removed, '0')} queues`
+    case 'consumer-takeover':
+      return `took ${s(d.queues)} queue(s) of ${s(d.fromRoom)} → ${s(d.toRoom)}: ${s(d.reason, '')}`
+    case 'consumer-ids-changed':
+      return `consumer group changed${d.brokerName ? ` on ${s(d.brokerName)}` : ''}`
+    case 'pull-failed':
+      return `pull from ${where(d.brokerName, d.brokerRoom)} failed: ${s(d.reason, '')}`
+    case 'fault': {
+      const nodes = Array.isArray(d.nodes) ? d.nodes.join(', ') : ''
+      return `${s(d.action)} ${nodes}${d.ok === false ? ` failed: ${s(d.error, '')}` : ''}`
+    }
+    case 'counters':
+      return `sent ${s(d.sent, '0')}, acked ${s(d.acked, '0')}, failed ${s(d.failed, '0')}, consumed ${s(d.consumed, '0')}`
+    case 'client-started':
+      return `${s(d.role)} started`
+    case 'client-stopped':
+      return `${s(d.role)} stopped (${s(d.mode)})`
+    case 'phase':
+      return `phase ${s(d.phase)}${d.detail ? `: ${s(d.detail)}` : ''}`
+    default:
+      return Object.entries(d)
+        .slice(0, 4)
+        .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+        .join(' ')
+  }
+}
+
+/** Events worth drawing attention to in the timeline. */
+export function ledgerSeverity(kind: string): 'fault' | 'failover' | 'error' | 'info' {
+  if (kind === 'fault') return 'fault'
+  if (kind.endsWith('failover') || kind === 'consumer-takeover' || kind === 'management-fallback')
+    return 'failover'
+  if (kind.endsWith('failed') || kind === 'broker-isolated') return 'error'
+  return 'info'
+}

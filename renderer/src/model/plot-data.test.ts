@@ -1,0 +1,199 @@
+import { describe, expect, it } from 'vitest'
+import type { ScenarioReport } from '../../../common/scenario/schema'
+import type { StoredEvent } from './plot-data'
+import {
+  failoverBars,
+  failoverLine,
+  faultMarkers,
+  formatGateValue,
+  formatRto,
+  parseReport,
+  plotOrigin,
+  rateSeries
+} from './plot-data'
+import { describeLedgerEvent, ledgerSeverity } from './ledger-text'
+
+const T0 = 1_700_000_000_000
+
+function report(over: Partial<ScenarioReport> = {}): ScenarioReport {
+  return {
+    kind: 'drstudio/scenario-report',
+    version: 1,
+    scenario: 'kill-broker',
+    topology: 'two-rooms',
+    runId: 7,
+    passed: true,
+    topic: 't',
+    consumerGroup: 'g',
+    startedAt: new Date(T0).toISOString(),
+    endedAt: new Date(T0 + 30_000).toISOString(),
+    originMs: T0,
+    timings: { setupMs: 0, settleMs: 0, workloadMs: 0, drainMs: 0, totalMs: 0 },
+    totals: { sent: 10, acked: 10, failed: 0, consumed: 10, lost: 0, duplicates: 0 },
+    gates: [],
+    clients: [],
+    failovers: [
+      {
+        atMs: 5000,
+        clientId: 'producer-1',
+        kind: 'broker',
+        fromRoom: 'room1',
+        toRoom: 'room2',
+        reason: 'refused',
+        durationMs: 23.4
+      },
+      {
+        atMs: 4000,
+        clientId: 'consumer-1',
+        kind: 'namesrv',
+        fromRoom: 'room1',
+        toRoom: null,
+        reason: 'timeout',
+        durationMs: null
+      }
+    ],
+    selections: [],
+    faults: [{ atMs: 3000, action: 'kill', target: ['broker-1'], nodes: ['broker-1'], ok: true }],
+    notes: [],
+    ...over
+  }
+}
+
+const sample = (atS: number, clientId: string, sent: number, failed = 0) => ({
+  atMs: T0 + atS * 1000,
+  clientId,
+  values: { sent, failed, acked: sent - failed }
+})
+
+describe('rateSeries', () => {
+  it('turns cumulative counters into per-client rates on a shared x axis', () => {
+    const counters = [
+      sample(0, 'producer-1', 0),
+      sample(1, 'producer-1', 100),
+      sample(2, 'producer-1', 150, 5),
+      sample(0.5, 'producer-2', 0),
+      sample(1.5, 'producer-2', 40),
+      sample(1, 'consumer-1', 0)
+    ]
+    const sends = rateSeries(counters, T0, 'sent')
+    expect(sends.xs).toEqual([1, 1.5, 2])
+    expect(sends.series.map((s) => s.clientId)).toEqual(['producer-1', 'producer-2'])
+    expect(sends.series[0]!.values).toEqual([100, null, 50])
+    expect(sends.series[1]!.values).toEqual([null, 40, null])
+  })
+
+  it('keeps included clients at zero so failures line up with sends', () => {
+    const counters = [sample(0, 'producer-1', 0), sample(1, 'producer-1', 10)]
+    const failures = rateSeries(counters, T0, 'failed', ['producer-1'])
+    expect(failures.series).toEqual([{ clientId: 'producer-1', values: [0] }])
+    expect(rateSeries(counters, T0, 'failed').series).toEqual([])
+  })
+
+  it('is empty without counters', () => {
+    expect(rateSeries([], T0, 'sent')).toEqual({ xs: [], series: [] })
+  })
+})
+
+describe('faultMarkers', () => {
+  const ev = (atMs: number, kind: string, data: Record<string, unknown>): StoredEvent => ({
+    atMs,
+    kind,
+    clientId: null,
+    room: null,
+    data
+  })
+
+  it('places fault events relative to the origin, sorted', () => {
+    const events = [
+      ev(T0 + 9000, 'fault', { action: 'restart', target: ['all brokers of room1'], nodes: [] }),
+      ev(T0 + 3000, 'fault', { action: 'kill', target: ['broker-1'], nodes: ['broker-1'] }),
+      ev(T0 + 4000, 'broker-failover', {})
+    ]
+    expect(faultMarkers(events, T0)).toEqual([
+      { x: 3, label: 'kill broker-1' },
+      { x: 9, label: 'restart all brokers of room1' }
+    ])
+  })
+
+  it("falls back to the report's faults (already relative)", () => {
+    expect(faultMarkers([], T0, report())).toEqual([{ x: 3, label: 'kill broker-1' }])
+    expect(faultMarkers([], T0)).toEqual([])
+  })
+})
+
+describe('failovers', () => {
+  it('formats one line per failover', () => {
+    const [broker, ns] = report().failovers
+    expect(failoverLine(broker!)).toBe('producer-1: broker room1 → room2, 23 ms')
+    expect(failoverLine(ns!)).toBe('consumer-1: name server room1 → none, not recovered')
+  })
+
+  it('makes one bar per failover in time order, null when never recovered', () => {
+    expect(failoverBars(report())).toEqual({
+      labels: ['consumer-1 name server room1→?', 'producer-1 broker room1→room2'],
+      values: [null, 23]
+    })
+    expect(failoverBars(null)).toEqual({ labels: [], values: [] })
+  })
+})
+
+describe('report helpers', () => {
+  it('parses valid reports only', () => {
+    expect(parseReport(report())?.runId).toBe(7)
+    expect(parseReport({ kind: 'other' })).toBeNull()
+    expect(parseReport(null)).toBeNull()
+  })
+
+  it('uses the workload start as origin, else the run start', () => {
+    expect(plotOrigin(report(), 5)).toBe(T0)
+    expect(plotOrigin(report({ originMs: 0 }), 5)).toBe(5)
+    expect(plotOrigin(null, 5)).toBe(5)
+  })
+
+  it('formats RTOs and gate values', () => {
+    expect(formatRto([])).toBe('–')
+    expect(formatRto([null])).toBe('never')
+    expect(formatRto([23.2, 41.7])).toBe('23 / 42 ms')
+    expect(formatGateValue(null)).toBe('–')
+    expect(formatGateValue(3)).toBe('3')
+    expect(formatGateValue(0.98765)).toBe('0.988')
+    expect(formatGateValue('room2')).toBe('room2')
+  })
+})
+
+describe('ledger text', () => {
+  it('describes failovers and faults in one line', () => {
+    expect(
+      describeLedgerEvent({
+        kind: 'broker-failover',
+        clientId: 'producer-1',
+        room: 'room1',
+        data: {
+          from: 'broker-a',
+          fromRoom: 'room1',
+          to: 'broker-b',
+          toRoom: 'room2',
+          durationMs: 23
+        }
+      })
+    ).toBe('broker broker-a (room1) → broker-b (room2), 23 ms')
+    expect(
+      describeLedgerEvent({
+        kind: 'fault',
+        clientId: null,
+        room: null,
+        data: { action: 'kill', nodes: ['broker-1'], ok: true }
+      })
+    ).toBe('kill broker-1')
+    expect(
+      describeLedgerEvent({ kind: 'new-kind', clientId: null, room: null, data: { a: 1 } })
+    ).toBe('a=1')
+  })
+
+  it('classifies kinds for highlighting', () => {
+    expect(ledgerSeverity('fault')).toBe('fault')
+    expect(ledgerSeverity('namesrv-failover')).toBe('failover')
+    expect(ledgerSeverity('send-failed')).toBe('error')
+    expect(ledgerSeverity('rebalance')).toBe('info')
+  })
+})

@@ -1,0 +1,123 @@
+import { Loader2, Play, Square } from 'lucide-react'
+import { memo, useEffect } from 'react'
+import { Scorecard } from '../components/scorecard'
+import { useScenarioStore } from '../stores/scenario-store'
+import { DockSection } from './dock-section'
+
+const ScenarioList = memo(function ScenarioList() {
+  const scenarios = useScenarioStore((s) => s.scenarios)
+  const loaded = useScenarioStore((s) => s.loaded)
+  const running = useScenarioStore((s) => s.running)
+  const busy = useScenarioStore((s) => s.busy)
+  const current = useScenarioStore((s) => s.scenario)
+  if (!loaded) return <p className="muted pad">Loading scenarios…</p>
+  if (!scenarios.length) return <p className="muted pad">No built-in scenarios.</p>
+  return (
+    <ul className="scenario-list">
+      {scenarios.map((sc) => (
+        <li key={sc.id} className="scenario">
+          <div className="scenario-text">
+            <span className="scenario-name">{sc.name}</span>
+            <span className="scenario-topology mono">{sc.topology}</span>
+            <span className="scenario-desc">{sc.description}</span>
+          </div>
+          <button
+            type="button"
+            className="btn btn-small"
+            aria-label={`Run ${sc.name}`}
+            title={`Run ${sc.name} on the sandbox`}
+            disabled={running || busy !== null}
+            onClick={() => void useScenarioStore.getState().run(sc.id)}
+          >
+            {busy === 'starting' && current === sc.name ? (
+              <Loader2 size={12} className="spin" aria-hidden="true" />
+            ) : (
+              <Play size={12} aria-hidden="true" />
+            )}
+            Run
+          </button>
+        </li>
+      ))}
+    </ul>
+  )
+})
+
+const ScenarioProgress = memo(function ScenarioProgress() {
+  const progress = useScenarioStore((s) => s.progress)
+  const running = useScenarioStore((s) => s.running)
+  const scenario = useScenarioStore((s) => s.scenario)
+  const last = progress[progress.length - 1]
+  if (!running && !last) return null
+  return (
+    <div className="scenario-progress" role="status" aria-label="Scenario progress">
+      {running && <Loader2 size={12} className="spin" aria-hidden="true" />}
+      <span className="scenario-phase">{last?.phase ?? 'starting'}</span>
+      <span className="scenario-msg">
+        {scenario ? `${scenario}: ` : ''}
+        {last?.message ?? 'waiting for the engine…'}
+      </span>
+    </div>
+  )
+})
+
+const LastScorecard = memo(function LastScorecard() {
+  const report = useScenarioStore((s) => s.report)
+  const idle = useScenarioStore((s) => !s.running && !s.progress.length)
+  if (report) return <Scorecard report={report} />
+  return idle ? (
+    <p className="muted">Run a scenario: its progress and scorecard appear here.</p>
+  ) : null
+})
+
+/** Built-in scenarios with Run buttons, the live progress line and the last run's scorecard. */
+export const ScenariosPanel = memo(function ScenariosPanel({
+  open,
+  onToggle
+}: {
+  open: boolean
+  onToggle: () => void
+}) {
+  const running = useScenarioStore((s) => s.running)
+  const busy = useScenarioStore((s) => s.busy)
+  const loaded = useScenarioStore((s) => s.loaded)
+  const report = useScenarioStore((s) => s.report)
+  useEffect(() => {
+    if (open && !loaded) void useScenarioStore.getState().load()
+  }, [open, loaded])
+  return (
+    <DockSection
+      title="Scenarios"
+      open={open}
+      onToggle={onToggle}
+      badge={
+        running ? (
+          <span className="count count-live">running</span>
+        ) : report ? (
+          <span className={`count ${report.passed ? 'count-ok' : 'count-bad'}`}>
+            {report.passed ? 'passed' : 'failed'}
+          </span>
+        ) : null
+      }
+      actions={
+        running ? (
+          <button
+            type="button"
+            className="btn btn-small btn-danger"
+            disabled={busy === 'cancelling'}
+            onClick={() => void useScenarioStore.getState().cancel()}
+          >
+            <Square size={11} aria-hidden="true" /> Cancel
+          </button>
+        ) : null
+      }
+    >
+      <div className="scenarios-body">
+        <ScenarioList />
+        <div className="scenario-result">
+          <ScenarioProgress />
+          <LastScorecard />
+        </div>
+      </div>
+    </DockSection>
+  )
+})

@@ -1,0 +1,144 @@
+import { create } from 'zustand'
+import type { RequestOutput, RunRowView } from '../../../common/contract'
+import type { ScenarioReport } from '../../../common/scenario/schema'
+import { invoke } from '../lib/bridge'
+import { parseReport } from '../model/plot-data'
+import { toast, useUiStore } from './ui-store'
+
+type RunDetailRaw = RequestOutput<'runs:get'>
+
+export interface RunDetail {
+  run: RunRowView
+  report: ScenarioReport | null
+  events: RunDetailRaw['events']
+  counters: RunDetailRaw['counters']
+}
+
+export interface RunsState {
+  open: boolean
+  rows: RunRowView[]
+  loading: boolean
+  error: string | null
+  detail: RunDetail | null
+  detailLoading: number | null
+  setOpen(open: boolean): void
+  refresh(): Promise<void>
+  openRun(id: number): Promise<void>
+  closeRun(): void
+  deleteRun(id: number): Promise<void>
+  exportRun(id: number): Promise<void>
+  /** `runs:changed`: refresh the list when it is shown, and drop a deleted run's detail. */
+  applyChanged(runId: number | null): void
+}
+
+/** Saves text as a file through the browser's download (works in Electron too). */
+function download(fileName: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }))
+  const a = document.createElement('a')
+  a.href = url
+  a.download = fileName
+  document.body.append(a)
+  a.click()
+  a.remove()
+  window.setTimeout(() => URL.revokeObjectURL(url), 10_000)
+}
+
+/** Past runs: the list, the opened run (report, events, counters), delete and export. */
+export const useRunsStore = create<RunsState>()((set, get) => ({
+  open: false,
+  rows: [],
+  loading: false,
+  error: null,
+  detail: null,
+  detailLoading: null,
+
+  setOpen(open) {
+    set({ open, ...(open ? {} : { detail: null }) })
+    if (open) void get().refresh()
+  },
+
+  async refresh() {
+    set({ loading: true })
+    try {
+      set({ rows: await invoke('runs:list', {}), error: null })
+    } catch (err) {
+      set({ error: (err as Error).message })
+    } finally {
+      set({ loading: false })
+    }
+  },
+
+  async openRun(id) {
+    set({ detailLoading: id })
+    try {
+      const r = await invoke('runs:get', { id })
+      if (get().detailLoading !== id) return
+      set({
+        detail: {
+          run: r.run,
+          report: parseReport(r.report),
+          events: r.events,
+          counters: r.counters
+        }
+      })
+    } catch (err) {
+      toast('error', `Could not open run ${id}: ${(err as Error).message}`)
+    } finally {
+      if (get().detailLoading === id) set({ detailLoading: null })
+    }
+  },
+
+  closeRun() {
+    set({ detail: null, detailLoading: null })
+  },
+
+  async deleteRun(id) {
+    const answer = await useUiStore.getState().ask({
+      title: `Delete run ${id}?`,
+      message:
+        'Its report, events and counters are removed from this machine. This cannot be undone.',
+      confirmLabel: 'Delete'
+    })
+    if (answer !== 'confirm') return
+    try {
+      const { deleted } = await invoke('runs:delete', { id })
+      if (get().detail?.run.id === id) set({ detail: null })
+      set({ rows: get().rows.filter((r) => r.id !== id) })
+      toast(
+        deleted ? 'success' : 'info',
+        deleted ? `Run ${id} deleted` : `Run ${id} was already gone`
+      )
+    } catch (err) {
+      toast('error', `Could not delete run ${id}: ${(err as Error).message}`)
+    }
+  },
+
+  async exportRun(id) {
+    try {
+      const { fileName, json } = await invoke('runs:export', { id })
+      download(fileName, json)
+      toast('success', `Run ${id} exported as ${fileName}`)
+    } catch (err) {
+      toast('error', `Could not export run ${id}: ${(err as Error).message}`)
+    }
+  },
+
+  applyChanged(runId) {
+    if (runId !== null && get().detail?.run.id === runId) {
+      // The opened run changed (finished or deleted): reload it, or drop it if it is gone.
+      void invoke('runs:get', { id: runId })
+        .then((r) =>
+          set({
+            detail: {
+              run: r.run,
+              report: parseReport(r.report),
+              events: r.events,
+              counters: r.counters
+            }
+          })
+        )
+        .catch(() => set({ detail: null }))
+    }
+    if (get().open) void get().refresh()
+  }
+}))

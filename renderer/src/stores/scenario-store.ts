@@ -1,0 +1,106 @@
+import { create } from 'zustand'
+import type { EventPayload, RequestOutput } from '../../../common/contract'
+import type { ScenarioReport } from '../../../common/scenario/schema'
+import { invoke } from '../lib/bridge'
+import { parseReport } from '../model/plot-data'
+import { toast } from './ui-store'
+
+export type BuiltinScenario = RequestOutput<'scenario:list'>[number]
+export type ScenarioProgress = EventPayload<'scenario:progress'>
+
+const MAX_PROGRESS = 200
+
+export interface ScenarioState {
+  scenarios: BuiltinScenario[]
+  loaded: boolean
+  running: boolean
+  /** Name (or id) of the scenario running or last run. */
+  scenario: string | null
+  runId: number | null
+  busy: 'starting' | 'cancelling' | null
+  progress: ScenarioProgress[]
+  report: ScenarioReport | null
+  load(): Promise<void>
+  run(id: string): Promise<void>
+  cancel(): Promise<void>
+  applyState(state: EventPayload<'scenario:state'>): void
+  applyProgress(batch: readonly ScenarioProgress[]): void
+  applyReport(payload: EventPayload<'scenario:report'>): void
+}
+
+/** Built-in scenarios, the one that runs, its progress and its scorecard. */
+export const useScenarioStore = create<ScenarioState>()((set, get) => ({
+  scenarios: [],
+  loaded: false,
+  running: false,
+  scenario: null,
+  runId: null,
+  busy: null,
+  progress: [],
+  report: null,
+
+  async load() {
+    try {
+      set({ scenarios: await invoke('scenario:list', {}), loaded: true })
+    } catch (err) {
+      set({ loaded: true })
+      toast('error', `Could not list scenarios: ${(err as Error).message}`)
+    }
+  },
+
+  async run(id) {
+    if (get().running || get().busy) return
+    const name = get().scenarios.find((s) => s.id === id)?.name ?? id
+    set({ busy: 'starting', progress: [], report: null, scenario: name })
+    try {
+      const r = await invoke('scenario:run', { id })
+      set({ running: true, scenario: r.scenario })
+      toast('info', `Scenario ${r.scenario} started`)
+    } catch (err) {
+      toast('error', `Scenario ${name} failed to start: ${(err as Error).message}`)
+    } finally {
+      set({ busy: null })
+    }
+  },
+
+  async cancel() {
+    if (!get().running || get().busy) return
+    set({ busy: 'cancelling' })
+    try {
+      const { cancelled } = await invoke('scenario:cancel', {})
+      toast('info', cancelled ? 'Scenario cancelled' : 'No scenario was running')
+    } catch (err) {
+      toast('error', `Cancel failed: ${(err as Error).message}`)
+    } finally {
+      set({ busy: null })
+    }
+  },
+
+  applyState(state) {
+    const starting = state.running && !get().running
+    set({
+      running: state.running,
+      scenario: state.scenario ?? get().scenario,
+      runId: state.runId,
+      ...(starting ? { progress: [], report: null } : {})
+    })
+  },
+
+  applyProgress(batch) {
+    if (!batch.length) return
+    set({ progress: [...get().progress, ...batch].slice(-MAX_PROGRESS) })
+  },
+
+  applyReport(payload) {
+    const report = parseReport(payload.report)
+    if (!report) {
+      toast('warning', 'The scenario finished but its report could not be read')
+      return
+    }
+    set({ report, runId: report.runId })
+    toast(
+      report.passed ? 'success' : 'error',
+      `Scenario ${report.scenario} ${report.passed ? 'passed' : 'failed'}`
+    )
+  }
+}))
