@@ -7,11 +7,12 @@ import { allocateNearby, queueKey } from './allocate-nearby'
 import type { NameServerCandidate } from './choose-name-server'
 import { classifyFailure } from './classify-error'
 import { buildClientId, roomOfClientId } from './client-id'
-import { NameServerDirectory } from './name-server-directory'
+import type { NameServerDirectory } from './name-server-directory'
 import type { Clock, ClientDeps, ManagementNodeRef, RemotingPort } from './ports'
 import { pause, systemClock } from './ports'
 import { readableQueues } from './route-table'
-import { RouteKeeper } from './route-keeper'
+import type { RouteKeeper } from './route-keeper'
+import { createRouting } from './route-keeper'
 
 export interface ConsumerOptions {
   /** Display id used in the ledger and the UI (e.g. `consumer-1`). */
@@ -123,40 +124,26 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
     })
     this.clock = deps.clock ?? systemClock
     const random = deps.random ?? Math.random
-    this.remoting = deps.remoting({
-      connectTimeoutMs: this.opts.requestTimeoutMs,
-      requestTimeoutMs: this.opts.requestTimeoutMs
-    })
-    this.directory = new NameServerDirectory(
-      {
-        clientId: this.id,
-        room: this.room,
-        managementNodes: this.opts.managementNodes,
-        refreshMs: this.opts.managementRefreshMs,
-        timeoutMs: this.opts.managementTimeoutMs,
-        ...(this.opts.initialNameServers
-          ? { initialNameServers: this.opts.initialNameServers }
-          : {})
-      },
-      { management: deps.management, ledger: deps.ledger, clock: this.clock }
-    )
-    this.routes = new RouteKeeper(
+    const routing = createRouting(
       {
         clientId: this.id,
         room: this.room,
         topic: this.opts.topic,
         policy: this.opts.policy,
-        refreshMs: this.opts.routeRefreshMs,
-        requestTimeoutMs: this.opts.requestTimeoutMs
+        managementNodes: this.opts.managementNodes,
+        managementRefreshMs: this.opts.managementRefreshMs,
+        managementTimeoutMs: this.opts.managementTimeoutMs,
+        routeRefreshMs: this.opts.routeRefreshMs,
+        requestTimeoutMs: this.opts.requestTimeoutMs,
+        ...(this.opts.initialNameServers
+          ? { initialNameServers: this.opts.initialNameServers }
+          : {})
       },
-      {
-        remoting: this.remoting,
-        directory: this.directory,
-        ledger: deps.ledger,
-        clock: this.clock,
-        random
-      }
+      { ...deps, clock: this.clock, random }
     )
+    this.remoting = routing.remoting
+    this.directory = routing.directory
+    this.routes = routing.routes
     this.routes.on('namesrv', () => this.emit('choice', this.choice()))
     this.routes.on('change', () => {
       if (!this.running) return

@@ -5,8 +5,8 @@ import type { BrokerCandidate } from './choose-broker'
 import type { NameServerCandidate } from './choose-name-server'
 import { chooseNameServer } from './choose-name-server'
 import { classifyFailure } from './classify-error'
-import type { NameServerDirectory } from './name-server-directory'
-import type { Clock, RemotingPort } from './ports'
+import { NameServerDirectory } from './name-server-directory'
+import type { ClientDeps, Clock, ManagementNodeRef, RemotingPort } from './ports'
 import { systemClock } from './ports'
 import { routeSignature, routeToBrokers } from './route-table'
 
@@ -172,4 +172,55 @@ export class RouteKeeper extends EventEmitter<RouteKeeperEvents> {
     }
     return false
   }
+}
+
+/** Settings both producers and consumers give their routing. */
+export interface RoutingOptions {
+  clientId: string
+  room: string
+  topic: string
+  policy: SelectionPolicy
+  managementNodes: readonly ManagementNodeRef[]
+  managementRefreshMs: number
+  managementTimeoutMs: number
+  routeRefreshMs: number
+  requestTimeoutMs: number
+  initialNameServers?: readonly NameServerCandidate[]
+}
+
+/** The routing every client owns: its remoting connections, name-server directory (601) and route keeper (602). */
+export function createRouting(
+  opts: RoutingOptions,
+  deps: Pick<ClientDeps, 'remoting' | 'management' | 'ledger'> & {
+    clock: Clock
+    random: () => number
+  }
+): { remoting: RemotingPort; directory: NameServerDirectory; routes: RouteKeeper } {
+  const remoting = deps.remoting({
+    connectTimeoutMs: opts.requestTimeoutMs,
+    requestTimeoutMs: opts.requestTimeoutMs
+  })
+  const directory = new NameServerDirectory(
+    {
+      clientId: opts.clientId,
+      room: opts.room,
+      managementNodes: opts.managementNodes,
+      refreshMs: opts.managementRefreshMs,
+      timeoutMs: opts.managementTimeoutMs,
+      ...(opts.initialNameServers ? { initialNameServers: opts.initialNameServers } : {})
+    },
+    { management: deps.management, ledger: deps.ledger, clock: deps.clock }
+  )
+  const routes = new RouteKeeper(
+    {
+      clientId: opts.clientId,
+      room: opts.room,
+      topic: opts.topic,
+      policy: opts.policy,
+      refreshMs: opts.routeRefreshMs,
+      requestTimeoutMs: opts.requestTimeoutMs
+    },
+    { remoting, directory, ledger: deps.ledger, clock: deps.clock, random: deps.random }
+  )
+  return { remoting, directory, routes }
 }
