@@ -12,7 +12,7 @@ import type { NameServerDirectory } from './name-server-directory'
 import type { Clock, ClientDeps, ManagementNodeRef, RemotingPort } from './ports'
 import { pause, systemClock } from './ports'
 import type { RouteKeeper } from './route-keeper'
-import { createRouting } from './route-keeper'
+import { awaitFirstRoute, createRouting } from './route-keeper'
 
 export interface ProducerOptions {
   /** Display id used in the ledger and the UI (e.g. `producer-1`). */
@@ -181,17 +181,13 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       role: 'producer',
       clientKey: this.id
     })
-    while (!(await this.directory.refresh('start')) && this.directory.current().length === 0) {
-      if (this.clock.now() > deadline)
-        throw new Error(`${this.id}: no management node of any room answered`)
-      await pause(100, this.stopped.signal)
-    }
-    while (!(await this.routes.refresh('start')) || this.routes.brokers.length === 0) {
-      if (this.clock.now() > deadline) {
-        throw new Error(`${this.id}: no name server returned a route for topic ${this.opts.topic}`)
-      }
-      await pause(100, this.stopped.signal)
-    }
+    await awaitFirstRoute(this.directory, this.routes, {
+      clientId: this.id,
+      topic: this.opts.topic,
+      clock: this.clock,
+      deadline,
+      signal: this.stopped.signal
+    })
     await this.heartbeatAll()
     this.directory.start()
     this.routes.start()

@@ -7,7 +7,7 @@ import { chooseNameServer } from './choose-name-server'
 import { classifyFailure } from './classify-error'
 import { NameServerDirectory } from './name-server-directory'
 import type { ClientDeps, Clock, ManagementNodeRef, RemotingPort } from './ports'
-import { systemClock } from './ports'
+import { pause, systemClock } from './ports'
 import { routeSignature, routeToBrokers } from './route-table'
 
 export interface RouteKeeperOptions {
@@ -223,4 +223,24 @@ export function createRouting(
     { remoting, directory, ledger: deps.ledger, clock: deps.clock, random: deps.random }
   )
   return { remoting, directory, routes }
+}
+
+/** Polls until the client has name servers and a route with brokers, or throws at the deadline. */
+export async function awaitFirstRoute(
+  directory: NameServerDirectory,
+  routes: RouteKeeper,
+  opts: { clientId: string; topic: string; clock: Clock; deadline: number; signal?: AbortSignal }
+): Promise<void> {
+  while (!(await directory.refresh('start')) && directory.current().length === 0) {
+    if (opts.clock.now() > opts.deadline) {
+      throw new Error(`${opts.clientId}: no management node of any room answered`)
+    }
+    await pause(100, opts.signal)
+  }
+  while (!(await routes.refresh('start')) || routes.brokers.length === 0) {
+    if (opts.clock.now() > opts.deadline) {
+      throw new Error(`${opts.clientId}: no name server returned a route for topic ${opts.topic}`)
+    }
+    await pause(100, opts.signal)
+  }
 }
