@@ -40,7 +40,12 @@ export const proxySchema = z.object({
   host: z.string().min(1).optional(),
   /** gRPC port (the remoting port is grpcPort+1 in the sandbox). */
   port: portSchema.optional(),
-  remotingPort: portSchema.optional()
+  remotingPort: portSchema.optional(),
+  /**
+   * Zone-pin the proxy to its room (ROCKETMQ_ZONE=<room>, ROCKETMQ_ZONE_MODE=true): name servers then
+   * hand it only its room's brokers. false = a plain cluster-mode proxy that sees every broker.
+   */
+  zoneMode: z.boolean().default(true)
 })
 
 export const selectionPolicySchema = z.enum(['random', 'round-robin', 'least-latency'])

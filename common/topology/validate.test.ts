@@ -16,10 +16,29 @@ function problemsOf(edit: (doc: Doc) => void): Problem[] {
 
 describe('validateTopology', () => {
   it('accepts the shipped topologies', () => {
-    for (const f of ['two-rooms', 'three-rooms']) {
+    for (const f of ['two-rooms', 'three-rooms', 'two-rooms-proxies']) {
       const r = parseTopologyText(readFileSync(`resources/topologies/${f}.json`, 'utf8'))
       expect(r.ok, JSON.stringify(r)).toBe(true)
     }
+  })
+
+  it('defaults a proxy to zone mode; zoneMode false keeps a plain proxy', () => {
+    const r = parseTopologyText(readFileSync('resources/topologies/two-rooms-proxies.json', 'utf8'))
+    if (!r.ok) throw new Error('invalid')
+    expect(r.topology.rooms.flatMap((room) => room.proxies.map((p) => [p.id, p.zoneMode]))).toEqual(
+      [
+        ['proxy-1', true],
+        ['proxy-plain', false],
+        ['proxy-2', true]
+      ]
+    )
+    const doc = twoRooms()
+    doc.rooms[0].proxies = [{ id: 'proxy-x' }]
+    const d = validateTopology(doc)
+    expect(d.ok && d.topology.rooms[0]!.proxies[0]!.zoneMode).toBe(true)
+    expect(problemsOf((x) => (x.rooms[0].proxies = [{ id: 'p', zoneMode: 'yes' }]))).toEqual([
+      expect.objectContaining({ path: '$.rooms[0].proxies[0].zoneMode' })
+    ])
   })
 
   it('round-trips through serializeTopology unchanged', () => {

@@ -1,6 +1,7 @@
 import { request } from 'node:http'
 import type { RemotingClient, RemotingClientOptions } from '../remoting/client'
 import type { LedgerPort } from '../ledger/types'
+import type { ProxyStatus } from '../management/management-node'
 import type { NameServerCandidate } from './choose-name-server'
 
 /** Wall-clock milliseconds with sub-millisecond precision, so short RTOs are not rounded to 0/1. */
@@ -42,6 +43,8 @@ export interface ManagementNodeRef {
 export interface ManagementAnswer {
   room: string
   nameServers: NameServerCandidate[]
+  /** Every room's proxies as the node last probed them (absent from older nodes: []). */
+  proxies?: ProxyStatus[]
 }
 
 export interface ManagementPort {
@@ -75,7 +78,11 @@ export const httpManagement: ManagementPort = {
               Buffer.concat(chunks).toString('utf8')
             ) as Partial<ManagementAnswer>
             if (!Array.isArray(body.nameServers)) throw new Error('no nameServers array')
-            resolve({ room: String(body.room ?? node.room), nameServers: body.nameServers })
+            resolve({
+              room: String(body.room ?? node.room),
+              nameServers: body.nameServers,
+              proxies: Array.isArray(body.proxies) ? body.proxies : []
+            })
           } catch (e) {
             reject(new Error(`${url.href} returned an unreadable body: ${(e as Error).message}`))
           }

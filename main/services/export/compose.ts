@@ -3,7 +3,7 @@ import { listNodes } from '../../../common/topology/model'
 import type { Topology } from '../../../common/topology/schema'
 import type { ServerNode } from './placeholders'
 import { serverNodes } from './placeholders'
-import { brokerZone } from './rocketmq-files'
+import { brokerZone, proxyZoneEnv } from './rocketmq-files'
 
 export const ROCKETMQ_IMAGE = 'apache/rocketmq:5.3.3'
 export const NODE_IMAGE = 'node:20'
@@ -78,7 +78,7 @@ function service(topology: Topology, node: ServerNode): Record<string, unknown> 
         image: ROCKETMQ_IMAGE,
         ...common,
         command: `sh mqproxy -pc ${CONF_DIR}/rmq-proxy.json -pm cluster`,
-        environment: { ROCKETMQ_ZONE: node.room, JAVA_OPT_EXT: '-Xms256m -Xmx256m' },
+        environment: { ...proxyZoneEnv(node), JAVA_OPT_EXT: '-Xms256m -Xmx256m' },
         volumes: [`./${stagingPath(node, 'rmq-proxy.json')}:${CONF_DIR}/rmq-proxy.json`],
         depends_on: listNodes(topology)
           .filter((n) => n.kind === 'broker')

@@ -249,11 +249,52 @@ describe('proxies', () => {
     expect(f.get('room1/proxy-1/start-proxy.sh')).toContain(
       'mqproxy" -pc "$(pwd)/rmq-proxy.json" -pm cluster'
     )
+    // Zone-pinned by default: the launcher sets the room as zone and turns zone mode on.
+    expect(f.get('room1/proxy-1/start-proxy.sh')).toContain(
+      'export ROCKETMQ_ZONE=room1\nexport ROCKETMQ_ZONE_MODE=true\n'
+    )
     const compose = parseYaml(f.get('docker-compose.yml')!) as Doc
     expect(compose.services['proxy-1'].depends_on).toEqual(['broker-1', 'broker-2'])
+    expect(compose.services['proxy-1'].environment).toMatchObject({
+      ROCKETMQ_ZONE: 'room1',
+      ROCKETMQ_ZONE_MODE: 'true'
+    })
     expect(JSON.parse(f.get('staging/room1/proxy-1/rmq-proxy.json')!).namesrvDomain).toBe(
       'mgmt-1:8080'
     )
+  })
+
+  it('a plain proxy (zoneMode false) gets no zone; management.json lists every proxy', () => {
+    const t = twoRooms((d) => {
+      d.rooms[0].proxies = [{ id: 'proxy-plain', port: 8081, remotingPort: 8080, zoneMode: false }]
+      d.rooms[1].proxies = [{ id: 'proxy-2' }]
+    })
+    const f = renderExport(t)
+    const script = f.get('room1/proxy-plain/start-proxy.sh')!
+    expect(script).toContain('unset ROCKETMQ_ZONE ROCKETMQ_ZONE_MODE')
+    expect(script).not.toContain('export ROCKETMQ_ZONE')
+    const compose = parseYaml(f.get('docker-compose.yml')!) as Doc
+    expect(compose.services['proxy-plain'].environment).not.toHaveProperty('ROCKETMQ_ZONE')
+    expect(JSON.parse(f.get('room2/mgmt-2/management.json')!).proxies).toEqual([
+      {
+        id: 'proxy-plain',
+        room: 'room1',
+        address: '<room1-proxy-plain-host>:8081',
+        remotingAddress: '<room1-proxy-plain-host>:8080',
+        zoneMode: false
+      },
+      {
+        id: 'proxy-2',
+        room: 'room2',
+        address: '<room2-proxy-2-host>:<room2-proxy-2-port>',
+        remotingAddress: '<room2-proxy-2-host>:<room2-proxy-2-remoting-port>',
+        zoneMode: true
+      }
+    ])
+    // Without proxies the key is left out (the golden two-rooms export is unchanged).
+    expect(
+      JSON.parse(renderExport(twoRooms()).get('room1/mgmt-1/management.json')!)
+    ).not.toHaveProperty('proxies')
   })
 })
 

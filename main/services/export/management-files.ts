@@ -1,3 +1,4 @@
+import { nodesOfKind } from '../../../common/topology/model'
 import type { Topology } from '../../../common/topology/schema'
 import type { Endpoints, ServerNode } from './placeholders'
 import { allNameServers } from './rocketmq-files'
@@ -13,6 +14,14 @@ export interface ManagementConfigFile {
   probeIntervalMs: number
   probeTimeoutMs: number
   nameServers: { id: string; room: string; address: string }[]
+  /** Every room's proxies (gRPC address); absent when the topology has none. */
+  proxies?: {
+    id: string
+    room: string
+    address: string
+    remotingAddress: string
+    zoneMode: boolean
+  }[]
 }
 
 function portValue(value: string): number | string {
@@ -24,6 +33,7 @@ export function managementConfig(
   node: ServerNode,
   ep: Endpoints
 ): ManagementConfigFile {
+  const proxies = nodesOfKind(topology, 'proxy')
   return {
     id: node.id,
     room: node.room,
@@ -35,7 +45,18 @@ export function managementConfig(
       id: ns.id,
       room: ns.room,
       address: ep.address(ns)
-    }))
+    })),
+    ...(proxies.length > 0
+      ? {
+          proxies: proxies.map((p) => ({
+            id: p.id,
+            room: p.room,
+            address: ep.address(p),
+            remotingAddress: `${ep.host(p)}:${ep.remotingPort(p)}`,
+            zoneMode: p.spec.zoneMode
+          }))
+        }
+      : {})
   }
 }
 

@@ -222,6 +222,24 @@ export function proxyJson(topology: Topology, proxy: ProxyNode, ep: Endpoints): 
   return JSON.stringify(conf, null, 2) + '\n'
 }
 
+/** Zone environment of a proxy: pinned to its room, or none at all for a plain proxy. */
+export function proxyZoneEnv(proxy: ProxyNode): Record<string, string> {
+  return proxy.spec.zoneMode ? { ROCKETMQ_ZONE: proxy.room, ROCKETMQ_ZONE_MODE: 'true' } : {}
+}
+
+function proxyZoneLines(proxy: ProxyNode): string[] {
+  if (!proxy.spec.zoneMode) {
+    return [
+      "# Plain cluster-mode proxy (zoneMode false): no zone, so it routes to every room's brokers.",
+      'unset ROCKETMQ_ZONE ROCKETMQ_ZONE_MODE'
+    ]
+  }
+  return [
+    `# Zone mode: name servers hand this proxy only room ${proxy.room}'s brokers (no cross-room fallback).`,
+    ...Object.entries(proxyZoneEnv(proxy)).map(([k, v]) => `export ${k}=${v}`)
+  ]
+}
+
 export function startProxyScript(proxy: ProxyNode): string {
   return [
     '#!/bin/sh',
@@ -230,7 +248,7 @@ export function startProxyScript(proxy: ProxyNode): string {
     ...placeholderGuard('rmq-proxy.json'),
     ROCKETMQ_HOME_CHECK,
     'unset NAMESRV_ADDR',
-    `export ROCKETMQ_ZONE=${proxy.room}`,
+    ...proxyZoneLines(proxy),
     'export JAVA_OPT_EXT="${JAVA_OPT_EXT:--Xms1g -Xmx1g}"',
     'exec sh "$ROCKETMQ_HOME/bin/mqproxy" -pc "$(pwd)/rmq-proxy.json" -pm cluster',
     ''

@@ -74,6 +74,60 @@ describe('management config', () => {
     await expect(loadManagementConfig(good)).resolves.toMatchObject({ id: 'mgmt-room1' })
   })
 
+  it('takes an optional proxies list (zoneMode defaults to true) and checks it like name servers', () => {
+    expect(parseManagementConfig(valid).proxies).toEqual([])
+    const withProxies = parseManagementConfig({
+      ...valid,
+      proxies: [
+        {
+          id: 'proxy-1',
+          room: 'room1',
+          address: '127.0.0.1:8081',
+          remotingAddress: '127.0.0.1:8080'
+        },
+        { id: 'proxy-plain', room: 'room1', address: '127.0.0.1:8091', zoneMode: false }
+      ]
+    })
+    expect(withProxies.proxies).toEqual([
+      {
+        id: 'proxy-1',
+        room: 'room1',
+        address: '127.0.0.1:8081',
+        remotingAddress: '127.0.0.1:8080',
+        zoneMode: true
+      },
+      { id: 'proxy-plain', room: 'room1', address: '127.0.0.1:8091', zoneMode: false }
+    ])
+    let err: ManagementConfigError | undefined
+    try {
+      parseManagementConfig(
+        {
+          ...valid,
+          proxies: [
+            { id: 'p1', room: 'room1', address: '127.0.0.1:8081', remotingAddress: 'nope' },
+            { id: 'p1', room: 'room1', address: '127.0.0.1:8081', grpc: true }
+          ]
+        },
+        'p.json'
+      )
+    } catch (e) {
+      err = e as ManagementConfigError
+    }
+    const issues = err?.issues.join('\n') ?? ''
+    expect(issues).toContain('$.proxies[0].remotingAddress: expected "host:port"')
+    expect(issues).toMatch(/\$\.proxies\[1\].*grpc/)
+    // A proxy may share an id with a name server (separate lists), not with another proxy.
+    expect(() =>
+      parseManagementConfig({
+        ...valid,
+        proxies: [
+          { id: 'p1', room: 'room1', address: '127.0.0.1:8081' },
+          { id: 'p1', room: 'room2', address: '127.0.0.1:8082' }
+        ]
+      })
+    ).toThrow('$.proxies[1].id: duplicate id "p1" (also at proxies[0])')
+  })
+
   it('renders JSON paths', () => {
     expect(jsonPath([])).toBe('$')
     expect(jsonPath(['a', 0, 'b-c'])).toBe('$.a[0]["b-c"]')

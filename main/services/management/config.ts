@@ -18,6 +18,47 @@ export const managedNameServerSchema = z
   .object({ id: idSchema, room: idSchema, address: addressSchema })
   .strict()
 
+/** One proxy the management node watches; `address` is its gRPC endpoint (host:grpcPort). */
+export const managedProxySchema = z
+  .object({
+    id: idSchema,
+    room: idSchema,
+    address: addressSchema,
+    /** The proxy's remoting endpoint (host:remotingPort), reported as-is. */
+    remotingAddress: addressSchema.optional(),
+    /** Zone-pinned to its room (the topology's default), reported as-is. */
+    zoneMode: z.boolean().default(true)
+  })
+  .strict()
+
+/** Issues for duplicate ids and addresses inside one list. */
+function checkUnique(
+  list: readonly { id: string; address: string }[],
+  key: string,
+  ctx: z.RefinementCtx
+): void {
+  const seenIds = new Map<string, number>()
+  const seenAddresses = new Map<string, number>()
+  list.forEach((e, i) => {
+    const idAt = seenIds.get(e.id)
+    if (idAt !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [key, i, 'id'],
+        message: `duplicate id "${e.id}" (also at ${key}[${idAt}])`
+      })
+    } else seenIds.set(e.id, i)
+    const addressAt = seenAddresses.get(e.address)
+    if (addressAt !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [key, i, 'address'],
+        message: `duplicate address "${e.address}" (also at ${key}[${addressAt}])`
+      })
+    } else seenAddresses.set(e.address, i)
+  })
+}
+
 /** The JSON file of `drstudio mgmt --config <file>` and of the sandbox's management.json. */
 export const managementConfigSchema = z
   .object({
@@ -32,7 +73,9 @@ export const managementConfigSchema = z
     failuresBeforeDown: z.number().int().min(1).max(100).default(1),
     /** Consecutive successful probes before a dropped name server is listed again. */
     successesBeforeUp: z.number().int().min(1).max(100).default(1),
-    nameServers: z.array(managedNameServerSchema).min(1, 'list at least one name server')
+    nameServers: z.array(managedNameServerSchema).min(1, 'list at least one name server'),
+    /** Every room's proxies, probed like name servers and listed in GET /v1/nameservers. */
+    proxies: z.array(managedProxySchema).default([])
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -43,26 +86,8 @@ export const managementConfigSchema = z
         message: `must not exceed probeIntervalMs (${c.probeIntervalMs})`
       })
     }
-    const seenIds = new Map<string, number>()
-    const seenAddresses = new Map<string, number>()
-    c.nameServers.forEach((ns, i) => {
-      const idAt = seenIds.get(ns.id)
-      if (idAt !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['nameServers', i, 'id'],
-          message: `duplicate id "${ns.id}" (also at nameServers[${idAt}])`
-        })
-      } else seenIds.set(ns.id, i)
-      const addressAt = seenAddresses.get(ns.address)
-      if (addressAt !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['nameServers', i, 'address'],
-          message: `duplicate address "${ns.address}" (also at nameServers[${addressAt}])`
-        })
-      } else seenAddresses.set(ns.address, i)
-    })
+    checkUnique(c.nameServers, 'nameServers', ctx)
+    checkUnique(c.proxies, 'proxies', ctx)
   })
 
 export type ManagementConfigInput = z.input<typeof managementConfigSchema>

@@ -1,4 +1,5 @@
 export * from './availability'
 export * from './config'
 export * from './management-node'
+export * from './proxy-probe'
 export * from './run'

@@ -1,6 +1,19 @@
+import { createServer as createH2Server } from 'node:http2'
+import {
+  createServer as createTcpServer,
+  type AddressInfo,
+  type Server,
+  type Socket
+} from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ConnectFailedError } from '../remoting/errors'
-import { ManagementNode, type ProbeClient } from './management-node'
+import {
+  ManagementNode,
+  type NameServersResponse,
+  type ProbeClient,
+  type ProxyStatus
+} from './management-node'
+import { h2SettingsProbe, type ProxyProbe } from './proxy-probe'
 
 /** A probe client whose answers the test controls per address. */
 class FakeProbeClient implements ProbeClient {
@@ -26,10 +39,38 @@ const nameServers = [
   { id: 'ns-r1', room: 'room1', address: '127.0.0.1:1001' }
 ]
 
+/** A proxy probe whose answers the test controls per address. */
+function fakeProxyProbe(): ProxyProbe & { down: Set<string>; calls: string[] } {
+  const down = new Set<string>()
+  const calls: string[] = []
+  const probe = async (address: string): Promise<void> => {
+    calls.push(address)
+    if (down.has(address)) throw new Error(`connect-failed: ECONNREFUSED ${address}`)
+  }
+  return Object.assign(probe, { down, calls })
+}
+
+const proxies = [
+  { id: 'proxy-2', room: 'room2', address: '127.0.0.1:3001', remotingAddress: '127.0.0.1:3002' },
+  { id: 'proxy-1', room: 'room1', address: '127.0.0.1:4001', remotingAddress: '127.0.0.1:4002' },
+  { id: 'proxy-plain', room: 'room1', address: '127.0.0.1:5001', zoneMode: false }
+]
+
 const nodes: ManagementNode[] = []
+const servers: Server[] = []
 afterEach(async () => {
   while (nodes.length) await nodes.pop()?.stop()
+  while (servers.length) await new Promise((r) => servers.pop()?.close(r))
 })
+
+function listen<S extends Server>(server: S): Promise<string> {
+  servers.push(server)
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve(`127.0.0.1:${(server.address() as AddressInfo).port}`)
+    )
+  )
+}
 
 async function startNode(fake: FakeProbeClient, extra = {}): Promise<ManagementNode> {
   const node = new ManagementNode({
@@ -113,6 +154,96 @@ describe('ManagementNode', () => {
     expect((await fetch(`${node.url}/rocketmq/nsaddr`, { method: 'POST' })).status).toBe(405)
   })
 
+  it('lists no proxies when none are configured', async () => {
+    const node = await startNode(new FakeProbeClient())
+    expect(node.proxies()).toEqual([])
+  })
+
+  it('probes proxies every round and serves them in /v1/nameservers, own room first', async () => {
+    const probe = fakeProxyProbe()
+    const node = await startNode(new FakeProbeClient(), { proxies, proxyProbe: probe })
+    const body = (await (await fetch(`${node.url}/v1/nameservers`)).json()) as NameServersResponse
+    expect(body.proxies.map((p) => p.id)).toEqual(['proxy-1', 'proxy-plain', 'proxy-2'])
+    const first: ProxyStatus = body.proxies[0]!
+    expect(Object.keys(first).sort()).toEqual(
+      [
+        'id',
+        'room',
+        'address',
+        'remotingAddress',
+        'zoneMode',
+        'available',
+        'lastProbeAt',
+        'latencyMs',
+        'lastError'
+      ].sort()
+    )
+    expect(first).toMatchObject({
+      id: 'proxy-1',
+      room: 'room1',
+      address: '127.0.0.1:4001',
+      remotingAddress: '127.0.0.1:4002',
+      zoneMode: true,
+      available: true,
+      lastError: null
+    })
+    expect(typeof first.lastProbeAt).toBe('number')
+    expect(typeof first.latencyMs).toBe('number')
+    // No remoting address configured: the key is absent, not null.
+    expect(body.proxies[1]).not.toHaveProperty('remotingAddress')
+    expect(body.proxies[1]).toMatchObject({ zoneMode: false, available: true })
+    expect(probe.calls.sort()).toEqual(['127.0.0.1:3001', '127.0.0.1:4001', '127.0.0.1:5001'])
+  })
+
+  it('drops a failing proxy at the next probe and lists it again, with proxy-change events', async () => {
+    const probe = fakeProxyProbe()
+    const node = await startNode(new FakeProbeClient(), { proxies, proxyProbe: probe })
+    const changes: string[] = []
+    node.on('proxy-change', (p) => changes.push(`${p.id}:${p.available}`))
+    node.on('change', (ns) => changes.push(`ns ${ns.id}`))
+    probe.down.add('127.0.0.1:4001')
+    await node.probeNow()
+    const down = node.proxies().find((p) => p.id === 'proxy-1')!
+    expect(down).toMatchObject({
+      available: false,
+      lastError: 'connect-failed: ECONNREFUSED 127.0.0.1:4001'
+    })
+    expect(down.latencyMs).not.toBeNull() // the last good latency is kept
+    // Proxies never leak into the address-server list.
+    expect(node.nsaddr()).toBe('127.0.0.1:1001;127.0.0.1:2001')
+    probe.down.clear()
+    await node.probeNow()
+    expect(node.proxies().every((p) => p.available)).toBe(true)
+    expect(changes).toEqual(['proxy-1:false', 'proxy-1:true'])
+  })
+
+  it('applies failuresBeforeDown / successesBeforeUp to proxies too', async () => {
+    const probe = fakeProxyProbe()
+    const node = await startNode(new FakeProbeClient(), {
+      proxies: [proxies[1]!],
+      proxyProbe: probe,
+      failuresBeforeDown: 2,
+      successesBeforeUp: 2
+    })
+    // The first success does not list it yet.
+    expect(node.proxies()[0]?.available).toBe(false)
+    await node.probeNow()
+    expect(node.proxies()[0]?.available).toBe(true)
+    probe.down.add('127.0.0.1:4001')
+    await node.probeNow()
+    expect(node.proxies()[0]?.available).toBe(true)
+    await node.probeNow()
+    expect(node.proxies()[0]?.available).toBe(false)
+  })
+
+  it('treats a hanging proxy probe as a failure', async () => {
+    const hang: ProxyProbe = () => new Promise(() => {})
+    const node = await startNode(new FakeProbeClient(), { proxies, proxyProbe: hang })
+    expect(node.proxies().map((p) => p.available)).toEqual([false, false, false])
+    expect(node.proxies()[0]?.lastError).toMatch(/no answer within 100 ms/)
+    expect(node.nsaddr()).toBe('127.0.0.1:1001;127.0.0.1:2001')
+  })
+
   it('probes periodically on its own', async () => {
     const fake = new FakeProbeClient()
     await startNode(fake, { probeIntervalMs: 100, probeTimeoutMs: 50 })
@@ -129,5 +260,28 @@ describe('ManagementNode', () => {
       clientFactory: () => new FakeProbeClient()
     })
     await expect(clash.start()).rejects.toThrow(new RegExp(`127.0.0.1:${first.port}.*EADDRINUSE`))
+  })
+})
+
+describe('h2SettingsProbe', () => {
+  it('succeeds against an HTTP/2 (gRPC-style, plaintext) server', async () => {
+    const address = await listen(createH2Server())
+    await expect(h2SettingsProbe(address, 1000)).resolves.toBeUndefined()
+  })
+
+  it('fails on a refused port', async () => {
+    const address = await listen(createTcpServer())
+    await new Promise((r) => servers.pop()?.close(r))
+    await expect(h2SettingsProbe(address, 1000)).rejects.toThrow(/connect-failed: ECONNREFUSED/)
+  })
+
+  it('fails when the port accepts TCP but never speaks HTTP/2 (a SIGSTOPped JVM)', async () => {
+    const sockets: Socket[] = []
+    const server = createTcpServer((s) => sockets.push(s))
+    const address = await listen(server)
+    await expect(h2SettingsProbe(address, 150)).rejects.toThrow(
+      /timeout: no HTTP\/2 SETTINGS .* within 150 ms/
+    )
+    for (const s of sockets) s.destroy()
   })
 })

@@ -13,6 +13,7 @@ import {
   type NameServerHealth,
   type ProbeResult
 } from './availability'
+import { h2SettingsProbe, type ProxyProbe } from './proxy-probe'
 
 /** Time source port: wall clock for timestamps, monotonic clock for latencies, timers for rounds. */
 export interface Clock {
@@ -55,8 +56,22 @@ export interface ManagementNodeOptions {
   failuresBeforeDown?: number
   successesBeforeUp?: number
   nameServers: readonly NameServerEntry[]
+  /** Every room's proxies; probed each round like the name servers. */
+  proxies?: readonly ProxyEntry[]
   clientFactory?: ProbeClientFactory
+  /** Proxy probe port; the default waits for the gRPC port's HTTP/2 SETTINGS. */
+  proxyProbe?: ProxyProbe
   clock?: Clock
+}
+
+/** A configured proxy: `address` is host:gRPC port. */
+export interface ProxyEntry {
+  id: string
+  room: string
+  address: string
+  remotingAddress?: string
+  /** Zone-pinned to its room; default true (the topology's default). */
+  zoneMode?: boolean
 }
 
 /** One name server as /v1/nameservers reports it (null = not known yet). */
@@ -67,10 +82,29 @@ export interface NameServerStatus extends NameServerEntry {
   lastError: string | null
 }
 
+/**
+ * One proxy as /v1/nameservers reports it (null = not known yet). The gRPC client lane consumes
+ * exactly this shape; `remotingAddress` is absent when unknown.
+ */
+export interface ProxyStatus {
+  id: string
+  room: string
+  /** host:gRPC port. */
+  address: string
+  remotingAddress?: string
+  zoneMode: boolean
+  available: boolean
+  lastProbeAt: number | null
+  latencyMs: number | null
+  lastError: string | null
+}
+
 /** Events for the engine timeline. */
 export interface ManagementNodeEvents {
   /** A name server was listed or dropped. */
   change: [NameServerStatus]
+  /** A proxy became available or unavailable. */
+  'proxy-change': [ProxyStatus]
   /** A probe round finished. */
   round: [NameServerStatus[]]
 }
@@ -80,8 +114,8 @@ export interface NameServersResponse {
   id: string
   room: string
   nameServers: NameServerStatus[]
-  /** Reserved for proxy endpoints; always empty for now. */
-  proxies: []
+  /** Every room's proxies, own room first. */
+  proxies: ProxyStatus[]
 }
 
 /** Answers with the requested status and body; HEAD gets headers only. */
@@ -117,6 +151,9 @@ export class ManagementNode extends EventEmitter<ManagementNodeEvents> {
   private readonly policy: AvailabilityPolicy
   private readonly entries: readonly NameServerEntry[]
   private readonly health = new Map<string, NameServerHealth>()
+  private readonly proxyEntries: readonly ProxyEntry[]
+  private readonly proxyHealth = new Map<string, NameServerHealth>()
+  private readonly proxyProbe: ProxyProbe
   private readonly clock: Clock
   private readonly clientFactory: ProbeClientFactory
   private client: ProbeClient | undefined
@@ -140,6 +177,9 @@ export class ManagementNode extends EventEmitter<ManagementNodeEvents> {
     }
     this.entries = [...options.nameServers]
     for (const e of this.entries) this.health.set(e.id, initialHealth())
+    this.proxyEntries = [...(options.proxies ?? [])]
+    for (const p of this.proxyEntries) this.proxyHealth.set(p.id, initialHealth())
+    this.proxyProbe = options.proxyProbe ?? h2SettingsProbe
     this.clock = options.clock ?? systemClock
     this.clientFactory =
       options.clientFactory ?? ((o) => new RemotingClient({ ...o, language: 'JAVA' }))
@@ -218,6 +258,11 @@ export class ManagementNode extends EventEmitter<ManagementNodeEvents> {
     return orderForRoom(this.entries, this.room).map((e) => this.status(e))
   }
 
+  /** Current view of the proxies, own room first. */
+  proxies(): ProxyStatus[] {
+    return orderForRoom(this.proxyEntries, this.room).map((p) => this.proxyStatus(p))
+  }
+
   /** The /rocketmq/nsaddr body: available name servers, own room first, `;`-separated. */
   nsaddr(): string {
     return formatNsaddr(
@@ -249,6 +294,21 @@ export class ManagementNode extends EventEmitter<ManagementNodeEvents> {
     }
   }
 
+  private proxyStatus(p: ProxyEntry): ProxyStatus {
+    const h = this.proxyHealth.get(p.id) ?? initialHealth()
+    return {
+      id: p.id,
+      room: p.room,
+      address: p.address,
+      ...(p.remotingAddress !== undefined ? { remotingAddress: p.remotingAddress } : {}),
+      zoneMode: p.zoneMode ?? true,
+      available: h.available,
+      lastProbeAt: h.lastProbeAt ?? null,
+      latencyMs: h.latencyMs ?? null,
+      lastError: h.lastError ?? null
+    }
+  }
+
   /** Fixed rate without overlap: the next round starts one interval after this one started. */
   private scheduleIn(ms: number): void {
     if (!this.running) return
@@ -265,18 +325,21 @@ export class ManagementNode extends EventEmitter<ManagementNodeEvents> {
   private async round(): Promise<void> {
     const client = this.client
     if (!client) return
-    await Promise.all(this.entries.map((e) => this.probeOne(client, e)))
+    await Promise.all([
+      ...this.entries.map((e) => this.probeOne(client, e)),
+      ...this.proxyEntries.map((p) => this.probeProxy(p))
+    ])
     if (this.running) this.emit('round', this.nameServers())
   }
 
-  private async probeOne(client: ProbeClient, e: NameServerEntry): Promise<void> {
+  /** Runs one probe call under the probe timeout and times it. */
+  private async timed(call: () => Promise<unknown>): Promise<ProbeResult> {
     const t0 = this.clock.monotonic()
-    let result: ProbeResult
     let timer: unknown
     try {
-      // The client enforces the timeout too; this guard only keeps a broken port from stalling rounds.
+      // The callee enforces the timeout too; this guard only keeps a broken port from stalling rounds.
       await Promise.race([
-        client.getBrokerClusterInfo(e.address, { timeoutMs: this.probeTimeoutMs }),
+        call(),
         new Promise((_, reject) => {
           timer = this.clock.setTimeout(
             () => reject(new Error(`no answer within ${this.probeTimeoutMs} ms`)),
@@ -285,20 +348,35 @@ export class ManagementNode extends EventEmitter<ManagementNodeEvents> {
         })
       ])
       const latencyMs = Math.round((this.clock.monotonic() - t0) * 10) / 10
-      result = { ok: true, at: this.clock.now(), latencyMs }
+      return { ok: true, at: this.clock.now(), latencyMs }
     } catch (err) {
       const error =
         err instanceof RemotingError ? `${err.code}: ${err.message}` : (err as Error).message
-      result = { ok: false, at: this.clock.now(), error }
-      // Start the next probe on a fresh socket (a timed-out one may be wedged, e.g. SIGSTOP).
-      client.closeConnection(e.address)
+      return { ok: false, at: this.clock.now(), error }
     } finally {
       this.clock.clearTimeout(timer)
     }
+  }
+
+  private async probeOne(client: ProbeClient, e: NameServerEntry): Promise<void> {
+    const result = await this.timed(() =>
+      client.getBrokerClusterInfo(e.address, { timeoutMs: this.probeTimeoutMs })
+    )
+    // Start the next probe on a fresh socket (a timed-out one may be wedged, e.g. SIGSTOP).
+    if (!result.ok) client.closeConnection(e.address)
     const before = this.health.get(e.id) ?? initialHealth()
     const after = applyProbe(before, result, this.policy)
     this.health.set(e.id, after)
     if (before.available !== after.available) this.emit('change', this.status(e))
+  }
+
+  /** Same availability rules as name servers; each probe uses a fresh connection. */
+  private async probeProxy(p: ProxyEntry): Promise<void> {
+    const result = await this.timed(() => this.proxyProbe(p.address, this.probeTimeoutMs))
+    const before = this.proxyHealth.get(p.id) ?? initialHealth()
+    const after = applyProbe(before, result, this.policy)
+    this.proxyHealth.set(p.id, after)
+    if (before.available !== after.available) this.emit('proxy-change', this.proxyStatus(p))
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
@@ -321,7 +399,7 @@ export class ManagementNode extends EventEmitter<ManagementNodeEvents> {
         id: this.id,
         room: this.room,
         nameServers: this.nameServers(),
-        proxies: []
+        proxies: this.proxies()
       }
       send(req, res, 200, 'application/json; charset=utf-8', JSON.stringify(body))
       return

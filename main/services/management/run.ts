@@ -7,7 +7,7 @@ export interface RunManagementOptions {
   /** Process to attach SIGINT/SIGTERM handlers to; `false` installs none. */
   signals?: NodeJS.Process | false
   /** Extra node options (clock, client factory) for tests. */
-  overrides?: Partial<Pick<ManagementNodeOptions, 'clock' | 'clientFactory'>>
+  overrides?: Partial<Pick<ManagementNodeOptions, 'clock' | 'clientFactory' | 'proxyProbe'>>
 }
 
 /** A started standalone node; `stopped` settles once a signal (or stop()) shut it down. */
@@ -33,6 +33,12 @@ export async function runManagementNode(
     log(
       `${ns.available ? 'listed' : 'dropped'} name server ${ns.id} (${ns.room}, ${ns.address})` +
         (ns.lastError ? `: ${ns.lastError}` : '')
+    )
+  )
+  node.on('proxy-change', (p) =>
+    log(
+      `proxy ${p.id} (${p.room}, ${p.address}) ${p.available ? 'available' : 'unavailable'}` +
+        (p.lastError ? `: ${p.lastError}` : '')
     )
   )
   const { url } = await node.start()

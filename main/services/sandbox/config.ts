@@ -60,6 +60,8 @@ export interface BrokerConfigInput {
   nodeDir: string
   discovery: Discovery
   fastBrokerExpiry: boolean
+  /** The topology has proxies: their gRPC consumers POP, which brokers refuse without the timer wheel. */
+  popConsumption?: boolean
 }
 
 /**
@@ -93,8 +95,9 @@ export function brokerProperties(input: BrokerConfigInput): Record<string, PropV
     mappedFileSizeConsumeQueue: 60000,
     maxHashSlotNum: 4000,
     maxIndexNum: 1000,
-    // The 5.x timer wheel allocates ~37 MiB of direct memory plus a 100 MiB log; delay levels still work.
-    timerWheelEnable: false,
+    // The 5.x timer wheel allocates ~37 MiB of direct memory plus a timer log; delay levels work
+    // without it, POP (the proxies' gRPC consumption) does not ("pop message is forbidden").
+    timerWheelEnable: input.popConsumption ?? false,
     mappedFileSizeTimerLog: 16 * 1024 * 1024,
     transientStorePoolEnable: false,
     warmMapedFileEnable: false,
@@ -137,6 +140,14 @@ export interface ManagementNodeConfig {
   probeIntervalMs: number
   probeTimeoutMs: number
   nameServers: { id: string; room: string; address: string }[]
+  /** Every room's proxies; address = host:gRPC port. */
+  proxies?: {
+    id: string
+    room: string
+    address: string
+    remotingAddress?: string
+    zoneMode?: boolean
+  }[]
 }
 
 export interface ProxyConfigInput {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { brokerCommand, formatCommand, namesrvCommand, scrubEnv } from './jvm'
+import { brokerCommand, formatCommand, namesrvCommand, proxyCommand, scrubEnv } from './jvm'
 
 const ctx = { java: '/usr/bin/java', lib: '/repo/.rocketmq/lib' }
 
@@ -33,6 +33,28 @@ describe('command lines', () => {
     )
     expect(c.args).toContain('java.base/sun.nio.ch=ALL-UNNAMED')
     expect(c.args.at(-3)).toBe('org.apache.rocketmq.broker.BrokerStartup')
+  })
+
+  it('starts a zone-pinned proxy with its room and zone mode, a plain one without a zone', () => {
+    const pinned = proxyCommand(ctx, '/run/p', '/run/p/rmq-proxy.json', 'room2')
+    expect(pinned.env).toEqual({ ROCKETMQ_ZONE: 'room2', ROCKETMQ_ZONE_MODE: 'true' })
+    expect(pinned.args).toEqual(
+      expect.arrayContaining([
+        '-Xms128m',
+        '-Xmx256m',
+        '-XX:+UseSerialGC',
+        '-XX:TieredStopAtLevel=1'
+      ])
+    )
+    expect(pinned.args.slice(-5)).toEqual([
+      'org.apache.rocketmq.proxy.ProxyStartup',
+      '-pc',
+      '/run/p/rmq-proxy.json',
+      '-pm',
+      'cluster'
+    ])
+    expect(pinned.args).toContain('-Dtls.server.mode=disabled')
+    expect(proxyCommand(ctx, '/run/p', '/run/p/rmq-proxy.json').env).toEqual({})
   })
 
   it('renders a copy-pasteable shell line', () => {

@@ -120,13 +120,25 @@ export function brokerCommand(
   }
 }
 
-/** `java ... ProxyStartup -pc rmq-proxy.json -pm cluster` */
-export function proxyCommand(ctx: JvmContext, nodeDir: string, configFile: string): CommandSpec {
+/**
+ * `ROCKETMQ_ZONE=<room> ROCKETMQ_ZONE_MODE=true java ... ProxyStartup -pc rmq-proxy.json -pm cluster`.
+ * With a zone the proxy's name-server client sends __ZONE_NAME/__ZONE_MODE on route requests, so the
+ * name servers' ZoneRouteRPCHook hands it only its room's brokers; without one it sees every broker.
+ */
+export function proxyCommand(
+  ctx: JvmContext,
+  nodeDir: string,
+  configFile: string,
+  zone?: string
+): CommandSpec {
   return {
     command: ctx.java,
     args: [
       ...PROXY_HEAP,
       ...ADD_OPENS,
+      // Plaintext gRPC only (what the sandbox's clients use): skips loading OpenSSL and building a
+      // self-signed TLS context, ~10 s of a proxy's boot on a busy 2-core machine.
+      '-Dtls.server.mode=disabled',
       ...common(ctx, nodeDir, 'rmq.proxy.logback.xml'),
       MAIN_CLASS.proxy,
       '-pc',
@@ -134,7 +146,7 @@ export function proxyCommand(ctx: JvmContext, nodeDir: string, configFile: strin
       '-pm',
       'cluster'
     ],
-    env: {},
+    env: zone ? { ROCKETMQ_ZONE: zone, ROCKETMQ_ZONE_MODE: 'true' } : {},
     cwd: nodeDir
   }
 }

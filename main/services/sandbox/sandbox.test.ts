@@ -198,6 +198,97 @@ describe('Sandbox (fake processes)', () => {
     expect(sandbox.commandLine('ns-1')).toContain('org.apache.rocketmq.namesrv.NamesrvStartup -c ')
   })
 
+  it('boots proxies after the brokers, zone-pinned unless zoneMode is false, and tells management about them', async () => {
+    const raw = JSON.parse(
+      readFileSync(
+        join(import.meta.dirname, '../../../resources/topologies/two-rooms-proxies.json'),
+        'utf8'
+      )
+    )
+    // Proxies wait until every name server lists every broker.
+    const brokers = (): string[] =>
+      sandbox
+        .status()
+        .nodes.filter((n) => n.kind === 'broker')
+        .map((n) => n.address!)
+    sandbox = make({ registrationProbe: { brokersOn: async () => brokers() } })
+    const status = await sandbox.start(topologySchema.parse(raw))
+    const order = spawner.procs.map((p) => p.req.logFile.split('/').at(-2))
+    expect(order.slice(6).sort()).toEqual(['proxy-1', 'proxy-2', 'proxy-plain'])
+    expect(spawner.byNode('proxy-1')[0]!.req.env).toMatchObject({
+      ROCKETMQ_ZONE: 'room1',
+      ROCKETMQ_ZONE_MODE: 'true'
+    })
+    expect(spawner.byNode('proxy-2')[0]!.req.env).toMatchObject({
+      ROCKETMQ_ZONE: 'room2',
+      ROCKETMQ_ZONE_MODE: 'true'
+    })
+    const plainEnv = spawner.byNode('proxy-plain')[0]!.req.env
+    expect(plainEnv.ROCKETMQ_ZONE).toBeUndefined()
+    expect(plainEnv.ROCKETMQ_ZONE_MODE).toBeUndefined()
+    expect(sandbox.commandLine('proxy-1')).toMatch(
+      /^ROCKETMQ_ZONE=room1 ROCKETMQ_ZONE_MODE=true .*ProxyStartup -pc \S+rmq-proxy\.json -pm cluster$/
+    )
+
+    const proxyJson = JSON.parse(
+      readFileSync(join(status.runDir!, 'proxy-1', 'rmq-proxy.json'), 'utf8')
+    )
+    const mgmtConfig = JSON.parse(
+      readFileSync(join(status.runDir!, 'mgmt-2', 'management.json'), 'utf8')
+    )
+    expect(mgmtConfig.proxies).toEqual([
+      {
+        id: 'proxy-1',
+        room: 'room1',
+        address: sandbox.node('proxy-1').address,
+        remotingAddress: `127.0.0.1:${proxyJson.remotingListenPort}`,
+        zoneMode: true
+      },
+      expect.objectContaining({ id: 'proxy-plain', room: 'room1', zoneMode: false }),
+      expect.objectContaining({ id: 'proxy-2', room: 'room2', zoneMode: true })
+    ])
+    expect(sandbox.node('proxy-1').address).toBe(`127.0.0.1:${proxyJson.grpcServerPort}`)
+  })
+
+  it('retries a proxy that exits at boot on a name-server timeout, but not on other failures', async () => {
+    const raw = JSON.parse(
+      readFileSync(
+        join(import.meta.dirname, '../../../resources/topologies/two-rooms-proxies.json'),
+        'utf8'
+      )
+    )
+    const brokers = (): string[] =>
+      sandbox
+        .status()
+        .nodes.filter((n) => n.kind === 'broker')
+        .map((n) => n.address!)
+    sandbox = make({ registrationProbe: { brokersOn: async () => brokers() } })
+    let flaky = 1
+    spawner.behaviour = (req) =>
+      req.logFile.includes('/proxy-2/') && flaky-- > 0
+        ? {
+            exitCode: 1,
+            lines: [
+              'org.apache.rocketmq.remoting.exception.RemotingTimeoutException: wait response timeout',
+              'org.apache.rocketmq.proxy.common.ProxyException: create system broadcast topic DefaultHeartBeatSyncerTopic failed on cluster DrCluster'
+            ]
+          }
+        : { boot: true }
+    await sandbox.start(topologySchema.parse(raw))
+    expect(sandbox.node('proxy-2').state).toBe('up')
+    expect(spawner.byNode('proxy-2')).toHaveLength(2)
+
+    spawner.behaviour = (req) =>
+      req.logFile.includes('/proxy-plain/')
+        ? { exitCode: 1, lines: ['The configuration item NamesrvAddr is not configured'] }
+        : { boot: true }
+    await sandbox.killNode('proxy-plain')
+    await expect(sandbox.startNode('proxy-plain')).rejects.toThrow(
+      'Node proxy-plain (proxy) exited with code 1'
+    )
+    expect(spawner.byNode('proxy-plain')).toHaveLength(2)
+  })
+
   it('pauses, resumes, kills, starts, restarts and stops a node with real signals', async () => {
     await sandbox.start(twoRooms())
     const pid = sandbox.node('broker-1').pid!

@@ -157,6 +157,9 @@ interface Runtime {
 
 const SERVER_KINDS: readonly PortedKind[] = ['nameserver', 'management', 'broker', 'proxy']
 const KILL_WAIT_MS = 10_000
+const PROXY_BOOT_ATTEMPTS = 3
+const PROXY_TRANSIENT_BOOT_FAILURE =
+  /Remoting(Timeout|Connect|SendRequest|TooMuchRequest)Exception|create system .*topic .* failed/
 const POLL_MS = 150
 
 /** Live sandboxes of this process, for the synchronous exit handlers and the orphan sweep. */
@@ -521,7 +524,7 @@ export class Sandbox {
       if (check.noop) return
       switch (action) {
         case 'start':
-          return this.bootOne(rt)
+          return this.bootNode(rt)
         case 'stop':
           return this.doStop(rt)
         case 'kill':
@@ -532,7 +535,7 @@ export class Sandbox {
           return this.doResume(rt)
         case 'restart':
           if (rt.proc) await this.doStop(rt)
-          return this.bootOne(rt)
+          return this.bootNode(rt)
       }
     })
     return this.statusOf(rt)
@@ -748,7 +751,8 @@ export class Sandbox {
           port: rt.port,
           nodeDir: rt.dir,
           discovery: this.discoveryFor(rt.room),
-          fastBrokerExpiry: fast
+          fastBrokerExpiry: fast,
+          popConsumption: listNodes(topology).some((n) => n.kind === 'proxy')
         })
         writeFileSync(file, renderProperties(props, header))
         spec = brokerCommand(jvm(), rt.dir, file, rt.room)
@@ -767,7 +771,7 @@ export class Sandbox {
           discovery: this.discoveryFor(rt.room)
         })
         writeFileSync(file, JSON.stringify(config, null, 2) + '\n')
-        spec = proxyCommand(jvm(), rt.dir, file)
+        spec = proxyCommand(jvm(), rt.dir, file, node.spec.zoneMode ? rt.room : undefined)
         break
       }
       case 'management': {
@@ -781,7 +785,22 @@ export class Sandbox {
           probeTimeoutMs: topology.settings.probeTimeoutMs,
           nameServers: [...this.nodes.values()]
             .filter((n) => n.kind === 'nameserver')
-            .map((n) => ({ id: n.id, room: n.room, address: `${n.host}:${n.port}` }))
+            .map((n) => ({ id: n.id, room: n.room, address: `${n.host}:${n.port}` })),
+          proxies: [...this.nodes.values()].flatMap((n) =>
+            n.node.kind === 'proxy'
+              ? [
+                  {
+                    id: n.id,
+                    room: n.room,
+                    address: `${n.host}:${n.port}`,
+                    ...(n.remotingPort !== undefined
+                      ? { remotingAddress: `${n.host}:${n.remotingPort}` }
+                      : {}),
+                    zoneMode: n.node.spec.zoneMode
+                  }
+                ]
+              : []
+          )
         }
         writeFileSync(file, JSON.stringify(config, null, 2) + '\n')
         const cmd = (this.opts.managementCommand ?? this.defaultManagementCommand())(file)
@@ -809,7 +828,7 @@ export class Sandbox {
     const abort = new AbortController()
     const signal = AbortSignal.any([parent, abort.signal])
     const runs = group.map((rt) =>
-      this.enqueue(rt, () => this.bootOne(rt, signal)).catch((err: unknown) => {
+      this.enqueue(rt, () => this.bootNode(rt, signal)).catch((err: unknown) => {
         abort.abort(new SandboxError('boot-exit', 'Boot abandoned: another node failed to boot.'))
         throw err
       })
@@ -819,6 +838,30 @@ export class Sandbox {
     } catch (err) {
       await Promise.allSettled(runs)
       throw err
+    }
+  }
+
+  /**
+   * bootOne, plus retries for a proxy that exits at boot because its first name-server or broker call
+   * timed out (it creates its system topics with ~1-3 s timeouts and exits on failure; seen at load 20
+   * on 2 cores). Any other boot failure propagates at once.
+   */
+  private async bootNode(rt: Runtime, signal?: AbortSignal): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.bootOne(rt, signal)
+      } catch (err) {
+        const transient =
+          rt.kind === 'proxy' &&
+          err instanceof NodeBootError &&
+          err.code === 'boot-exit' &&
+          PROXY_TRANSIENT_BOOT_FAILURE.test(err.message)
+        if (!transient || attempt >= PROXY_BOOT_ATTEMPTS || signal?.aborted) throw err
+        this.progress(
+          rt.id,
+          `proxy exited while booting (a name-server/broker call timed out); retrying, attempt ${attempt + 1} of ${PROXY_BOOT_ATTEMPTS}`
+        )
+      }
     }
   }
 

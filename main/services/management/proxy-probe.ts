@@ -1,0 +1,36 @@
+import { connect } from 'node:http2'
+
+/** Probes one proxy's gRPC endpoint (host:port); resolves when it answers, rejects with the reason. */
+export type ProxyProbe = (address: string, timeoutMs: number) => Promise<void>
+
+/**
+ * HTTP/2 handshake against the gRPC port: connect with prior knowledge (h2c) and wait for the
+ * server's SETTINGS frame. A bare TCP connect is not enough: the kernel completes the handshake for
+ * the listen socket of a SIGSTOPped JVM, so a paused proxy would look alive. The proxy's default TLS
+ * mode (permissive) accepts plaintext, and this costs one round trip and no RPC.
+ */
+export const h2SettingsProbe: ProxyProbe = (address, timeoutMs) =>
+  new Promise<void>((resolve, reject) => {
+    const session = connect(`http://${address}`)
+    let settled = false
+    const finish = (err?: Error): void => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      session.destroy()
+      if (err) reject(err)
+      else resolve()
+    }
+    const timer = setTimeout(
+      () => finish(new Error(`timeout: no HTTP/2 SETTINGS from ${address} within ${timeoutMs} ms`)),
+      timeoutMs
+    )
+    session.once('remoteSettings', () => finish())
+    // Every later error (e.g. from destroy) is swallowed here; only the first one counts.
+    session.on('error', (e: NodeJS.ErrnoException) =>
+      finish(new Error(`connect-failed: ${e.code ?? ''} ${e.message}`.replace(/\s+/g, ' ').trim()))
+    )
+    session.once('close', () =>
+      finish(new Error(`connection-closed: ${address} closed before the HTTP/2 handshake`))
+    )
+  })
