@@ -1,0 +1,258 @@
+import type { Locator, Page, TestInfo } from '@playwright/test'
+import { expect, test } from '@playwright/test'
+import { re } from './designer'
+
+/** Every node of the default two-room topology; `<kind>-<n>` lives in `room<n>`. */
+export const TWO_ROOMS_NODES = [
+  'mgmt-1',
+  'ns-1',
+  'broker-1',
+  'producer-1',
+  'consumer-1',
+  'mgmt-2',
+  'ns-2',
+  'broker-2',
+  'producer-2',
+  'consumer-2'
+] as const
+export type NodeId = (typeof TWO_ROOMS_NODES)[number]
+type ClientId = Extract<NodeId, `producer-${string}` | `consumer-${string}`>
+type TargetId = Extract<NodeId, `ns-${string}` | `broker-${string}`>
+
+/** Items of a node's Actions menu (its context menu). */
+export type NodeAction = 'Kill' | 'Pause' | 'Resume' | 'Restart'
+
+/**
+ * Budgets for a loaded 2-core machine (other JVMs may run next to ours). They bound waits that
+ * poll; none of them is slept.
+ */
+const BOOT_MS = 180_000 // Start → every JVM up, registered, and every client routed
+const WORKLOAD_MS = 90_000 // every node up → consumers settled and producers warmed up
+const REROUTE_MS = 90_000 // a fault → the client's new edge on the canvas
+const STATE_MS = 30_000 // an action → the node's new badge
+const STOP_MS = 120_000 // Stop → drained, reported, Start enabled again
+
+/** A whole flow: boot, settle, fault, reroute, drain and report. */
+export const FLOW_TIMEOUT_MS = 420_000
+
+async function attachShot(what: Locator | Page, testInfo: TestInfo, title: string): Promise<void> {
+  const shot = testInfo.outputPath(`${title.replace(/\W+/g, '-')}.png`)
+  await what.screenshot({ path: shot })
+  await testInfo.attach(title, { path: shot, contentType: 'image/png' })
+}
+
+function roomOf(id: NodeId): string {
+  return `room${id.slice(id.lastIndexOf('-') + 1)}`
+}
+
+/**
+ * The default topology running in the sandbox: Start and Stop, node badges, the live client edges,
+ * node actions, the live Timeline and the run's scorecard in Runs. Roles and accessible names only.
+ */
+export class LiveRunPage {
+  readonly canvas: Locator
+  readonly toolbar: Locator
+  readonly timeline: Locator
+  /** The Runs dialog. */
+  readonly runs: Locator
+  /** Id of the run this page started, read from the Timeline once the run is up. */
+  runId: number | null = null
+
+  constructor(readonly page: Page) {
+    this.canvas = page.getByRole('region', { name: 'Topology canvas' })
+    this.toolbar = page.getByRole('toolbar', { name: 'Main toolbar' })
+    this.timeline = page.getByRole('region', { name: 'Timeline' })
+    this.runs = page.getByRole('dialog', { name: 'Runs' })
+  }
+
+  tool(name: 'Start' | 'Stop' | 'Runs'): Locator {
+    return this.toolbar.getByRole('button', { name, exact: true })
+  }
+
+  /** A component on the canvas; its accessible name ends with ", state <state>". */
+  node(id: NodeId): Locator {
+    return this.canvas.getByRole('group', { name: new RegExp(`\\b${re(id)}\\b.* in room\\d`) })
+  }
+
+  /** The live edge from a client to the name server or broker it uses now. */
+  edge(client: ClientId, target: TargetId): Locator {
+    const link = target.startsWith('ns-') ? 'name server' : 'broker'
+    const [from, to] = [roomOf(client), roomOf(target)]
+    const where = from === to ? `same room (${to})` : `cross-room (${from} → ${to})`
+    return this.canvas.getByRole('img', { name: `${client} uses ${link} ${target}, ${where}` })
+  }
+
+  /** Every live edge of a client to one kind of target (`ns` or `broker`). */
+  edgesOf(client: ClientId, link: 'ns' | 'broker'): Locator {
+    const word = link === 'ns' ? 'name server' : 'broker'
+    return this.canvas.getByRole('img', { name: new RegExp(`^${re(client)} uses ${word} `) })
+  }
+
+  /** A row of the live Timeline's event list that mentions every given text. */
+  liveEvent(...texts: string[]): Locator {
+    let row = this.timeline.getByRole('list', { name: 'Live events' }).getByRole('listitem')
+    for (const text of texts) row = row.filter({ hasText: text })
+    return row
+  }
+
+  async expectState(id: NodeId, state: string | RegExp, timeout = STATE_MS): Promise<void> {
+    const s = typeof state === 'string' ? re(state) : state.source
+    await expect(this.node(id)).toHaveAccessibleName(new RegExp(`, state (${s})\\b`), { timeout })
+  }
+
+  /** Expects `client` to use `target` and no other node of that kind (name server or broker). */
+  async expectRoute(client: ClientId, target: TargetId, timeout = REROUTE_MS): Promise<void> {
+    await expect(this.edge(client, target)).toBeAttached({ timeout })
+    await expect(this.edgesOf(client, target.startsWith('ns-') ? 'ns' : 'broker')).toHaveCount(1)
+  }
+
+  /** Opens the Timeline panel in the dock, or collapses it (it takes height from the canvas). */
+  async showTimeline(open: boolean): Promise<void> {
+    const toggle = this.timeline.getByRole('button', { name: /^Timeline\b/ })
+    if ((await toggle.getAttribute('aria-expanded')) !== String(open)) await toggle.click()
+    await expect(toggle).toHaveAttribute('aria-expanded', String(open))
+  }
+
+  /**
+   * Presses Start and waits until every node is up (clients are up once they route) and the
+   * Timeline says the producers send (the workload phase: consumers settled, producers warmed up),
+   * so that a fault hits live traffic. Notes the run id the Timeline shows.
+   */
+  async start(): Promise<void> {
+    await test.step('start the sandbox and wait until every node is up and producers send', async () => {
+      await expect(this.tool('Start')).toBeEnabled()
+      await this.tool('Start').click()
+      await expect(async () => {
+        for (const id of TWO_ROOMS_NODES) {
+          await expect(this.node(id)).toHaveAccessibleName(/, state up\b/, { timeout: 1000 })
+        }
+      }).toPass({ timeout: BOOT_MS })
+      await this.showTimeline(true)
+      // The Timeline follows the run its newest event belongs to; read its run id on both sides of
+      // the workload row so that the id and the row come from the same run.
+      const label = this.timeline.getByLabel(/^run \d+$/)
+      const runOf = async () =>
+        Number(/\d+/.exec((await label.getAttribute('aria-label', { timeout: 1000 })) ?? '')?.[0])
+      await expect(async () => {
+        const id = await runOf()
+        await expect(this.liveEvent('phase workload')).toBeVisible({ timeout: 1000 })
+        expect(await runOf()).toBe(id)
+        this.runId = id
+      }).toPass({ timeout: WORKLOAD_MS })
+      expect(this.runId, 'run id shown by the Timeline').toBeGreaterThan(0)
+      await this.showTimeline(false)
+    })
+  }
+
+  /** Every client uses its own room's name server, and producers their own room's broker. */
+  async expectOwnRooms(): Promise<void> {
+    await test.step('clients use their own room', async () => {
+      for (const n of [1, 2] as const) {
+        await this.expectRoute(`producer-${n}`, `broker-${n}`)
+        await this.expectRoute(`producer-${n}`, `ns-${n}`)
+        await this.expectRoute(`consumer-${n}`, `ns-${n}`)
+      }
+    })
+  }
+
+  /** Start, all up, every client in its own room. */
+  async startInOwnRooms(): Promise<void> {
+    await this.start()
+    await this.expectOwnRooms()
+  }
+
+  /** Chooses an action from the node's Actions menu (its ⋮ button, same as its context menu). */
+  async act(id: NodeId, action: NodeAction): Promise<void> {
+    await this.node(id)
+      .getByRole('button', { name: `Actions for ${id}` })
+      .click()
+    const menu = this.page.getByRole('menu', { name: `Actions for ${id}` })
+    await menu.getByRole('menuitem', { name: new RegExp(`^${action}\\b`) }).click()
+    await expect(menu).toBeHidden()
+  }
+
+  /** Kills a node from its Actions menu and waits for its badge to say so. */
+  async kill(id: NodeId): Promise<void> {
+    await test.step(`kill ${id} from its Actions menu`, async () => {
+      await this.act(id, 'Kill')
+      await this.expectState(id, /killed|down/)
+    })
+  }
+
+  /** Attaches a screenshot of the live canvas (the routes as they are now). */
+  async attachCanvas(testInfo: TestInfo, title: string): Promise<void> {
+    await attachShot(this.canvas, testInfo, title)
+  }
+
+  /**
+   * Opens the Timeline, waits for one row per entry of `rows` (a row mentions every text of its
+   * entry), attaches a screenshot of it and collapses it again.
+   */
+  async expectLiveEvents(
+    testInfo: TestInfo,
+    title: string,
+    rows: string[][],
+    timeout = REROUTE_MS
+  ): Promise<void> {
+    await this.showTimeline(true)
+    for (const texts of rows) {
+      await expect(this.liveEvent(...texts).first()).toBeVisible({ timeout })
+    }
+    await attachShot(this.timeline, testInfo, title)
+    await this.showTimeline(false)
+  }
+
+  /** Presses Stop and waits until the run is drained and reported (Start is enabled again). */
+  async stop(): Promise<void> {
+    await test.step('stop: the run is drained and reported', async () => {
+      await this.tool('Stop').click()
+      await expect(this.tool('Start')).toBeEnabled({ timeout: STOP_MS })
+    })
+  }
+
+  /**
+   * Opens this run in Runs and checks its scorecard: passed, nothing lost in total or by any
+   * client. `more` may check the scorecard further before it is attached and the dialog closed.
+   */
+  async expectRunLostNothing(
+    testInfo: TestInfo,
+    more?: (scorecard: Locator) => Promise<void>
+  ): Promise<void> {
+    await test.step(`run ${this.runId} in Runs lost no message`, async () => {
+      expect(this.runId, 'the run was started by this page').not.toBeNull()
+      await this.tool('Runs').click()
+      await expect(this.runs).toBeVisible()
+      const open = this.runs.getByRole('button', { name: `Open run ${this.runId}`, exact: true })
+      await expect(open).toBeVisible({ timeout: 30_000 })
+      await open.click()
+      const scorecard = this.runs.getByRole('region', { name: 'Scorecard' })
+      await expect(scorecard).toBeVisible({ timeout: 30_000 })
+      await expect(scorecard.getByText(`run ${this.runId}`, { exact: true })).toBeVisible()
+      await expect(scorecard.getByText('0 lost', { exact: true })).toBeAttached()
+      await expect(scorecard.getByLabel('Verdict: passed')).toBeVisible()
+      const clients = scorecard.getByRole('table', { name: 'Clients' })
+      await expect(clients.getByRole('row')).toHaveCount(5) // header + 4 clients
+      const headers = await clients.getByRole('columnheader').allTextContents()
+      const col = headers.indexOf('Lost')
+      expect(col, 'Lost column').toBeGreaterThanOrEqual(0)
+      for (const row of await clients.getByRole('row').all()) {
+        const cells = row.getByRole('cell')
+        if ((await cells.count()) > 0) await expect(cells.nth(col)).toHaveText('0')
+      }
+      await more?.(scorecard)
+      await attachShot(this.page, testInfo, 'run scorecard')
+      // Leave the window as the next flow expects it: no dialog open.
+      await this.runs.getByRole('button', { name: 'Close', exact: true }).click()
+      await expect(this.runs).toBeHidden()
+    })
+  }
+
+  /** Stop, then the run's scorecard in Runs: nothing lost. */
+  async stopAndExpectNothingLost(
+    testInfo: TestInfo,
+    more?: (scorecard: Locator) => Promise<void>
+  ): Promise<void> {
+    await this.stop()
+    await this.expectRunLostNothing(testInfo, more)
+  }
+}
