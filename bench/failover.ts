@@ -19,6 +19,8 @@ import { openDatabase, Recorder } from '../main/services/recorder/recorder'
 import { Sandbox } from '../main/services/sandbox/sandbox'
 import { parseScenario } from '../main/services/scenario/load-scenario'
 import { ScenarioRunner } from '../main/services/scenario/scenario-runner'
+import type { ClientLane } from '../main/services/scenario/plan'
+import { runLaneBenchmark } from './failover-lanes'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
 const ONLY = process.env.BENCH_CASES?.split(',')
@@ -285,4 +287,19 @@ async function main(): Promise<void> {
   process.stdout.write(md)
 }
 
-await main()
+/** `--lanes remoting,grpc,baseline` switches to the side-by-side lane benchmark (bench/failover-lanes.ts). */
+function lanesArg(argv: string[]): ClientLane[] | null {
+  const i = argv.findIndex((a) => a === '--lanes' || a.startsWith('--lanes='))
+  if (i === -1) return null
+  const raw = argv[i]!.includes('=') ? argv[i]!.split('=')[1]! : (argv[i + 1] ?? '')
+  const lanes = raw.split(',').filter(Boolean)
+  const bad = lanes.filter((l) => !['remoting', 'grpc', 'baseline'].includes(l))
+  if (lanes.length === 0 || bad.length) {
+    throw new Error(`--lanes takes a comma list of remoting, grpc, baseline (got "${raw}")`)
+  }
+  return lanes as ClientLane[]
+}
+
+const lanes = lanesArg(process.argv.slice(2))
+if (lanes) await runLaneBenchmark(lanes, RUNS, OUT, ROOT)
+else await main()

@@ -1,6 +1,6 @@
 import type { LedgerPort } from '../ledger/types'
 import type { NameServerCandidate } from './choose-name-server'
-import type { Clock, ManagementNodeRef, ManagementPort } from './ports'
+import type { Clock, ManagementAnswer, ManagementNodeRef, ManagementPort } from './ports'
 import { systemClock } from './ports'
 
 export interface NameServerDirectoryOptions {
@@ -30,6 +30,7 @@ export class NameServerDirectory {
   private lastRefreshAt = -Infinity
   private timer: NodeJS.Timeout | undefined
   private signature = ''
+  private answer: ManagementAnswer | undefined
   private readonly clock: Clock
 
   constructor(
@@ -43,6 +44,11 @@ export class NameServerDirectory {
   /** The last known list (possibly stale while every management node is down). */
   current(): NameServerCandidate[] {
     return this.list
+  }
+
+  /** The whole last answer (the gRPC lane reads its proxies from it). */
+  lastAnswer(): ManagementAnswer | undefined {
+    return this.answer
   }
 
   /** The management node the list came from, and whether it is another room's. */
@@ -85,7 +91,7 @@ export class NameServerDirectory {
         const answer = await this.deps.management.fetchNameServers(node, this.opts.timeoutMs)
         this.inFallback = false
         this.fallbackTo = undefined
-        this.accept(node, answer.nameServers, false)
+        this.accept(node, answer, false)
         return true
       } catch (e) {
         ownError = `${node.id}: ${(e as Error).message}`
@@ -96,7 +102,7 @@ export class NameServerDirectory {
         const answer = await this.deps.management.fetchNameServers(node, this.opts.timeoutMs)
         this.noteFallback(node.room, ownError)
         this.inFallback = true
-        this.accept(node, answer.nameServers, true)
+        this.accept(node, answer, true)
         return true
       } catch {
         // try the next room's
@@ -116,7 +122,9 @@ export class NameServerDirectory {
     })
   }
 
-  private accept(node: ManagementNodeRef, list: NameServerCandidate[], fallback: boolean): void {
+  private accept(node: ManagementNodeRef, answer: ManagementAnswer, fallback: boolean): void {
+    const list = answer.nameServers
+    this.answer = answer
     this.list = list
     this.source = node
     const sig = `${node.id}|${list.map((n) => `${n.id}:${n.available !== false}`).join(',')}`

@@ -215,7 +215,9 @@ export class LedgerReader {
        ORDER BY client_id, phase DESC, count DESC`
     return [
       ...(this.db
-        .prepare(sql('ledger_sends', 'started_at', "AND status = 'acked'"))
+        // By acknowledgement time: a send in flight when the fault hit and then served by
+        // another room was served under the fault, not while healthy.
+        .prepare(sql('ledger_sends', 'ended_at', "AND status = 'acked'"))
         .all(cut, runId) as SelectionRow[]),
       ...(this.db
         .prepare(sql('ledger_deliveries', 'delivered_at', ''))

@@ -237,6 +237,11 @@ describe('LedgerReader', () => {
       }
     ])
     expect(r.sendLatencies(runId, 950)).toEqual([4])
+    // A send in flight at the fault and acknowledged by another room afterwards is not "healthy".
+    expect(r.selections(runId, 1002).map((x) => `${x.brokerRoom}:${x.phase}`)).toEqual([
+      'room1:before-fault',
+      'room2:after-fault'
+    ])
     w.close()
   })
 

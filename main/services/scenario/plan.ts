@@ -14,10 +14,31 @@ export interface ClientPlan {
   group: string
   rate: number
   messageSize: number
+  lane: ClientLane
 }
 
-/** The producers and consumers of a scenario: `workload.rooms` when given, else the topology's. */
+export type ClientLane = 'remoting' | 'grpc' | 'baseline'
+
+/**
+ * The producers and consumers of a scenario: `workload.rooms` when given, else the topology's;
+ * with `workload.lanes`, each of them once per lane.
+ */
 export function planClients(scenario: Scenario, topology: Topology): ClientPlan[] {
+  const plans = basePlans(scenario, topology)
+  const lanes = scenario.workload.lanes
+  if (!lanes) return plans
+  return lanes.flatMap((lane) =>
+    plans.map((p) => ({
+      ...p,
+      id: `${p.id}-${lane}`,
+      lane,
+      topic: `${p.topic}-${lane}`,
+      group: `${p.group}-${lane}`
+    }))
+  )
+}
+
+function basePlans(scenario: Scenario, topology: Topology): ClientPlan[] {
   const { workload } = scenario
   const topics = topicsOf(topology)
   const defaultTopic = topics[0]?.name ?? 'drstudio'
@@ -39,7 +60,8 @@ export function planClients(scenario: Scenario, topology: Topology): ClientPlan[
           topic: defaultTopic,
           group: firstGroup('producer'),
           rate: workload.rate ?? 20,
-          messageSize: workload.messageSize ?? 256
+          messageSize: workload.messageSize ?? 256,
+          lane: workload.lane ?? 'remoting'
         })
       }
       for (let i = 1; i <= w.consumers; i++) {
@@ -50,7 +72,8 @@ export function planClients(scenario: Scenario, topology: Topology): ClientPlan[
           topic: defaultTopic,
           group: firstGroup('consumer'),
           rate: 0,
-          messageSize: 0
+          messageSize: 0,
+          lane: workload.lane ?? 'remoting'
         })
       }
     }
@@ -66,7 +89,8 @@ export function planClients(scenario: Scenario, topology: Topology): ClientPlan[
           topic: n.spec.topic,
           group: n.spec.group,
           rate: workload.rate ?? n.spec.rate,
-          messageSize: workload.messageSize ?? n.spec.messageSize
+          messageSize: workload.messageSize ?? n.spec.messageSize,
+          lane: workload.lane ?? n.spec.lane
         }
       ]
     }
@@ -79,7 +103,8 @@ export function planClients(scenario: Scenario, topology: Topology): ClientPlan[
           topic: n.spec.topic,
           group: n.spec.group,
           rate: 0,
-          messageSize: 0
+          messageSize: 0,
+          lane: workload.lane ?? n.spec.lane
         }
       ]
     }

@@ -23,6 +23,10 @@ import type {
 } from '../client/ports'
 import { httpManagement, pause, systemClock } from '../client/ports'
 import { DrProducer } from '../client/producer'
+import { GrpcConsumer } from '../grpc-lane/grpc-consumer'
+import { GrpcProducer } from '../grpc-lane/grpc-producer'
+import { officialSdk } from '../grpc-lane/official-sdk'
+import type { GrpcSdk } from '../grpc-lane/sdk-port'
 import { readableQueues } from '../client/route-table'
 import { LedgerReader } from '../ledger/ledger-reader'
 import { LedgerWriter } from '../ledger/ledger-writer'
@@ -69,6 +73,8 @@ export interface ScenarioRunnerOptions {
   admin?: () => AdminRemoting
   management?: ManagementPort
   clock?: Clock
+  /** rocketmq-client-nodejs for the gRPC and baseline lanes. */
+  sdk?: GrpcSdk
   /** Budget for the deployment to route the run's topic through every name server. */
   readyTimeoutMs?: number
 }
@@ -76,8 +82,8 @@ export interface ScenarioRunnerOptions {
 /** A planned client and its live producer or consumer. */
 export interface LiveClient {
   plan: ClientPlan
-  producer?: DrProducer
-  consumer?: DrConsumer
+  producer?: DrProducer | GrpcProducer
+  consumer?: DrConsumer | GrpcConsumer
   alive: boolean
 }
 
@@ -97,7 +103,7 @@ const WARMUP_TAG = 'warmup'
 export interface ClientContext {
   topology: LoadedScenario['topology']
   tuning: LoadedScenario['scenario']['client']
-  deps: ClientDeps
+  deps: ClientDeps & { sdk?: GrpcSdk }
   managementNodes: ManagementNodeRef[]
   topicOf: (base: string) => string
   groupOf: (base: string) => string
@@ -119,6 +125,38 @@ export function createLiveClient(plan: ClientPlan, ctx: ClientContext): LiveClie
     managementRefreshMs: tuning.managementRefresh
   }
   const live: LiveClient = { plan, alive: false }
+  if (plan.lane !== 'remoting') {
+    const grpcDeps = { ...deps, sdk: deps.sdk ?? officialSdk }
+    // The remoting client's request timeout (400 ms) is for direct broker calls; the gRPC lanes
+    // keep their own defaults, which account for the extra proxy hop and the library's floor.
+    const lane = {
+      id: common.id,
+      room: common.room,
+      topic: common.topic,
+      group: common.group,
+      managementNodes: common.managementNodes,
+      lane: plan.lane,
+      roomOrder: topology.rooms.map((r) => r.id),
+      ...(tuning.managementRefresh !== undefined
+        ? { managementRefreshMs: tuning.managementRefresh }
+        : {}),
+      ...(tuning.probeInterval !== undefined ? { probeIntervalMs: tuning.probeInterval } : {})
+    }
+    if (plan.role === 'producer') {
+      live.producer = new GrpcProducer(
+        {
+          ...lane,
+          ...(tuning.sendTimeout !== undefined ? { sendTimeoutMs: tuning.sendTimeout } : {})
+        },
+        grpcDeps
+      )
+      live.producer.on('choice', ctx.onChoice)
+    } else {
+      live.consumer = new GrpcConsumer({ ...lane, expression: WORKLOAD_TAG }, grpcDeps)
+      live.consumer.on('choice', ctx.onChoice)
+    }
+    return live
+  }
   if (plan.role === 'producer') {
     live.producer = new DrProducer(
       {
@@ -195,11 +233,12 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
     const clients = new Map<string, LiveClient>()
     const topicOf = (base: string): string => `${base}-r${runId}`
     const groupOf = (base: string): string => `${base}-r${runId}`
-    const deps: ClientDeps = {
+    const deps: ClientContext['deps'] = {
       remoting: this.remoting,
       management: this.management,
       ledger,
-      clock: this.clock
+      clock: this.clock,
+      ...(this.opts.sdk ? { sdk: this.opts.sdk } : {})
     }
     const tuning = scenario.client
     let mgmtRefs: ManagementNodeRef[] = []
@@ -236,7 +275,7 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
     try {
       // ---- setup: everything up, fresh topic routed by every name server, clients started.
       phase('setup', `run ${runId}: restoring nodes and creating the run's topic`)
-      notes.push(...(await this.restore(cluster)))
+      notes.push(...(await this.restore(cluster, signal)))
       const status = cluster.status().nodes
       mgmtRefs = status
         .filter((n) => n.kind === 'management' && n.address)
@@ -329,7 +368,7 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
 
       // ---- restore + drain
       phase('restore', 'bringing every node back up')
-      notes.push(...(await this.restore(cluster)))
+      notes.push(...(await this.restore(cluster, signal)))
       if (![...clients.values()].some((c) => c.consumer && c.alive)) {
         notes.push('no consumer was alive after the workload; restarted the crashed ones to drain')
         for (const c of clients.values()) {
@@ -547,8 +586,21 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
   }
 
   /** Brings paused nodes back and starts stopped or killed ones; returns problems as notes. */
-  async restore(cluster: ClusterPort): Promise<string[]> {
+  async restore(cluster: ClusterPort, signal?: AbortSignal): Promise<string[]> {
     const notes: string[] = []
+    // A node still booting from an earlier restart (a proxy takes 30-60 s on a busy host) is not up
+    // yet: clients started now would pick another room and count as cross-room while healthy.
+    const deadline = this.clock.now() + (this.opts.readyTimeoutMs ?? 90_000)
+    while (cluster.status().nodes.some((n) => n.state === 'starting') && !signal?.aborted) {
+      if (this.clock.now() > deadline) {
+        const slow = cluster.status().nodes.filter((n) => n.state === 'starting')
+        notes.push(
+          `still starting after the ready timeout: ${slow.map((n) => n.nodeId).join(', ')}`
+        )
+        break
+      }
+      await pause(200, signal)
+    }
     await Promise.all(
       cluster.status().nodes.map(async (n) => {
         const action = restoreAction(n.state)
@@ -639,12 +691,16 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
     signal?: AbortSignal
   ): Promise<void> {
     const deadline = this.clock.now() + (this.opts.readyTimeoutMs ?? 90_000)
-    const up = new Set(
-      cluster
-        .status()
-        .nodes.filter((n) => n.kind === 'nameserver' && n.state === 'up')
-        .map((n) => n.nodeId)
-    )
+    const upOf = (kind: string): Set<string> =>
+      new Set(
+        cluster
+          .status()
+          .nodes.filter((n) => n.kind === kind && n.state === 'up')
+          .map((n) => n.nodeId)
+      )
+    const up = upOf('nameserver')
+    // The gRPC lanes choose among the proxies the management nodes report available.
+    const upProxies = upOf('proxy')
     for (;;) {
       const ok = await Promise.all(
         refs.map(async (m) => {
@@ -653,7 +709,12 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
             const avail = new Set(
               a.nameServers.filter((n) => n.available !== false).map((n) => n.id)
             )
-            return [...up].every((id) => avail.has(id))
+            const proxies = new Set(
+              (a.proxies ?? []).filter((p) => p.available !== false).map((p) => p.id)
+            )
+            return (
+              [...up].every((id) => avail.has(id)) && [...upProxies].every((id) => proxies.has(id))
+            )
           } catch {
             return false
           }
@@ -662,7 +723,7 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
       if (ok.every(Boolean)) return
       if (this.clock.now() > deadline || signal?.aborted) {
         throw new Error(
-          'management nodes do not report every name server available; check their logs'
+          'management nodes do not report every name server (and proxy) available; check their logs'
         )
       }
       await pause(200, signal)
@@ -670,7 +731,13 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
   }
 
   /** True once every consumer owns exactly what the nearby rule gives it with everyone alive. */
-  async settle(consumers: DrConsumer[], timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+  async settle(
+    all: (DrConsumer | GrpcConsumer)[],
+    timeoutMs: number,
+    signal?: AbortSignal
+  ): Promise<boolean> {
+    // gRPC consumers pop from proxies and own no queues: started is settled.
+    const consumers = all.filter((c): c is DrConsumer => c instanceof DrConsumer)
     const deadline = this.clock.now() + timeoutMs
     const cids = consumers.map((c) => c.cid)
     while (!signal?.aborted) {

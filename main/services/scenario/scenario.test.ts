@@ -103,8 +103,11 @@ describe('evaluateGates', () => {
 describe('built-in scenarios', () => {
   const files = readdirSync(join(RESOURCES, 'scenarios')).filter((f) => f.endsWith('.yaml'))
 
-  it('ships the six scenarios of the issue', () => {
+  it('ships the six scenarios of the method and three of the gRPC lane', () => {
     expect(files.sort()).toEqual([
+      'grpc-healthy.yaml',
+      'grpc-room1-brokers-down.yaml',
+      'grpc-room1-proxy-down.yaml',
       'healthy.yaml',
       'room1-broker-paused.yaml',
       'room1-brokers-and-namesrv-down.yaml',
@@ -116,7 +119,10 @@ describe('built-in scenarios', () => {
 
   it.each(files)('%s loads against its topology and stays short', (f) => {
     const l = loadScenarioFile(join(RESOURCES, 'scenarios', f), { resourcesDir: RESOURCES })
-    expect(l.topology.name).toBe('two-rooms')
+    const grpc = f.startsWith('grpc-')
+    expect(l.topology.name).toBe(grpc ? 'two-rooms-proxies' : 'two-rooms')
+    expect(l.scenario.workload.lane).toBe(grpc ? 'grpc' : undefined)
+    if (grpc) expect(planClients(l.scenario, l.topology).every((c) => c.lane === 'grpc')).toBe(true)
     expect(l.scenario.workload.duration).toBeLessThanOrEqual(25_000)
     expect(l.scenario.gates.maxLost).toBe(0)
   })
@@ -128,6 +134,34 @@ describe('plan and checks', () => {
       baseDir: ROOT,
       resourcesDir: RESOURCES
     })
+
+  it("takes each client's lane from the topology unless workload.lane overrides it", () => {
+    expect(planClients(base({}).scenario, base({}).topology).map((c) => c.lane)).toEqual([
+      'remoting',
+      'remoting',
+      'remoting',
+      'remoting'
+    ])
+    const l = base({ workload: { lane: 'baseline', rooms: { room1: { producers: 1 } } } })
+    expect(planClients(l.scenario, l.topology).map((c) => `${c.id}:${c.lane}`)).toEqual([
+      'producer-room1-1:baseline',
+      'consumer-room1-1:baseline'
+    ])
+  })
+
+  it('with workload.lanes, plans every client once per lane on its own topic and group', () => {
+    const l = base({
+      workload: { lanes: ['remoting', 'grpc'], rooms: { room1: { producers: 1 } } }
+    })
+    expect(
+      planClients(l.scenario, l.topology).map((c) => `${c.id}:${c.lane}:${c.topic}:${c.group}`)
+    ).toEqual([
+      'producer-room1-1-remoting:remoting:orders-remoting:orders-producer-remoting',
+      'consumer-room1-1-remoting:remoting:orders-remoting:orders-consumer-remoting',
+      'producer-room1-1-grpc:grpc:orders-grpc:orders-producer-grpc',
+      'consumer-room1-1-grpc:grpc:orders-grpc:orders-consumer-grpc'
+    ])
+  })
 
   it('uses the topology clients unless workload.rooms says otherwise', () => {
     const l = base({})
@@ -267,5 +301,37 @@ describe('formatScorecard', () => {
     expect(text).toContain('1.20 s never')
     expect(text).toContain('p1 broker room1 → room2  ×2  (timeout; worst 410 ms)')
     expect(text).toContain('pause broker-1')
+  })
+})
+
+describe('restore', () => {
+  it('waits for nodes still booting before restoring the rest', async () => {
+    const { ScenarioRunner } = await import('./scenario-runner')
+    const { openDatabase, Recorder } = await import('../recorder/recorder')
+    const recorder = new Recorder(openDatabase(':memory:'))
+    const states: Record<string, string> = { 'proxy-1': 'starting', 'broker-1': 'killed' }
+    const acted: string[] = []
+    let polls = 0
+    const cluster = {
+      status: () => {
+        if (++polls === 3) states['proxy-1'] = 'up'
+        return {
+          nodes: Object.entries(states).map(([nodeId, state]) => ({
+            nodeId,
+            kind: nodeId.split('-')[0]!,
+            room: 'room1',
+            state
+          }))
+        }
+      },
+      act: async (id: string, action: string) => {
+        acted.push(`${action} ${id} (proxy-1 ${states['proxy-1']})`)
+        states[id] = 'up'
+      }
+    }
+    const notes = await new ScenarioRunner({ recorder }).restore(cluster)
+    expect(notes).toEqual([])
+    expect(acted).toEqual(['start broker-1 (proxy-1 up)'])
+    recorder.close()
   })
 })

@@ -1,0 +1,367 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import type { ManagementAnswer, ManagementNodeRef, ManagementPort } from '../client/ports'
+import { RecordingLedger, until } from '../client/test-fakes'
+import { AttemptTimeout, reasonOf, withDeadline } from './deadline'
+import { GrpcConsumer } from './grpc-consumer'
+import { GrpcProducer, PROBE_TAG } from './grpc-producer'
+import { proxiesOf } from './proxy-list'
+import type { GrpcSdk, SdkMessage, SdkReceived } from './sdk-port'
+
+/**
+ * Decision tests of the gRPC lanes with an in-memory library: which proxy a client uses, when it
+ * moves and back, and what it records. The real library against real proxies is exercised by
+ * test/integration/grpc-lane.test.ts.
+ */
+type Health = 'up' | 'down' | 'hung'
+
+class FakeSdk implements GrpcSdk {
+  health = new Map<string, Health>()
+  sent: { endpoints: string; message: SdkMessage }[] = []
+  queued = new Map<string, SdkReceived[]>()
+  producers: string[] = []
+  /** Endpoints whose clients fail to start (a proxy still booting). */
+  refuseStart = new Set<string>()
+  private seq = 0
+
+  private gate(endpoints: string): Promise<void> {
+    const h = this.health.get(endpoints) ?? 'up'
+    if (h === 'down') return Promise.reject(new Error('14 UNAVAILABLE: connect ECONNREFUSED'))
+    if (h === 'hung') return new Promise(() => {})
+    return Promise.resolve()
+  }
+
+  producer(o: { endpoints: string }) {
+    this.producers.push(o.endpoints)
+    return {
+      startup: () =>
+        this.refuseStart.has(o.endpoints)
+          ? Promise.reject(new Error('Failed to fetch topic routes after 3 attempts'))
+          : Promise.resolve(),
+      shutdown: () => Promise.resolve(),
+      send: async (message: SdkMessage) => {
+        await this.gate(o.endpoints)
+        this.sent.push({ endpoints: o.endpoints, message })
+        return { messageId: `m${++this.seq}`, offset: this.seq, brokerName: 'b', queueId: 0 }
+      }
+    }
+  }
+
+  simpleConsumer(o: { endpoints: string }) {
+    return {
+      startup: () => Promise.resolve(),
+      shutdown: () => Promise.resolve(),
+      receive: async () => {
+        await this.gate(o.endpoints)
+        await new Promise((r) => setTimeout(r, 2))
+        const q = this.queued.get(o.endpoints) ?? []
+        this.queued.set(o.endpoints, [])
+        return q
+      },
+      ack: () => Promise.resolve()
+    }
+  }
+}
+
+const MGMT: ManagementNodeRef[] = [
+  { id: 'mgmt-1', room: 'room1', url: 'http://m1' },
+  { id: 'mgmt-2', room: 'room2', url: 'http://m2' }
+]
+
+class Proxies implements ManagementPort {
+  list = [
+    { id: 'proxy-1', room: 'room1', address: 'p1:1', zoneMode: true, available: true },
+    { id: 'proxy-plain', room: 'room1', address: 'pp:1', zoneMode: false, available: true },
+    { id: 'proxy-2', room: 'room2', address: 'p2:1', zoneMode: true, available: true }
+  ]
+  async fetchNameServers(node: ManagementNodeRef): Promise<ManagementAnswer> {
+    return {
+      room: node.room,
+      nameServers: [],
+      proxies: this.list.map((p) => ({ ...p, lastProbeAt: null, latencyMs: null, lastError: null }))
+    }
+  }
+}
+
+const stoppers: (() => Promise<void>)[] = []
+afterEach(async () => {
+  await Promise.all(stoppers.splice(0).map((s) => s()))
+})
+
+function producer(lane: 'grpc' | 'baseline', extra: object = {}) {
+  const sdk = new FakeSdk()
+  const ledger = new RecordingLedger()
+  const management = new Proxies()
+  const p = new GrpcProducer(
+    {
+      id: 'producer-1',
+      room: 'room1',
+      topic: 't',
+      group: 'g',
+      managementNodes: MGMT,
+      lane,
+      roomOrder: ['room1', 'room2'],
+      requestTimeoutMs: 50,
+      sendTimeoutMs: 400,
+      probeIntervalMs: 20,
+      ...extra
+    },
+    { sdk, ledger, management }
+  )
+  stoppers.push(() => p.stop('crash'))
+  return { p, sdk, ledger, management }
+}
+
+describe('GrpcProducer, grpc lane', () => {
+  it("sends through its room's zone-pinned proxy and records the proxy as entry point", async () => {
+    const { p, sdk, ledger } = producer('grpc')
+    await p.start()
+    const r = await p.send({ body: 'x', tags: 'dr', keys: ['k1'] })
+    expect(r).toMatchObject({ ok: true, key: 'k1', brokerRoom: 'room1', attempts: 1 })
+    expect(sdk.sent.map((s) => s.endpoints)).toEqual(['p1:1'])
+    expect(sdk.sent[0]!.message).toMatchObject({ tag: 'dr', keys: ['k1'] })
+    expect(ledger.sends[0]).toMatchObject({
+      key: 'k1',
+      namesrvId: 'proxy-1',
+      namesrvRoom: 'room1',
+      brokerRoom: 'room1',
+      status: 'acked'
+    })
+    expect(p.choice()).toMatchObject({ namesrvId: 'proxy-1', brokerRoom: 'room1' })
+  })
+
+  it("moves to room 2's proxy on a refused send, logging one failover for many failed sends", async () => {
+    const { p, sdk, ledger } = producer('grpc')
+    await p.start()
+    sdk.health.set('p1:1', 'down')
+    const rs = await Promise.all([1, 2, 3, 4].map((i) => p.send({ body: 'x', keys: [`k${i}`] })))
+    expect(rs.every((r) => r.ok && r.brokerRoom === 'room2')).toBe(true)
+    const failovers = ledger.kinds('broker-failover')
+    expect(failovers).toHaveLength(1)
+    expect(failovers[0]).toMatchObject({
+      from: 'proxy-1',
+      to: 'proxy-2',
+      fromRoom: 'room1',
+      toRoom: 'room2'
+    })
+    expect(ledger.kinds('send-attempt-failed').length).toBeGreaterThanOrEqual(1)
+  })
+
+  it('treats a hung proxy as failed after its own attempt deadline', async () => {
+    const { p, sdk, ledger } = producer('grpc')
+    await p.start()
+    sdk.health.set('p1:1', 'hung')
+    const r = await p.send({ body: 'x', keys: ['k'] })
+    expect(r).toMatchObject({ ok: true, attempts: 2, brokerRoom: 'room2' })
+    expect(ledger.kinds('send-attempt-failed')[0]).toMatchObject({ reason: 'timeout (50 ms)' })
+  })
+
+  it('moves back once a probe through the own room proxy succeeds', async () => {
+    const { p, sdk, ledger } = producer('grpc')
+    await p.start()
+    sdk.health.set('p1:1', 'down')
+    await p.send({ body: 'x', keys: ['a'] })
+    expect(p.selector.current?.id).toBe('proxy-2')
+    sdk.health.set('p1:1', 'up')
+    await until(() => p.selector.current?.id === 'proxy-1', 'fail-back to proxy-1')
+    expect(ledger.kinds('broker-recovered')[0]).toMatchObject({ brokerName: 'proxy-1' })
+    expect(sdk.sent.some((s) => s.endpoints === 'p1:1' && s.message.tag === PROBE_TAG)).toBe(true)
+    const r = await p.send({ body: 'x', keys: ['b'] })
+    expect(r.brokerRoom).toBe('room1')
+  })
+
+  it('does not probe a proxy the management node reports down', async () => {
+    const { p, sdk, management } = producer('grpc')
+    await p.start()
+    sdk.health.set('p1:1', 'down')
+    await p.send({ body: 'x', keys: ['a'] })
+    management.list[0]!.available = false
+    await p.selector.directory.refresh('periodic')
+    sdk.health.set('p1:1', 'up')
+    const probesBefore = sdk.sent.filter((s) => s.message.tag === PROBE_TAG).length
+    await new Promise((r) => setTimeout(r, 100))
+    expect(sdk.sent.filter((s) => s.message.tag === PROBE_TAG).length).toBe(probesBefore)
+    expect(p.selector.current?.id).toBe('proxy-2')
+  })
+
+  it('fails a send (recorded, not acknowledged) when every proxy fails until the deadline', async () => {
+    const { p, sdk, ledger } = producer('grpc')
+    await p.start()
+    sdk.health.set('p1:1', 'down')
+    sdk.health.set('p2:1', 'down')
+    const r = await p.send({ body: 'x', keys: ['k'] })
+    expect(r.ok).toBe(false)
+    expect(ledger.sends.at(-1)).toMatchObject({ key: 'k', status: 'failed' })
+    expect(ledger.kinds('send-failed')).toHaveLength(1)
+    expect(p.stats()).toMatchObject({ sent: 1, acked: 0, failed: 1 })
+  })
+
+  it("starts on room 2's proxy when room 1's cannot start yet, and returns once it can", async () => {
+    const { p, sdk, ledger } = producer('grpc')
+    sdk.refuseStart.add('p1:1')
+    await p.start()
+    expect(p.selector.current?.id).toBe('proxy-2')
+    expect(ledger.kinds('broker-isolated')[0]).toMatchObject({ brokerName: 'proxy-1' })
+    sdk.refuseStart.delete('p1:1')
+    await until(() => p.selector.current?.id === 'proxy-1', 'back on proxy-1')
+  })
+
+  it('records nothing for warm-up sends', async () => {
+    const { p, ledger } = producer('grpc')
+    await p.start()
+    await p.send({ body: 'x', record: false })
+    expect(ledger.sends).toHaveLength(0)
+    expect(p.stats().sent).toBe(0)
+  })
+
+  it('names the problem when no management node lists a zone-pinned proxy', async () => {
+    const { p, management } = producer('grpc')
+    management.list = management.list.filter((x) => !x.zoneMode)
+    await expect(p.start(300)).rejects.toThrow(/no usable proxy/)
+  })
+})
+
+describe('GrpcProducer, baseline lane', () => {
+  it("uses one endpoint, the own room's plain proxy, and never moves", async () => {
+    const { p, sdk, ledger } = producer('baseline')
+    await p.start()
+    expect(sdk.producers).toEqual(['pp:1'])
+    expect((await p.send({ body: 'x', keys: ['a'] })).ok).toBe(true)
+    sdk.health.set('pp:1', 'down')
+    const r = await p.send({ body: 'x', keys: ['b'] })
+    expect(r.ok).toBe(false)
+    expect(ledger.kinds('broker-failover')).toHaveLength(0)
+    expect(ledger.sends.map((s) => [s.key, s.status, s.brokerRoom])).toEqual([
+      ['a', 'acked', null],
+      ['b', 'failed', null]
+    ])
+  })
+
+  it('takes the endpoints string a user wrote', async () => {
+    const { p, sdk } = producer('baseline', { endpoints: 'h1:1;h2:2' })
+    await p.start()
+    expect(sdk.producers).toEqual(['h1:1;h2:2'])
+  })
+})
+
+describe('GrpcConsumer', () => {
+  function consumer(lane: 'grpc' | 'baseline') {
+    const sdk = new FakeSdk()
+    const ledger = new RecordingLedger()
+    const c = new GrpcConsumer(
+      {
+        id: 'consumer-1',
+        room: 'room1',
+        topic: 't',
+        group: 'g',
+        managementNodes: MGMT,
+        lane,
+        expression: 'dr',
+        pollTimeoutMs: 20,
+        requestTimeoutMs: 20,
+        probeIntervalMs: 20
+      },
+      { sdk, ledger, management: new Proxies() }
+    )
+    stoppers.push(() => c.stop('crash'))
+    return { c, sdk, ledger }
+  }
+  const msg = (key: string, tag = 'dr'): SdkReceived => ({
+    messageId: `id-${key}`,
+    keys: [key],
+    tag,
+    offset: 7,
+    bornAt: 1,
+    handle: null
+  })
+
+  it('receives through its room proxy and records workload messages by their key', async () => {
+    const { c, sdk, ledger } = consumer('grpc')
+    sdk.queued.set('p1:1', [msg('k1'), msg('w', 'warmup')])
+    await c.start()
+    await until(() => ledger.deliveries.length === 1, 'one delivery')
+    expect(ledger.deliveries[0]).toMatchObject({
+      key: 'k1',
+      brokerName: 'proxy-1',
+      brokerRoom: 'room1',
+      clientRoom: 'room1'
+    })
+    expect(c.stats().consumed).toBe(1)
+  })
+
+  it("moves to room 2's proxy when receives fail, and back when room 1's works again", async () => {
+    const { c, sdk, ledger } = consumer('grpc')
+    await c.start()
+    sdk.health.set('p1:1', 'down')
+    await until(() => c.selector.current?.id === 'proxy-2', 'failover to proxy-2')
+    sdk.queued.set('p2:1', [msg('k2')])
+    await until(
+      () => ledger.deliveries.some((d) => d.key === 'k2' && d.brokerRoom === 'room2'),
+      'delivery via proxy-2'
+    )
+    sdk.health.set('p1:1', 'up')
+    sdk.queued.set('p1:1', [msg('k1')])
+    await until(() => c.selector.current?.id === 'proxy-1', 'fail-back to proxy-1')
+    await until(() => ledger.deliveries.some((d) => d.key === 'k1'), 'stranded message drained')
+    expect(ledger.kinds('pull-failed')[0]).toMatchObject({ brokerName: 'proxy-1' })
+  })
+
+  it('baseline never moves off its endpoint', async () => {
+    const { c, sdk, ledger } = consumer('baseline')
+    await c.start()
+    sdk.health.set('pp:1', 'down')
+    await until(() => ledger.kinds('pull-failed').length > 0, 'a failed receive')
+    expect(ledger.kinds('broker-failover')).toHaveLength(0)
+    expect(c.choice()).toMatchObject({ namesrvId: 'proxy-plain' })
+  })
+})
+
+describe('helpers', () => {
+  it('withDeadline rejects late work with AttemptTimeout and passes early results', async () => {
+    await expect(withDeadline(new Promise(() => {}), 5)).rejects.toBeInstanceOf(AttemptTimeout)
+    await expect(withDeadline(Promise.resolve(3), 50)).resolves.toBe(3)
+  })
+
+  it('reasonOf turns gRPC errors into status names', () => {
+    expect(reasonOf(new Error('14 UNAVAILABLE: connect ECONNREFUSED'))).toBe('unavailable')
+    expect(reasonOf(new AttemptTimeout(400))).toBe('timeout (400 ms)')
+    expect(reasonOf(new Error('plain\nsecond line'))).toBe('plain')
+  })
+
+  it('proxiesOf keeps good rows and drops bad ones', () => {
+    const answer = {
+      room: 'room1',
+      nameServers: [],
+      proxies: [{ id: 'p', room: 'r', address: 'a:1' }, { id: 3 }]
+    } as unknown as ManagementAnswer
+    expect(proxiesOf(answer)).toEqual([
+      { id: 'p', room: 'r', address: 'a:1', zoneMode: true, available: null }
+    ])
+    expect(proxiesOf(undefined)).toEqual([])
+  })
+})
+
+describe('GrpcProducer, busy proxy', () => {
+  it('retries a late send on the same proxy while other sends through it complete', async () => {
+    const { p, ledger } = producer('grpc', { requestTimeoutMs: 60, sendTimeoutMs: 1000 })
+    await p.start()
+    // One slow send: the proxy answers other sends meanwhile, so it is busy, not dead.
+    let first = true
+    const pooled = (
+      p as unknown as { pool: Map<string, { sdk: { send: (m: SdkMessage) => Promise<unknown> } }> }
+    ).pool.get('proxy-1')!
+    const send = pooled.sdk.send.bind(pooled.sdk)
+    pooled.sdk.send = (m: SdkMessage) => {
+      if (first) {
+        first = false
+        return new Promise((r) => setTimeout(() => r(send(m)), 120))
+      }
+      return send(m)
+    }
+    const slow = p.send({ body: 'x', keys: ['slow'] })
+    await p.send({ body: 'x', keys: ['fast'] })
+    const r = await slow
+    expect(r).toMatchObject({ ok: true, brokerRoom: 'room1', attempts: 2 })
+    expect(ledger.kinds('broker-failover')).toHaveLength(0)
+    expect(p.selector.current?.id).toBe('proxy-1')
+  })
+})

@@ -1,0 +1,95 @@
+import { FilterExpression, Producer, SimpleConsumer } from 'rocketmq-client-nodejs'
+import type { MessageView } from 'rocketmq-client-nodejs'
+import type { GrpcSdk, SdkReceived } from './sdk-port'
+
+/** The library logs every retry through egg-logger to ~/logs; the lanes record to the ledger instead. */
+const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} }
+
+interface TelemetryStreamOwner {
+  createTelemetryStream(endpoints: unknown): NodeJS.EventEmitter
+}
+
+/**
+ * rocketmq-client-nodejs 1.0.8 releases a telemetry stream with `removeAllListeners()` and then
+ * lets it emit 'error' (ECONNRESET when a proxy dies), which Node raises as an uncaught exception
+ * that would take down the whole app. Every stream keeps a no-op 'error' listener instead.
+ */
+function containTelemetryErrors(client: object): void {
+  const owner = client as TelemetryStreamOwner
+  const create = owner.createTelemetryStream.bind(owner)
+  owner.createTelemetryStream = (endpoints) => {
+    const stream = create(endpoints)
+    const ignore = (): void => {}
+    const removeAll = stream.removeAllListeners.bind(stream)
+    stream.removeAllListeners = (...args: Parameters<typeof removeAll>) => {
+      removeAll(...args)
+      if (args.length === 0 || args[0] === 'error') stream.on('error', ignore)
+      return stream
+    }
+    stream.on('error', ignore)
+    return stream
+  }
+}
+
+/** rocketmq-client-nodejs 1.0.8 as users call it (no namespace, no TLS, no credentials). */
+export const officialSdk: GrpcSdk = {
+  producer(o) {
+    const p = new Producer({
+      endpoints: o.endpoints,
+      namespace: '',
+      topics: [o.topic],
+      logger: quiet,
+      ...(o.requestTimeoutMs !== undefined ? { requestTimeout: o.requestTimeoutMs } : {}),
+      ...(o.maxAttempts !== undefined ? { maxAttempts: o.maxAttempts } : {})
+    })
+    containTelemetryErrors(p)
+    return {
+      startup: () => p.startup(),
+      shutdown: () => p.shutdown(),
+      async send(m) {
+        const r = await p.send({
+          topic: m.topic,
+          body: m.body,
+          ...(m.tag !== undefined ? { tag: m.tag } : {}),
+          ...(m.keys?.length ? { keys: m.keys } : {})
+        })
+        const mq = r.messageQueue as { broker?: { name?: string }; queueId?: number } | undefined
+        return {
+          messageId: r.messageId,
+          offset: Number.isFinite(Number(r.offset)) ? Number(r.offset) : null,
+          brokerName: mq?.broker?.name ?? null,
+          queueId: typeof mq?.queueId === 'number' ? mq.queueId : null
+        }
+      }
+    }
+  },
+
+  simpleConsumer(o) {
+    const c = new SimpleConsumer({
+      endpoints: o.endpoints,
+      namespace: '',
+      consumerGroup: o.group,
+      subscriptions: new Map([[o.topic, new FilterExpression(o.tag)]]),
+      awaitDuration: o.awaitMs,
+      logger: quiet,
+      ...(o.requestTimeoutMs !== undefined ? { requestTimeout: o.requestTimeoutMs } : {})
+    })
+    containTelemetryErrors(c)
+    return {
+      startup: () => c.startup(),
+      shutdown: () => c.shutdown(),
+      async receive(max, invisibleMs) {
+        const views = await c.receive(max, invisibleMs)
+        return views.map((v): SdkReceived => ({
+          messageId: v.messageId,
+          keys: v.keys,
+          tag: v.tag,
+          offset: typeof v.offset === 'number' ? v.offset : null,
+          bornAt: v.bornTimestamp ? v.bornTimestamp.getTime() : null,
+          handle: v
+        }))
+      },
+      ack: (m) => c.ack(m.handle as MessageView)
+    }
+  }
+}
