@@ -1,4 +1,4 @@
-import type { EdgeTypes, MiniMapNodeProps, Node, NodeMouseHandler, NodeTypes } from '@xyflow/react'
+import type { Node, NodeMouseHandler, NodeTypes } from '@xyflow/react'
 import {
   Background,
   BackgroundVariant,
@@ -18,42 +18,21 @@ import { useCanvasStore } from '../stores/canvas-store'
 import { useEditorStore } from '../stores/editor-store'
 import { useUiStore } from '../stores/ui-store'
 import { ComponentNode } from './component-node'
-import { LiveEdge } from './live-edge'
-import { FAR_ZOOM, MAX_ANIMATED_EDGES } from './lod'
+import { LiveEdgeLayer } from './live-edge'
+import { FAR_ZOOM, MAX_ANIMATED_EDGES, useFlowMotion } from './lod'
+import { MiniMapShape } from './minimap-room'
 import { RoomNode } from './room-node'
+import './canvas.css'
 
 // Module constants: a new object per render would make React Flow remount every node.
 const nodeTypes: NodeTypes = { room: RoomNode, component: ComponentNode }
-const edgeTypes: EdgeTypes = { live: LiveEdge }
 const FIT_OPTIONS = { padding: 0.08, maxZoom: 1.25 }
 const MULTI_SELECT_KEYS = ['Meta', 'Control']
 /** Beyond this many nodes only those in view are mounted, so panning stays smooth. */
 const VIRTUALIZE_ABOVE = 150
 
-function miniMapColor(node: Node): string {
-  const n = node as FlowNode
-  if (n.type === 'room') return 'var(--minimap-room)'
-  return `var(--kind-${n.data.kind})`
-}
-
 function miniMapClass(node: Node): string {
   return node.type ?? ''
-}
-
-function MiniMapNodeRect({ x, y, width, height, color, className }: MiniMapNodeProps) {
-  const room = className?.includes('room')
-  return (
-    <rect
-      x={x}
-      y={y}
-      width={width}
-      height={height}
-      rx={room ? 8 : 3}
-      fill={room ? 'none' : color}
-      stroke={room ? 'var(--minimap-room)' : 'none'}
-      strokeWidth={room ? 6 : 0}
-    />
-  )
 }
 
 /**
@@ -68,6 +47,7 @@ function ViewportHints({ target }: { target: RefObject<HTMLElement | null> }) {
     if (!el) return
     el.dataset.lod = far ? 'far' : 'near'
     el.dataset.flow = manyEdges ? 'static' : 'animated'
+    useFlowMotion.setState({ animated: !far && !manyEdges })
   }, [far, manyEdges, target])
   return null
 }
@@ -136,7 +116,6 @@ export function Canvas() {
     }, 180)
   }, [])
   const nodes = useCanvasStore((s) => s.nodes)
-  const edges = useCanvasStore((s) => s.edges)
   const onNodesChange = useCanvasStore((s) => s.onNodesChange)
   const empty = useEditorStore((s) => s.history.present.rooms.length === 0)
 
@@ -159,11 +138,10 @@ export function Canvas() {
 
   return (
     <section ref={sectionRef} className="canvas" aria-label="Topology canvas">
+      {/* No `edges`: live edges are drawn by LiveEdgeLayer in one svg, not one svg each. */}
       <ReactFlow<FlowNode, LiveFlowEdge>
         nodes={nodes}
-        edges={edges}
         nodeTypes={nodeTypes}
-        edgeTypes={edgeTypes}
         onNodesChange={onNodesChange}
         onNodeContextMenu={onNodeContextMenu}
         onPaneClick={onPaneClick}
@@ -187,14 +165,14 @@ export function Canvas() {
           pannable
           zoomable
           ariaLabel="Minimap"
-          nodeColor={miniMapColor}
-          nodeComponent={MiniMapNodeRect}
+          nodeComponent={MiniMapShape}
           nodeClassName={miniMapClass}
         />
         <Controls showInteractive={false} aria-label="Zoom controls" />
         <FitViewOnRequest />
         {!ready && <ReadyMarker onReady={markReady} />}
         <ViewportHints target={sectionRef} />
+        <LiveEdgeLayer />
       </ReactFlow>
       {empty && <EmptyState />}
     </section>

@@ -7,6 +7,7 @@ import {
   ServerCog,
   Shuffle
 } from 'lucide-react'
+import { memo } from 'react'
 import type { NodeKind } from '../../../common/topology'
 
 /** One icon per node kind, shared by the canvas, palette and menus. */
@@ -19,7 +20,10 @@ export const KIND_ICON: Record<NodeKind, LucideIcon> = {
   consumer: ArrowDownToLine
 }
 
-export function KindIcon({ kind, size = 16 }: { kind: NodeKind; size?: number }) {
+function KindIconView({ kind, size = 16 }: { kind: NodeKind; size?: number }) {
   const Icon = KIND_ICON[kind]
   return <Icon size={size} aria-hidden="true" className={`kind-icon kind-${kind}`} />
 }
+
+/** Memoized: a node re-renders on every run-state event, its icon never changes with it. */
+export const KindIcon = memo(KindIconView)

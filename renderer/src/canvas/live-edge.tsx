@@ -1,11 +1,12 @@
-import type { EdgeProps } from '@xyflow/react'
-import { BaseEdge, getBezierPath, useStore } from '@xyflow/react'
+import { Position, ViewportPortal, getBezierPath } from '@xyflow/react'
 import type { CSSProperties } from 'react'
-import { memo, useEffect, useState } from 'react'
-import type { LiveFlowEdge } from '../model/flow-model'
+import { memo, useMemo } from 'react'
+import type { FlowNode, LiveFlowEdge } from '../model/flow-model'
+import type { XY } from '../model/geometry'
 import { useCanvasStore } from '../stores/canvas-store'
-import { FLASH_MS, useLiveStore } from '../stores/live-store'
-import { FAR_ZOOM, MAX_ANIMATED_EDGES } from './lod'
+import { useLiveStore } from '../stores/live-store'
+import { useFlashing } from './flash-tracker'
+import { useFlowMotion } from './lod'
 
 /**
  * Dash travel time for a message rate, in a few steps: faster traffic, faster flow; 0 stands still.
@@ -20,46 +21,140 @@ export function flowDuration(rate: number): number {
   return 0.4
 }
 
-/** Live routing edge; reads rate and flash by selector so rate updates re-render only this edge. */
-function LiveEdgeView(props: EdgeProps<LiveFlowEdge>) {
-  const { id, data, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition } = props
-  const clientId = data?.clientId ?? ''
-  // Traffic is animated only near and with few edges (see canvas `data-lod`/`data-flow`); otherwise
-  // rate updates must not re-render (and restyle) hundreds of edges for a flow nobody sees.
-  const near = useStore((s) => s.transform[2] >= FAR_ZOOM)
-  const few = useCanvasStore((s) => s.edges.length <= MAX_ANIMATED_EDGES)
-  const animated = near && few
-  const duration = useLiveStore((s) => (animated ? flowDuration(s.rates[clientId] ?? 0) : 0))
-  const flashAt = useLiveStore((s) => s.flashes[clientId] ?? 0)
-  const [flashing, setFlashing] = useState(false)
-  useEffect(() => {
-    if (!flashAt || Date.now() - flashAt > FLASH_MS) return
-    setFlashing(true)
-    const t = setTimeout(() => setFlashing(false), FLASH_MS - (Date.now() - flashAt))
-    return () => clearTimeout(t)
-  }, [flashAt])
+interface Box {
+  x: number
+  y: number
+  w: number
+  h: number
+}
 
+/** Absolute boxes of the flow nodes: members are positioned relative to their room. */
+export function nodeBoxes(nodes: readonly FlowNode[]): Map<string, Box> {
+  const rooms = new Map<string, XY>()
+  for (const n of nodes) if (n.type === 'room') rooms.set(n.id, n.position)
+  const out = new Map<string, Box>()
+  for (const n of nodes) {
+    const parent = n.parentId ? rooms.get(n.parentId) : undefined
+    out.set(n.id, {
+      x: n.position.x + (parent?.x ?? 0),
+      y: n.position.y + (parent?.y ?? 0),
+      w: n.measured?.width ?? n.width ?? 0,
+      h: n.measured?.height ?? n.height ?? 0
+    })
+  }
+  return out
+}
+
+/**
+ * Bezier path of a live edge as React Flow's default edge drew it: from the client's handle (top
+ * centre) to the server's (bottom centre). Null if an end is not on the canvas.
+ */
+export function livePath(edge: LiveFlowEdge, boxes: ReadonlyMap<string, Box>): string | null {
+  const s = boxes.get(edge.source)
+  const t = boxes.get(edge.target)
+  if (!s || !t) return null
   const [path] = getBezierPath({
-    sourceX,
-    sourceY,
-    targetX,
-    targetY,
-    sourcePosition,
-    targetPosition
+    sourceX: s.x + s.w / 2,
+    sourceY: s.y,
+    sourcePosition: Position.Top,
+    targetX: t.x + t.w / 2,
+    targetY: t.y + t.h,
+    targetPosition: Position.Bottom
   })
+  return path
+}
+
+// Paths per node layout, per edge object: a reroute recomputes only the edges that moved.
+const pathCache = new WeakMap<ReadonlyMap<string, Box>, WeakMap<LiveFlowEdge, string | null>>()
+
+function cachedPath(edge: LiveFlowEdge, boxes: ReadonlyMap<string, Box>): string | null {
+  let byEdge = pathCache.get(boxes)
+  if (!byEdge) pathCache.set(boxes, (byEdge = new WeakMap()))
+  let d = byEdge.get(edge)
+  if (d === undefined) byEdge.set(edge, (d = livePath(edge, boxes)))
+  return d
+}
+
+/** Moving dashes along a broker edge; only mounted while traffic animates, so only then it reads rates. */
+function FlowDash({ clientId, d }: { clientId: string; d: string }) {
+  const duration = useLiveStore((s) => flowDuration(s.rates[clientId] ?? 0))
+  if (!duration) return null
+  const style = { '--flow-duration': `${duration}s` } as CSSProperties
+  return <path d={d} className="live-edge-flow" fill="none" style={style} />
+}
+
+interface PathProps {
+  edge: LiveFlowEdge
+  d: string
+  animated: boolean
+}
+
+/** One live edge: a group named for screen readers and tests, its line, and its traffic dashes. */
+function LiveEdgePath({ edge, d, animated }: PathProps) {
+  const data = edge.data!
+  const flashing = useFlashing((s) => s.ids.has(data.clientId))
   const cls = [
     'live-edge',
-    data?.link === 'broker' ? 'link-broker' : 'link-namesrv',
-    data?.crossRoom ? 'cross-room' : 'same-room',
+    data.link === 'broker' ? 'link-broker' : 'link-namesrv',
+    data.crossRoom ? 'cross-room' : 'same-room',
     flashing ? 'flashing' : ''
   ].join(' ')
-  const style = { '--flow-duration': `${duration}s` } as CSSProperties
   return (
-    <g className={cls} style={style}>
-      <BaseEdge id={id} path={path} className="live-edge-base" />
-      {duration > 0 && <path d={path} className="live-edge-flow" fill="none" />}
+    <g
+      className={cls}
+      role="img"
+      aria-roledescription="edge"
+      aria-label={edge.ariaLabel ?? undefined}
+      data-id={edge.id}
+    >
+      <path d={d} className="live-edge-base" fill="none" />
+      {animated && data.link === 'broker' && <FlowDash clientId={data.clientId} d={d} />}
     </g>
   )
 }
 
-export const LiveEdge = memo(LiveEdgeView)
+const LiveEdgeMemo = memo(LiveEdgePath)
+
+// Above the nodes, as React Flow stacked these edges (edge z 1 + the nodes' z); never catches the pointer.
+const LAYER_STYLE: CSSProperties = {
+  position: 'absolute',
+  left: 0,
+  top: 0,
+  width: 1,
+  height: 1,
+  overflow: 'visible',
+  pointerEvents: 'none',
+  zIndex: 1100
+}
+
+/**
+ * All live edges in ONE svg inside the viewport (it pans and zooms with the nodes for free).
+ *
+ * React Flow draws each edge as its own svg with its own store subscriptions: 400+ stacking contexts
+ * to paint and layerize and 400+ selectors on every pan frame. Here paths are recomputed only when
+ * nodes or edges change, never on pan or zoom.
+ */
+export function LiveEdgeLayer() {
+  const edges = useCanvasStore((s) => s.edges)
+  // Changes on layout, drags and selection, never on pan or zoom.
+  const nodes = useCanvasStore((s) => s.nodes)
+  const animated = useFlowMotion((s) => s.animated)
+  const boxes = useMemo(() => nodeBoxes(nodes), [nodes])
+  const paths = useMemo(() => {
+    const out: { edge: LiveFlowEdge; d: string }[] = []
+    for (const edge of edges) {
+      const d = cachedPath(edge, boxes)
+      if (d && edge.data) out.push({ edge, d })
+    }
+    return out
+  }, [edges, boxes])
+  return (
+    <ViewportPortal>
+      <svg className="live-edges" style={LAYER_STYLE}>
+        {paths.map(({ edge, d }) => (
+          <LiveEdgeMemo key={edge.id} edge={edge} d={d} animated={animated} />
+        ))}
+      </svg>
+    </ViewportPortal>
+  )
+}

@@ -26,9 +26,19 @@ export class FrameBatcher<T> {
   }
 }
 
+/** Flushes due this frame; run in ONE animation-frame callback so React renders once for all stores. */
+let due: (() => void)[] = []
+
+function flushDue(): void {
+  const fns = due
+  due = []
+  for (const fn of fns) fn()
+}
+
 function defaultSchedule(fn: () => void): void {
   // rAF stops in background tabs; the timeout keeps state current there, at a lower rate.
   if (typeof requestAnimationFrame === 'function' && document.visibilityState === 'visible') {
-    requestAnimationFrame(fn)
+    due.push(fn)
+    if (due.length === 1) requestAnimationFrame(flushDue)
   } else setTimeout(fn, 100)
 }
