@@ -179,14 +179,61 @@ async function laneFigures(
     }
   }
   return {
-    rtoP50Ms: rtos.length ? r1(percentile(rtos, 50)) : null,
-    rtoP99Ms: rtos.length ? r1(percentile(rtos, 99)) : null,
+    // percentile() skips non-finite values; a producer that never recovered makes the RTO ∞.
+    rtoP50Ms: rtos.length
+      ? rtos.filter(Number.isFinite).length * 2 <= rtos.length
+        ? Infinity
+        : r1(percentile(rtos, 50))
+      : null,
+    rtoP99Ms: rtos.length
+      ? rtos.some((x) => !Number.isFinite(x))
+        ? Infinity
+        : r1(percentile(rtos, 99))
+      : null,
     maxSendLatencyMs: r1(maxLatency),
     lost: mine.reduce((s, x) => s + x.lost, 0),
     duplicates: mine.reduce((s, x) => s + x.duplicates, 0),
     failedSends: mine.reduce((s, x) => s + x.failed, 0),
     crossRoomShare: crossRoomShare === null ? null : Math.round(crossRoomShare * 10000) / 10000
   }
+}
+
+interface LaneRow {
+  rtoP50Ms: number | null
+  rtoP99Ms: number | null
+  maxSendLatencyMs: number | null
+  lostTotal: number
+  duplicatesTotal: number
+  failedSendsMedian: number | null
+  crossRoomShare: number | null
+}
+
+interface ThroughputSummary {
+  client: string
+  fixedRate: { rate: number; p50Ms: number | null; p99Ms: number | null }
+  maxRate: {
+    concurrency: number
+    msgPerSec: number | null
+    p50Ms: number | null
+    p99Ms: number | null
+  }
+}
+
+export interface LaneResult {
+  generatedAt: string
+  command: string
+  runsPerCase: number
+  wallSeconds: number
+  machine: { cpus: number; memoryGiB: number; node: string }
+  setup: string
+  targets: {
+    brokerKillRtoP99RatioRemotingOverBaseline: number | null
+    brokerKillTargetMet: boolean
+    maxRateThroughputRatioRemotingOverOfficial: number | null
+    throughputTargetMet: boolean
+  }
+  cases: { id: string; label: string; lanes: Record<string, LaneRow> }[]
+  throughput: { remoting: ThroughputSummary | null; official: ThroughputSummary | null }
 }
 
 interface Throughput {
@@ -460,27 +507,42 @@ export async function runLaneBenchmark(
   }
   mkdirSync(outDir, { recursive: true })
   writeFileSync(join(outDir, 'failover-lanes.json'), JSON.stringify(out, null, 2) + '\n')
+  const md = laneMarkdown(out)
+  writeFileSync(join(outDir, 'failover-lanes.md'), md)
+  process.stdout.write(md)
+}
+
+/** The Markdown table of a lane benchmark result (also re-rendered from failover-lanes.json). */
+export function laneMarkdown(out: LaneResult): string {
+  const runs = out.runsPerCase
+  const table = out.cases
+  const { ours, theirs } = { ours: out.throughput.remoting, theirs: out.throughput.official }
+  const killRatio = out.targets.brokerKillRtoP99RatioRemotingOverBaseline
+  const tputRatio = out.targets.maxRateThroughputRatioRemotingOverOfficial
   const f = (x: number | null | undefined, unit = ''): string =>
     x === null || x === undefined
       ? '—'
       : x === Infinity
-        ? '∞ (no recovery before repair)'
+        ? '∞ (no recovery within the run)'
         : `${x}${unit}`
+  // In a fault case a missing RTO means a producer never recovered (JSON has no Infinity).
+  const rto = (id: string, x: number | null): string =>
+    id !== 'healthy' && (x === null || x === Infinity) ? f(Infinity) : f(x)
   const pct = (x: number | null | undefined): string =>
     x === null || x === undefined ? '—' : `${(x * 100).toFixed(2)} %`
-  const md = [
+  return [
     '# Failover benchmark: client lanes side by side',
     '',
     `${out.generatedAt}, \`${out.command}\`, median of ${runs} runs per case, ${out.wallSeconds} s in total; ${out.machine.cpus} CPUs, ${out.machine.memoryGiB} GiB, Node ${out.machine.node}.`,
     '',
     out.setup + '.',
     '',
-    '| case | lane | RTO p50 (ms) | RTO p99 (ms) | max send latency (ms) | acked lost | duplicates | cross-room share (healthy) |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    '| case | lane | RTO p50 (ms) | RTO p99 (ms) | max send latency (ms) | failed sends (median) | acked lost | duplicates | cross-room share (healthy) |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
     ...table.flatMap((row) =>
       Object.entries(row.lanes).map(
         ([lane, v]) =>
-          `| ${row.label} | ${lane} | ${f(v.rtoP50Ms)} | ${f(v.rtoP99Ms)} | ${f(v.maxSendLatencyMs)} | ${v.lostTotal} | ${v.duplicatesTotal} | ${row.id === 'healthy' ? pct(v.crossRoomShare) : ''} |`
+          `| ${row.label} | ${lane} | ${rto(row.id, v.rtoP50Ms)} | ${rto(row.id, v.rtoP99Ms)} | ${f(v.maxSendLatencyMs)} | ${f(v.failedSendsMedian)} | ${v.lostTotal} | ${v.duplicatesTotal} | ${row.id === 'healthy' ? pct(v.crossRoomShare) : ''} |`
       )
     ),
     '',
@@ -497,6 +559,4 @@ export async function runLaneBenchmark(
       `Max-rate throughput, remoting / official: ${tputRatio === null ? '—' : tputRatio.toFixed(2)} (target ≥ 1: ${out.targets.throughputTargetMet ? 'met' : 'not met'}).`,
     ''
   ].join('\n')
-  writeFileSync(join(outDir, 'failover-lanes.md'), md)
-  process.stdout.write(md)
 }
