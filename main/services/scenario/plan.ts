@@ -139,6 +139,19 @@ export function checkScenario(scenario: Scenario, topology: Topology): string[] 
     if (!rooms.has(room))
       problems.push(`workload.rooms.${room}: the topology has no room "${room}"`)
   }
+  // The gRPC lanes reach brokers only through proxies; say so now rather than after a start timeout.
+  const proxies = listNodes(topology).flatMap((n) => (n.kind === 'proxy' ? [n.spec] : []))
+  const lanes = new Set(clients.map((c) => c.lane))
+  if (lanes.has('grpc') && !proxies.some((p) => p.zoneMode)) {
+    problems.push(
+      'clients on the grpc lane need a zone-pinned proxy (zoneMode true) in every room; add proxies to the topology (see resources/topologies/two-rooms-proxies.json)'
+    )
+  }
+  if (lanes.has('baseline') && proxies.length === 0) {
+    problems.push(
+      'clients on the baseline lane need a proxy to connect to; add a proxy to the topology (zoneMode false for the plain one users run today)'
+    )
+  }
   if (!clients.some((c) => c.role === 'producer')) {
     problems.push(
       'the scenario runs no producer; add producers to the topology or to workload.rooms'

@@ -129,8 +129,8 @@ describe('built-in scenarios', () => {
 })
 
 describe('plan and checks', () => {
-  const base = (extra: object) =>
-    parseScenario(JSON.stringify({ name: 't', topology: 'two-rooms', ...extra }), {
+  const base = (extra: object, topology = 'two-rooms') =>
+    parseScenario(JSON.stringify({ name: 't', topology, ...extra }), {
       baseDir: ROOT,
       resourcesDir: RESOURCES
     })
@@ -142,17 +142,32 @@ describe('plan and checks', () => {
       'remoting',
       'remoting'
     ])
-    const l = base({ workload: { lane: 'baseline', rooms: { room1: { producers: 1 } } } })
+    const l = base(
+      { workload: { lane: 'baseline', rooms: { room1: { producers: 1 } } } },
+      'two-rooms-proxies'
+    )
     expect(planClients(l.scenario, l.topology).map((c) => `${c.id}:${c.lane}`)).toEqual([
       'producer-room1-1:baseline',
       'consumer-room1-1:baseline'
     ])
   })
 
+  it('names the missing proxies when a gRPC lane runs on a topology without them', () => {
+    expect(() => base({ workload: { lane: 'grpc' } })).toThrow(
+      /grpc lane need a zone-pinned proxy.*add proxies to the topology/
+    )
+    expect(() => base({ workload: { lanes: ['remoting', 'baseline'] } })).toThrow(
+      /baseline lane need a proxy/
+    )
+    const l = base({ workload: { lanes: ['remoting', 'grpc', 'baseline'] } }, 'two-rooms-proxies')
+    expect(checkScenario(l.scenario, l.topology)).toEqual([])
+  })
+
   it('with workload.lanes, plans every client once per lane on its own topic and group', () => {
-    const l = base({
-      workload: { lanes: ['remoting', 'grpc'], rooms: { room1: { producers: 1 } } }
-    })
+    const l = base(
+      { workload: { lanes: ['remoting', 'grpc'], rooms: { room1: { producers: 1 } } } },
+      'two-rooms-proxies'
+    )
     expect(
       planClients(l.scenario, l.topology).map((c) => `${c.id}:${c.lane}:${c.topic}:${c.group}`)
     ).toEqual([
