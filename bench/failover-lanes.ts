@@ -15,13 +15,13 @@ import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { computeRto, median, percentile } from '../common/scenario/metrics'
 import type { ScenarioReport } from '../common/scenario/schema'
-import { DrProducer } from '../main/services/client/producer'
-import { httpManagement, pause } from '../main/services/client/ports'
-import { officialSdk } from '../main/services/grpc-lane/official-sdk'
+import { DrProducer } from '../main/services/clients/room-aware/producer'
+import { httpManagement, pause } from '../main/services/clients/room-aware/ports'
+import { officialSdk } from '../main/services/clients/grpc-lane/official-sdk'
 import { LedgerReader } from '../main/services/ledger/ledger-reader'
 import { NULL_LEDGER } from '../main/services/ledger/types'
-import { openDatabase, Recorder } from '../main/services/recorder/recorder'
-import { RemotingClient } from '../main/services/remoting/client'
+import { openDatabase, Recorder } from '../main/services/ledger/recorder'
+import { RemotingRpc } from '../main/services/remoting/remoting-rpc'
 import { Sandbox } from '../main/services/sandbox/sandbox'
 import type { LoadedScenario } from '../main/services/scenario/load-scenario'
 import { parseScenario } from '../main/services/scenario/load-scenario'
@@ -110,7 +110,7 @@ async function storedByRoom(
   loaded: LoadedScenario,
   topic: string
 ): Promise<Map<string, number>> {
-  const admin = new RemotingClient({ connectTimeoutMs: 1000, requestTimeoutMs: 3000 })
+  const admin = new RemotingRpc({ connectTimeoutMs: 1000, requestTimeoutMs: 3000 })
   const specs = new Map(loaded.topology.rooms.flatMap((r) => r.brokers.map((b) => [b.id, b])))
   const out = new Map<string, number>()
   try {
@@ -307,7 +307,7 @@ async function throughput(
   rounds: number
 ): Promise<{ remoting: Throughput[]; official: Throughput[] }> {
   const topic = `bench-tput-${Date.now()}`
-  const admin = new RemotingClient({ connectTimeoutMs: 1000, requestTimeoutMs: 3000 })
+  const admin = new RemotingRpc({ connectTimeoutMs: 1000, requestTimeoutMs: 3000 })
   try {
     await runner.prepareTopic(sandbox, loaded, admin, topic, 4)
   } finally {
@@ -322,7 +322,7 @@ async function throughput(
   const ours = new DrProducer(
     { id: 'tput-remoting', room: 'room1', topic, group: 'tput', managementNodes },
     {
-      remoting: (o) => new RemotingClient(o),
+      remoting: (o) => new RemotingRpc(o),
       management: httpManagement,
       ledger: NULL_LEDGER
     }

@@ -1,10 +1,10 @@
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { app, BrowserWindow, dialog, Menu, session } from 'electron'
-import type { DialogPort } from '../services/engine'
-import type { Engine } from '../services/engine'
+import type { DialogPort } from '../services/engine/engine'
+import type { Engine } from '../services/engine/engine'
 import { findAppPaths } from '../services/app-paths'
-import { createEngine } from '../services/create-engine'
+import { createEngine } from '../services/engine/create-engine'
 import { bindIpc } from './ipc'
 import { buildMenu } from './menu'
 

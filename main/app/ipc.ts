@@ -2,7 +2,7 @@ import type { BrowserWindow, IpcMainInvokeEvent } from 'electron'
 import { ipcMain } from 'electron'
 import { REQUEST_CHANNELS } from '../../common/contract'
 import { createDispatcher } from '../../common/contract/dispatch'
-import type { Engine } from '../services/engine'
+import type { Engine } from '../services/engine/engine'
 
 /** Only our own renderer (the bundled page or the dev server) may call the engine. */
 export function isTrustedSender(event: IpcMainInvokeEvent, trustedOrigins: string[]): boolean {

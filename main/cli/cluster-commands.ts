@@ -1,5 +1,5 @@
 import type { ClusterInfo, TopicRoute } from '../services/remoting'
-import { RemotingClient, RemotingError } from '../services/remoting'
+import { RemotingRpc, RemotingError } from '../services/remoting'
 
 type Out = { write(s: string): unknown }
 
@@ -12,9 +12,9 @@ function requireAddress(value: string, flag: string): string {
 
 async function withClient<T>(
   namesrv: string,
-  body: (client: RemotingClient) => Promise<T>
+  body: (client: RemotingRpc) => Promise<T>
 ): Promise<T> {
-  const client = new RemotingClient()
+  const client = new RemotingRpc()
   try {
     return await body(client)
   } catch (err) {

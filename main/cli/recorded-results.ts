@@ -4,7 +4,7 @@ import { reportSchema } from '../../common/scenario'
 import { readTopologyFile } from '../services/documents/documents'
 import type { LatestResults } from '../services/export'
 import { latestResultsFromReports } from '../services/export/results'
-import { defaultDataDir, openDatabase, Recorder } from '../services/recorder'
+import { defaultDataDir, openDatabase, Recorder } from '../services/ledger'
 
 /** The latest scenario results the local store holds for a topology, or null when none were run. */
 export function recordedResults(topologyPath: string): LatestResults | null {

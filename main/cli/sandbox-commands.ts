@@ -3,9 +3,9 @@ import { listNodes } from '../../common/topology'
 import type { Topology } from '../../common/topology'
 import { loadTopology } from '../services/documents/documents'
 import { findAppPaths } from '../services/app-paths'
-import { managementCommandFor } from '../services/create-engine'
-import { defaultDataDir } from '../services/recorder'
-import { RemotingClient } from '../services/remoting'
+import { managementCommandFor } from '../services/engine/create-engine'
+import { defaultDataDir } from '../services/ledger'
+import { RemotingRpc } from '../services/remoting'
 import { clusterRows } from './cluster-commands'
 import type { SandboxStatus } from '../services/sandbox'
 import { Sandbox } from '../services/sandbox'
@@ -89,7 +89,7 @@ export async function verifyCluster(
   const nodes = listNodes(topology)
   const brokers = nodes.filter((n) => n.kind === 'broker')
   const nameServers = nodes.filter((n) => n.kind === 'nameserver')
-  const client = new RemotingClient()
+  const client = new RemotingRpc()
   try {
     for (const ns of nameServers) {
       const addr = byId.get(ns.id)?.address

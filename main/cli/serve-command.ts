@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { startBrowserShell } from '../serve/server'
 import { findAppPaths } from '../services/app-paths'
-import { createEngine } from '../services/create-engine'
+import { createEngine } from '../services/engine/create-engine'
 
 const BROWSERS = [
   '/usr/bin/xdg-open',

@@ -7,7 +7,7 @@ import { extname, join, normalize, sep } from 'node:path'
 import type { RawData } from 'ws'
 import { WebSocket, WebSocketServer } from 'ws'
 import { createDispatcher } from '../../common/contract/dispatch'
-import type { Engine } from '../services/engine'
+import type { Engine } from '../services/engine/engine'
 import { checkAccess } from './access'
 
 const MIME: Record<string, string> = {

@@ -9,7 +9,7 @@ import {
   listPlaceholderSpecs
 } from '../../main/services/export/placeholders'
 import { runManagementNode, type RunningManagementNode } from '../../main/services/management'
-import { RemotingClient, type ClusterInfo } from '../../main/services/remoting'
+import { RemotingRpc, type ClusterInfo } from '../../main/services/remoting'
 import {
   allocatePorts,
   brokerCommand,
@@ -23,7 +23,7 @@ import {
   type JvmContext,
   type SpawnedProcess
 } from '../../main/services/sandbox'
-import { openDatabase, Recorder } from '../../main/services/recorder'
+import { openDatabase, Recorder } from '../../main/services/ledger'
 import type { ClusterPort } from '../../main/services/scenario'
 import { loadScenarioFile, ScenarioRunner } from '../../main/services/scenario'
 import { assertJars, makeRunDir, removeRunDir, waitForPort } from './helpers/jvm'
@@ -47,7 +47,7 @@ describe('export boots on real RocketMQ 5.3.3', () => {
   const jvms: Started[] = []
   const mgmt: RunningManagementNode[] = []
   const ports = new Map<string, number>()
-  let client: RemotingClient
+  let client: RemotingRpc
 
   /** Reads an exported file with every placeholder replaced, and writes it back (the operator's step). */
   function fillExported(rel: string, values: Record<string, string>): string {
@@ -166,7 +166,7 @@ describe('export boots on real RocketMQ 5.3.3', () => {
         )
       })
     )
-    client = new RemotingClient()
+    client = new RemotingRpc()
   })
 
   afterAll(async () => {

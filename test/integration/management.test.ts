@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ManagementNode, type NameServersResponse } from '../../main/services/management'
-import { RemotingClient } from '../../main/services/remoting'
+import { RemotingRpc } from '../../main/services/remoting'
 import {
   assertJars,
   makeRunDir,
@@ -159,7 +159,7 @@ describe('management node against real name servers', () => {
         registerNameServerPeriod: 10000
       }
     })
-    const client = new RemotingClient()
+    const client = new RemotingRpc()
     try {
       const listed = async (address: string): Promise<string | undefined> =>
         (await client.getBrokerClusterInfo(address)).brokerAddrTable['broker-mgmt']?.zoneName

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Topology } from '../../common/topology/schema'
 import { topologySchema } from '../../common/topology/schema'
 import type { NameServersResponse, ProxyStatus } from '../../main/services/management'
-import { RemotingClient } from '../../main/services/remoting'
+import { RemotingRpc } from '../../main/services/remoting'
 import { linuxProcFs, Sandbox } from '../../main/services/sandbox'
 
 const REPO = resolve(import.meta.dirname, '../..')
@@ -57,7 +57,7 @@ function rssMiB(pid: number): number {
 describe('cluster-mode proxies on real RocketMQ 5.3.3 (two-rooms-proxies)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'drstudio-it-proxy-'))
   const root = join(dataDir, 'sandbox')
-  const client = new RemotingClient({ connectTimeoutMs: 3000, requestTimeoutMs: 5000 })
+  const client = new RemotingRpc({ connectTimeoutMs: 3000, requestTimeoutMs: 5000 })
   const sb = new Sandbox({ dataDir, repoRoot: REPO })
   const t = topology()
   const probeIntervalMs = t.settings.probeIntervalMs

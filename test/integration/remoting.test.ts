@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   masterAddress,
   RemoteError,
-  RemotingClient,
+  RemotingRpc,
   RequestCode,
   type RemotingError
 } from '../../main/services/remoting'
@@ -25,7 +25,7 @@ describe('remoting client against real RocketMQ 5.3.3', () => {
   let root: string
   let ns: JvmProcess
   let broker: JvmProcess
-  let client: RemotingClient
+  let client: RemotingRpc
 
   beforeAll(async () => {
     assertJars()
@@ -37,7 +37,7 @@ describe('remoting client against real RocketMQ 5.3.3', () => {
       clusterName: 'ItCluster',
       zone: 'room1'
     })
-    client = new RemotingClient()
+    client = new RemotingRpc()
   })
 
   afterAll(async () => {

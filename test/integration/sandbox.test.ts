@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Topology } from '../../common/topology/schema'
 import { topologySchema } from '../../common/topology/schema'
-import { RemotingClient } from '../../main/services/remoting'
+import { RemotingRpc } from '../../main/services/remoting'
 import type { SandboxError } from '../../main/services/sandbox'
 import { linuxProcFs, NodeBootError, PortBusyError, Sandbox } from '../../main/services/sandbox'
 
@@ -59,7 +59,7 @@ describe('sandbox on real RocketMQ 5.3.3 JVMs', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'drstudio-it-sandbox-'))
   const root = join(dataDir, 'sandbox')
   const sandboxes: Sandbox[] = []
-  const client = new RemotingClient()
+  const client = new RemotingRpc()
   const make = (): Sandbox => {
     const sb = new Sandbox({ dataDir, repoRoot: REPO })
     sandboxes.push(sb)

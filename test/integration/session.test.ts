@@ -7,8 +7,8 @@ import type { EventChannel, EventPayload } from '../../common/contract'
 import type { ScenarioReport } from '../../common/scenario/schema'
 import { reportSchema } from '../../common/scenario/schema'
 import { findAppPaths } from '../../main/services/app-paths'
-import { createEngine } from '../../main/services/create-engine'
-import type { Engine } from '../../main/services/engine'
+import { createEngine } from '../../main/services/engine/create-engine'
+import type { Engine } from '../../main/services/engine/engine'
 import { formatScorecard } from '../../main/services/scenario/scorecard'
 
 /**

@@ -1,3 +1,6 @@
+export * from './data-dir'
+export * from './migrations'
+export * from './recorder'
 export * from './types'
 export * from './ledger-writer'
 export * from './ledger-reader'

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { RemotingClient } from '../remoting/client'
+import { RemotingRpc } from '../remoting/remoting-rpc'
 import { RemotingError } from '../remoting/errors'
 import {
   applyProbe,
@@ -31,7 +31,7 @@ export const systemClock: Clock = {
   clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout)
 }
 
-/** The slice of RemotingClient a probe needs; tests pass fakes. */
+/** The slice of RemotingRpc a probe needs; tests pass fakes. */
 export interface ProbeClient {
   getBrokerClusterInfo(address: string, options: { timeoutMs?: number }): Promise<unknown>
   closeConnection(address: string): void
@@ -182,7 +182,7 @@ export class ManagementNode extends EventEmitter<ManagementNodeEvents> {
     this.proxyProbe = options.proxyProbe ?? h2SettingsProbe
     this.clock = options.clock ?? systemClock
     this.clientFactory =
-      options.clientFactory ?? ((o) => new RemotingClient({ ...o, language: 'JAVA' }))
+      options.clientFactory ?? ((o) => new RemotingRpc({ ...o, language: 'JAVA' }))
   }
 
   /** The port actually bound (after start). */

@@ -1,6 +1,6 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { RemotingClient } from './client'
+import { RemotingRpc } from './remoting-rpc'
 import { encodeFrame, FrameDecoder, type DecodedCommand } from './codec'
 import { RequestCode, ResponseCode, RpcFlag } from './codes'
 import { RemotingConnection } from './connection'
@@ -217,7 +217,7 @@ describe('RemotingConnection', () => {
       clientSocket = socket
       reply(socket, cmd)
     })
-    const client = new RemotingClient()
+    const client = new RemotingRpc()
     cleanups.push(() => client.close())
     await client.invoke(s.address, { code: 1 })
     const events: unknown[] = []
@@ -268,10 +268,10 @@ describe('RemotingConnection', () => {
   })
 })
 
-describe('RemotingClient error mapping', () => {
+describe('RemotingRpc error mapping', () => {
   it('turns a non-success code into RemoteError with code and remark', async () => {
     const s = await stub((cmd, socket) => reply(socket, cmd, 17, { remark: 'No topic route info' }))
-    const client = new RemotingClient()
+    const client = new RemotingRpc()
     cleanups.push(() => client.close())
     const err = await client.getRouteInfoByTopic(s.address, 'T').catch((e: unknown) => e)
     expect(err).toBeInstanceOf(RemoteError)
@@ -289,7 +289,7 @@ describe('RemotingClient error mapping', () => {
         remark: `no consumer for this group, ${cmd.extFields.consumerGroup}`
       })
     )
-    const client = new RemotingClient()
+    const client = new RemotingRpc()
     cleanups.push(() => client.close())
     await expect(
       client.getConsumerListByGroup(s.address, 'G', { brokerName: 'b' })
@@ -301,7 +301,7 @@ describe('RemotingClient error mapping', () => {
     const s = await stub((cmd, socket) =>
       reply(socket, cmd, 0, { body: Buffer.from('{"brokerAddrTable":7}') })
     )
-    const client = new RemotingClient()
+    const client = new RemotingRpc()
     cleanups.push(() => client.close())
     await expect(client.getBrokerClusterInfo(s.address)).rejects.toMatchObject({
       code: 'bad-response'

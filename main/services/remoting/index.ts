@@ -13,5 +13,5 @@ export type { DecodedCommand, RemotingCommand, SerializeTypeValue } from './code
 export * from './fastjson'
 export * from './message'
 export * from './connection'
-export * from './client'
+export * from './remoting-rpc'
 export * from './types'

@@ -1,4 +1,4 @@
-import { RemotingClient } from '../remoting'
+import { RemotingRpc } from '../remoting'
 
 /** Creates one topic on one master broker; a port so the sandbox does not depend on a protocol stack. */
 export interface TopicCreator {
@@ -17,7 +17,7 @@ export interface RegistrationProbe {
   close?(): void
 }
 
-/** The slice of RemotingClient the sandbox uses, so tests can pass a stub. */
+/** The slice of RemotingRpc the sandbox uses, so tests can pass a stub. */
 export interface RemotingAdminApi {
   updateAndCreateTopic(
     brokerAddress: string,
@@ -56,7 +56,7 @@ export function remotingRegistrationProbe(client: RemotingAdminApi): Registratio
   }
 }
 
-/** A fresh RemotingClient for the sandbox's own admin calls. */
+/** A fresh RemotingRpc for the sandbox's own admin calls. */
 export function createRemotingAdmin(): RemotingAdminApi {
-  return new RemotingClient()
+  return new RemotingRpc()
 }

@@ -1,4 +1,4 @@
-import type { EngineEvents } from '../events'
+import type { EngineEvents } from '../engine/events'
 import type { SandboxOptions } from './sandbox'
 import { Sandbox } from './sandbox'
 

@@ -1,5 +1,5 @@
 export * from './cluster'
-export * from './command'
+export * from '../../cli/scenario-command'
 export * from './gates'
 export * from './load-scenario'
 export * from './plan'

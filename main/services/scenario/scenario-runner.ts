@@ -11,27 +11,27 @@ import type {
 } from '../../../common/scenario/schema'
 import { resolveTarget } from '../../../common/scenario/selectors'
 import { topicsOf } from '../../../common/topology/model'
-import { allocateNearby, queueKey } from '../client/allocate-nearby'
-import { roomOfClientId } from '../client/client-id'
-import { DrConsumer } from '../client/consumer'
+import { allocateNearby, queueKey } from '../clients/room-aware/allocate-nearby'
+import { roomOfClientId } from '../clients/room-aware/client-id'
+import { DrConsumer } from '../clients/room-aware/consumer'
 import type {
   Clock,
   ClientDeps,
   ManagementNodeRef,
   ManagementPort,
   RemotingFactory
-} from '../client/ports'
-import { httpManagement, pause, systemClock } from '../client/ports'
-import { DrProducer } from '../client/producer'
-import { GrpcConsumer } from '../grpc-lane/grpc-consumer'
-import { GrpcProducer } from '../grpc-lane/grpc-producer'
-import { officialSdk } from '../grpc-lane/official-sdk'
-import type { GrpcSdk } from '../grpc-lane/sdk-port'
-import { readableQueues } from '../client/route-table'
+} from '../clients/room-aware/ports'
+import { httpManagement, pause, systemClock } from '../clients/room-aware/ports'
+import { DrProducer } from '../clients/room-aware/producer'
+import { GrpcConsumer } from '../clients/grpc-lane/grpc-consumer'
+import { GrpcProducer } from '../clients/grpc-lane/grpc-producer'
+import { officialSdk } from '../clients/grpc-lane/official-sdk'
+import type { GrpcSdk } from '../clients/grpc-lane/sdk-port'
+import { readableQueues } from '../clients/room-aware/route-table'
 import { LedgerReader } from '../ledger/ledger-reader'
 import { LedgerWriter } from '../ledger/ledger-writer'
-import type { Recorder } from '../recorder/recorder'
-import { RemotingClient } from '../remoting/client'
+import type { Recorder } from '../ledger/recorder'
+import { RemotingRpc } from '../remoting/remoting-rpc'
 import type { ClusterPort } from './cluster'
 import { restoreAction } from './cluster'
 import { evaluateGates } from './gates'
@@ -63,7 +63,7 @@ export interface ScenarioRunnerEvents {
 
 /** Admin calls the runner makes itself (topic creation, readiness polling). */
 export type AdminRemoting = Pick<
-  RemotingClient,
+  RemotingRpc,
   'updateAndCreateTopic' | 'getRouteInfoByTopic' | 'close'
 >
 
@@ -189,7 +189,7 @@ export function createLiveClient(plan: ClientPlan, ctx: ClientContext): LiveClie
  * their rooms, producers at the workload rate, the fault timeline, restore, drain, then the report
  * and gates from the ledger. One run at a time per instance. Its phase helpers (prepareTopic,
  * waitManagement, settle, warmUp, pump, restore, buildReport) are public so the interactive session
- * (main/services/session) runs the same steps without a scenario timeline.
+ * (main/services/engine/interactive-session) runs the same steps without a scenario timeline.
  */
 export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
   private readonly clock: Clock
@@ -200,7 +200,7 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
   constructor(private readonly opts: ScenarioRunnerOptions) {
     super()
     this.clock = opts.clock ?? systemClock
-    this.remoting = opts.remoting ?? ((o) => new RemotingClient(o))
+    this.remoting = opts.remoting ?? ((o) => new RemotingRpc(o))
     this.management = opts.management ?? httpManagement
   }
 
@@ -227,7 +227,7 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
     const reader = new LedgerReader(recorder.db)
     const admin = (
       this.opts.admin ??
-      (() => new RemotingClient({ connectTimeoutMs: 1000, requestTimeoutMs: 3000 }))
+      (() => new RemotingRpc({ connectTimeoutMs: 1000, requestTimeoutMs: 3000 }))
     )()
     const notes: string[] = []
     const clients = new Map<string, LiveClient>()

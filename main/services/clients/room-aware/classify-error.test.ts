@@ -5,7 +5,7 @@ import {
   RemoteError,
   RemotingTimeoutError,
   BadResponseError
-} from '../remoting/errors'
+} from '../../remoting/errors'
 import { classifyFailure } from './classify-error'
 
 describe('classifyFailure', () => {

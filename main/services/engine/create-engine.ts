@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { DialogPort } from './engine'
 import { Engine } from './engine'
-import type { AppPaths } from './app-paths'
-import { defaultDataDir, openDatabase, Recorder } from './recorder'
-import type { ManagementCommand } from './sandbox'
-import { sandboxForEngine } from './sandbox'
+import type { AppPaths } from '../app-paths'
+import { defaultDataDir, openDatabase, Recorder } from '../ledger'
+import type { ManagementCommand } from '../sandbox'
+import { sandboxForEngine } from '../sandbox'
 
 /** Management nodes run from the built CLI when it exists (packaged app, `npm run build`), else from source. */
 export function managementCommandFor(paths: AppPaths): ManagementCommand | undefined {

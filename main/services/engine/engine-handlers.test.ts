@@ -5,9 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { EventChannel } from '../../../common/contract'
 import type { Topology } from '../../../common/topology/schema'
 import { topologySchema } from '../../../common/topology/schema'
-import type { SandboxPort, SandboxStatus } from '../engine'
-import { Engine, sameDeployment } from '../engine'
-import { openDatabase, Recorder } from '../recorder/recorder'
+import type { SandboxPort, SandboxStatus } from './engine'
+import { Engine, sameDeployment } from './engine'
+import { openDatabase, Recorder } from '../ledger/recorder'
 
 const ROOT = resolve(import.meta.dirname, '../../..')
 const twoRooms = topologySchema.parse(

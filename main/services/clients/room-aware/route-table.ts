@@ -1,4 +1,4 @@
-import type { TopicRoute } from '../remoting/types'
+import type { TopicRoute } from '../../remoting/types'
 import type { BrokerCandidate } from './choose-broker'
 import type { QueueRef } from './allocate-nearby'
 

@@ -1,4 +1,4 @@
-import type { SelectionPolicy } from '../../../common/topology/schema'
+import type { SelectionPolicy } from '../../../../common/topology/schema'
 
 /** Inputs every policy may use; the caller owns the cursor so the function stays pure. */
 export interface PickState {

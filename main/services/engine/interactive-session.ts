@@ -4,12 +4,12 @@ import type { FaultAction, ScenarioReport } from '../../../common/scenario/schem
 import { scenarioSchema } from '../../../common/scenario/schema'
 import { topicsOf } from '../../../common/topology/model'
 import type { Topology } from '../../../common/topology/schema'
-import type { ClientDeps, Clock, ManagementPort, RemotingFactory } from '../client/ports'
-import { httpManagement, pause, systemClock } from '../client/ports'
+import type { ClientDeps, Clock, ManagementPort, RemotingFactory } from '../clients/room-aware/ports'
+import { httpManagement, pause, systemClock } from '../clients/room-aware/ports'
 import { LedgerReader } from '../ledger/ledger-reader'
 import { LedgerWriter } from '../ledger/ledger-writer'
-import type { Recorder } from '../recorder/recorder'
-import { RemotingClient } from '../remoting/client'
+import type { Recorder } from '../ledger/recorder'
+import { RemotingRpc } from '../remoting/remoting-rpc'
 import type { ClusterPort } from '../scenario/cluster'
 import type { LoadedScenario } from '../scenario/load-scenario'
 import type { ClientPlan } from '../scenario/plan'
@@ -113,7 +113,7 @@ export class InteractiveSession extends EventEmitter<InteractiveSessionEvents> {
     this.ledger.on('event', (e) => this.emit('ledger-event', e))
     this.reader = new LedgerReader(opts.recorder.db)
     this.deps = {
-      remoting: opts.remoting ?? ((o) => new RemotingClient(o)),
+      remoting: opts.remoting ?? ((o) => new RemotingRpc(o)),
       management,
       ledger: this.ledger,
       clock: this.clock
@@ -271,7 +271,7 @@ export class InteractiveSession extends EventEmitter<InteractiveSessionEvents> {
       .map((n) => ({ id: n.nodeId, room: n.room, url: `http://${n.address}` }))
     const admin = (
       this.opts.admin ??
-      (() => new RemotingClient({ connectTimeoutMs: 1000, requestTimeoutMs: 3000 }))
+      (() => new RemotingRpc({ connectTimeoutMs: 1000, requestTimeoutMs: 3000 }))
     )()
     try {
       const queues = new Map(topicsOf(topology).map((t) => [t.name, t.queues] as const))

@@ -1,4 +1,4 @@
-import type { EventChannel, EventPayload } from '../../common/contract'
+import type { EventChannel, EventPayload } from '../../../common/contract'
 
 type Listener<C extends EventChannel> = (payload: EventPayload<C>) => void
 

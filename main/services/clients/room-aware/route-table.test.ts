@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { TopicRoute } from '../remoting/types'
+import type { TopicRoute } from '../../remoting/types'
 import { FaultTable } from './fault-table'
 import { readableQueues, routeSignature, routeToBrokers } from './route-table'
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { ManagementAnswer } from '../client/ports'
+import type { ManagementAnswer } from '../room-aware/ports'
 import type { ProxyCandidate } from './choose-proxy'
 
 const proxyEntrySchema = z.object({

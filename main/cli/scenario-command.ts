@@ -1,12 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import { defaultDataDir } from '../recorder/data-dir'
-import { openDatabase, Recorder } from '../recorder/recorder'
-import { Sandbox } from '../sandbox/sandbox'
-import type { LoadedScenario } from './load-scenario'
-import { loadScenarioFile, ScenarioFileError } from './load-scenario'
-import { ScenarioRunner } from './scenario-runner'
-import { formatScorecard } from './scorecard'
+import { defaultDataDir } from '../services/ledger/data-dir'
+import { openDatabase, Recorder } from '../services/ledger/recorder'
+import { Sandbox } from '../services/sandbox/sandbox'
+import type { LoadedScenario } from '../services/scenario/load-scenario'
+import { loadScenarioFile, ScenarioFileError } from '../services/scenario/load-scenario'
+import { ScenarioRunner } from '../services/scenario/scenario-runner'
+import { formatScorecard } from '../services/scenario/scorecard'
 
 export interface ScenarioCommandOptions {
   /** Write the report JSON here. */

@@ -27,8 +27,8 @@ import {
   type TopicRoute
 } from './types'
 
-/** Options of a RemotingClient; `connectionFactory` is the port tests use to substitute sockets. */
-export interface RemotingClientOptions extends RemotingConnectionOptions {
+/** Options of a RemotingRpc; `connectionFactory` is the port tests use to substitute sockets. */
+export interface RemotingRpcOptions extends RemotingConnectionOptions {
   connectionFactory?: (address: string, options: RemotingConnectionOptions) => RemotingConnection
 }
 
@@ -166,12 +166,12 @@ const PULL_STATUS: Record<number, PullStatus> = {
  * RocketMQ remoting client: one pooled connection per address and typed helpers for the requests
  * DR Studio needs. The caller chooses every address; nothing here picks a namesrv or broker.
  */
-export class RemotingClient extends EventEmitter<RemotingClientEvents> {
+export class RemotingRpc extends EventEmitter<RemotingClientEvents> {
   private readonly pool = new Map<string, RemotingConnection>()
-  private readonly options: RemotingClientOptions
+  private readonly options: RemotingRpcOptions
   private closed = false
 
-  constructor(options: RemotingClientOptions = {}) {
+  constructor(options: RemotingRpcOptions = {}) {
     super()
     this.options = options
   }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import type { ManagementAnswer, ManagementNodeRef, ManagementPort } from '../client/ports'
-import { RecordingLedger, until } from '../client/test-fakes'
+import type { ManagementAnswer, ManagementNodeRef, ManagementPort } from '../room-aware/ports'
+import { RecordingLedger, until } from '../room-aware/test-fakes'
 import { AttemptTimeout, reasonOf, withDeadline } from './deadline'
 import { GrpcConsumer } from './grpc-consumer'
 import { GrpcProducer, PROBE_TAG } from './grpc-producer'

@@ -3,8 +3,8 @@ import {
   formatFinding,
   hasLintErrors,
   lintTopology
-} from '../../../common/lint/lint'
-import { loadTopologyForCli } from './load-topology'
+} from '../../common/lint/lint'
+import { loadTopologyForCli } from '../services/export/load-topology'
 
 /** Where CLI commands print; process streams by default, buffers in tests. */
 export interface TextSink {

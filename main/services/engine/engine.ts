@@ -1,29 +1,29 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse as parseYaml } from 'yaml'
-import type { Handlers, NodeAction, NodeStatus } from '../../common/contract'
-import type { Topology } from '../../common/topology'
-import { lintTopology } from '../../common/lint'
-import { reportSchema } from '../../common/scenario'
-import { validateTopology } from '../../common/topology'
+import type { Handlers, NodeAction, NodeStatus } from '../../../common/contract'
+import type { Topology } from '../../../common/topology'
+import { lintTopology } from '../../../common/lint'
+import { reportSchema } from '../../../common/scenario'
+import { validateTopology } from '../../../common/topology'
 import {
   listBuiltinTopologies,
   parseText,
   readTopologyFile,
   writeTopologyFile
-} from './documents/documents'
+} from '../documents/documents'
 import { EngineEvents } from './events'
-import { exportTopology } from './export'
-import { latestResultsFromReports } from './export/results'
-import { LedgerReader } from './ledger'
-import type { Recorder } from './recorder'
-import type { ClientChoice } from '../../common/scenario/events'
-import type { ScenarioReport } from '../../common/scenario/schema'
-import type { LoadedScenario } from './scenario/load-scenario'
-import { loadScenarioFile } from './scenario/load-scenario'
-import { ScenarioRunner } from './scenario/scenario-runner'
-import { hasClients, InteractiveSession } from './session/interactive-session'
-import { masterNodeIds, toLiveChoice } from './session/live-choice'
+import { exportTopology } from '../export'
+import { latestResultsFromReports } from '../export/results'
+import { LedgerReader } from '../ledger'
+import type { Recorder } from '../ledger'
+import type { ClientChoice } from '../../../common/scenario/events'
+import type { ScenarioReport } from '../../../common/scenario/schema'
+import type { LoadedScenario } from '../scenario/load-scenario'
+import { loadScenarioFile } from '../scenario/load-scenario'
+import { ScenarioRunner } from '../scenario/scenario-runner'
+import { hasClients, InteractiveSession } from './interactive-session'
+import { masterNodeIds, toLiveChoice } from './live-choice'
 
 /** Native dialogs; only the Electron shell has them. */
 export interface DialogPort {

@@ -1,7 +1,7 @@
 import { request } from 'node:http'
-import type { RemotingClient, RemotingClientOptions } from '../remoting/client'
-import type { LedgerPort } from '../ledger/types'
-import type { ProxyStatus } from '../management/management-node'
+import type { RemotingRpc, RemotingRpcOptions } from '../../remoting/remoting-rpc'
+import type { LedgerPort } from '../../ledger/types'
+import type { ProxyStatus } from '../../management/management-node'
 import type { NameServerCandidate } from './choose-name-server'
 
 /** Wall-clock milliseconds with sub-millisecond precision, so short RTOs are not rounded to 0/1. */
@@ -11,9 +11,9 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => performance.timeOrigin + performance.now() }
 
-/** The part of RemotingClient the room-aware clients use; tests substitute fakes. */
+/** The part of RemotingRpc the room-aware clients use; tests substitute fakes. */
 export type RemotingPort = Pick<
-  RemotingClient,
+  RemotingRpc,
   | 'getRouteInfoByTopic'
   | 'sendMessageV2'
   | 'pullMessage'
@@ -29,7 +29,7 @@ export type RemotingPort = Pick<
 >
 
 /** Each client owns its connections, so crashing one client closes only its sockets. */
-export type RemotingFactory = (options: RemotingClientOptions) => RemotingPort
+export type RemotingFactory = (options: RemotingRpcOptions) => RemotingPort
 
 /** A room's management node, as clients are configured with it. */
 export interface ManagementNodeRef {

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs'
-import { countFindings, lintTopology } from '../../../common/lint/lint'
-import { exportTopology } from './export'
-import type { TextSink } from './lint-cli'
-import { loadTopologyForCli } from './load-topology'
-import { findPlaceholders } from './placeholders'
-import type { LatestResults } from './types'
-import { parseResults } from './results'
+import { countFindings, lintTopology } from '../../common/lint/lint'
+import { exportTopology } from '../services/export/export'
+import type { TextSink } from './lint-command'
+import { loadTopologyForCli } from '../services/export/load-topology'
+import { findPlaceholders } from '../services/export/placeholders'
+import type { LatestResults } from '../services/export/types'
+import { parseResults } from '../services/export/results'
 
 export interface ExportCommandOptions {
   /** Latest scenario results to record in the README (the CLI reads them from the recorder). */

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events'
-import type { ClientChoice } from '../../../common/scenario/events'
-import type { ClientDeps, Clock, ManagementNodeRef } from '../client/ports'
-import { systemClock } from '../client/ports'
+import type { ClientChoice } from '../../../../common/scenario/events'
+import type { ClientDeps, Clock, ManagementNodeRef } from '../room-aware/ports'
+import { systemClock } from '../room-aware/ports'
 import type { ProxyCandidate } from './choose-proxy'
 import { baselineEndpoint } from './choose-proxy'
 import { withDeadline } from './deadline'
@@ -15,7 +15,7 @@ export interface GrpcClientDeps extends Omit<ClientDeps, 'remoting'> {
 }
 
 /** What the producer and the consumer of the gRPC lanes share. */
-export interface LaneClientOptions {
+export interface ProxyClientPoolOptions {
   id: string
   room: string
   topic: string
@@ -43,8 +43,8 @@ interface Pooled<S> {
   ready: Promise<void>
 }
 
-type Resolved = Required<Omit<LaneClientOptions, 'endpoints'>> &
-  Pick<LaneClientOptions, 'endpoints'>
+type Resolved = Required<Omit<ProxyClientPoolOptions, 'endpoints'>> &
+  Pick<ProxyClientPoolOptions, 'endpoints'>
 
 /**
  * The lifecycle both gRPC lane clients share: a proxy selector fed by the management nodes, one
@@ -52,7 +52,7 @@ type Resolved = Required<Omit<LaneClientOptions, 'endpoints'>> &
  * start on the best proxy (or the baseline's one endpoint), periodic counters, and the stop.
  * Subclasses say how to build a library client, how to probe, and what to do once started.
  */
-export abstract class LaneClient<S extends Startable> extends EventEmitter<{
+export abstract class ProxyClientPool<S extends Startable> extends EventEmitter<{
   choice: [ClientChoice]
 }> {
   readonly id: string

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { reportSchema } from '../../../common/scenario/schema'
 import { topologySchema } from '../../../common/topology/schema'
 import { LedgerReader } from '../ledger/ledger-reader'
-import { openDatabase, Recorder } from '../recorder/recorder'
+import { openDatabase, Recorder } from '../ledger/recorder'
 import { planClients } from '../scenario/plan'
 import { hasClients, InteractiveSession, sessionScenario } from './interactive-session'
 

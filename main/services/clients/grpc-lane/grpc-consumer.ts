@@ -1,11 +1,11 @@
-import { pause } from '../client/ports'
+import { pause } from '../room-aware/ports'
 import type { ProxyCandidate } from './choose-proxy'
 import { reasonOf, withDeadline } from './deadline'
-import type { GrpcClientDeps, LaneClientOptions } from './lane-client'
-import { LaneClient } from './lane-client'
+import type { GrpcClientDeps, ProxyClientPoolOptions } from './proxy-client-pool'
+import { ProxyClientPool } from './proxy-client-pool'
 import type { SdkReceived, SdkSimpleConsumer } from './sdk-port'
 
-export interface GrpcConsumerOptions extends LaneClientOptions {
+export interface GrpcConsumerOptions extends ProxyClientPoolOptions {
   /** Tag filter; workload messages only. */
   expression: string
   /**
@@ -27,7 +27,7 @@ export interface GrpcConsumerOptions extends LaneClientOptions {
  * messages stored in its room's brokers are only reachable through that proxy). The `baseline`
  * lane receives through one endpoint and never moves.
  */
-export class GrpcConsumer extends LaneClient<SdkSimpleConsumer> {
+export class GrpcConsumer extends ProxyClientPool<SdkSimpleConsumer> {
   private readonly receive: {
     expression: string
     pollTimeoutMs: number

@@ -1,4 +1,4 @@
-import type { LedgerPort } from '../ledger/types'
+import type { LedgerPort } from '../../ledger/types'
 import type { NameServerCandidate } from './choose-name-server'
 import type { Clock, ManagementAnswer, ManagementNodeRef, ManagementPort } from './ports'
 import { systemClock } from './ports'

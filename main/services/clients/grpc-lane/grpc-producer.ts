@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto'
-import { pause } from '../client/ports'
-import type { SendInput, SendOutcome } from '../client/producer'
+import { pause } from '../room-aware/ports'
+import type { SendInput, SendOutcome } from '../room-aware/producer'
 import type { ProxyCandidate } from './choose-proxy'
 import { AttemptTimeout, reasonOf, withDeadline } from './deadline'
-import type { GrpcClientDeps, LaneClientOptions } from './lane-client'
-import { LaneClient } from './lane-client'
+import type { GrpcClientDeps, ProxyClientPoolOptions } from './proxy-client-pool'
+import { ProxyClientPool } from './proxy-client-pool'
 import type { SdkProducer, SdkReceipt } from './sdk-port'
 
-export type { GrpcClientDeps, GrpcLane } from './lane-client'
+export type { GrpcClientDeps, GrpcLane } from './proxy-client-pool'
 
-export interface GrpcProducerOptions extends LaneClientOptions {
+export interface GrpcProducerOptions extends ProxyClientPoolOptions {
   /** grpc lane: whole-send budget across proxies. */
   sendTimeoutMs?: number
   /**
@@ -30,7 +30,7 @@ export const PROBE_TAG = 'drstudio-probe'
  * proxy succeeds. The `baseline` lane is one library client on one endpoint with the library's
  * own retries and timeouts. Both record every send like the remoting producer.
  */
-export class GrpcProducer extends LaneClient<SdkProducer> {
+export class GrpcProducer extends ProxyClientPool<SdkProducer> {
   private readonly sendTimeoutMs: number
   private readonly requestTimeoutMs: number
   /** Proxy id → when a send through it last completed (a slow proxy still answers, a hung one not). */
@@ -56,7 +56,7 @@ export class GrpcProducer extends LaneClient<SdkProducer> {
   }
 
   /** Proxies this producer stopped using (the warm-up waits until there are none). */
-  get faults(): LaneClient<SdkProducer>['selector']['faults'] {
+  get faults(): ProxyClientPool<SdkProducer>['selector']['faults'] {
     return this.selector.faults
   }
 

@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { runExportCommand } from './cli'
-import { runLintCommand } from './lint-cli'
+import { runExportCommand } from './export-command'
+import { runLintCommand } from './lint-command'
 
 const dir = mkdtempSync(join(tmpdir(), 'drstudio-export-cli-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
-import type { SelectionPolicy } from '../../../common/topology/schema'
-import type { LedgerPort } from '../ledger/types'
+import type { SelectionPolicy } from '../../../../common/topology/schema'
+import type { LedgerPort } from '../../ledger/types'
 import type { BrokerCandidate } from './choose-broker'
 import type { NameServerCandidate } from './choose-name-server'
 import { chooseNameServer } from './choose-name-server'

@@ -1,3 +1,0 @@
-export * from './data-dir'
-export * from './migrations'
-export * from './recorder'
