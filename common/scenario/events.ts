@@ -68,6 +68,8 @@ export interface LedgerEventData {
   'consumer-ids-changed': { brokerName: string | null }
   'pull-failed': { brokerName: string; brokerRoom: string | null; reason: string }
   fault: { action: string; target: string[]; nodes: string[]; ok: boolean; error?: string }
+  /** Scheduled sends a producer did not make (down, or too many in flight), since the last row. */
+  'sends-skipped': { down: number; inflightCap: number }
   counters: { sent: number; acked: number; failed: number; consumed: number; inflight: number }
   'client-started': { role: 'producer' | 'consumer'; clientKey: string }
   'client-stopped': { role: 'producer' | 'consumer'; mode: 'crash' | 'graceful' }

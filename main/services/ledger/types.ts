@@ -12,6 +12,11 @@ export interface SendRecord {
   queueId: number | null
   queueOffset: number | null
   startedAt: number
+  /**
+   * When the open-loop schedule wanted this send made (epoch ms). Latency from here, not from
+   * startedAt, is safe from coordinated omission: a stalled sender cannot hide its own stall.
+   */
+  scheduledAt?: number | null
   /** Start of the attempt that succeeded (or the last one). */
   attemptStartedAt: number | null
   endedAt: number
