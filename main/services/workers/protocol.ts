@@ -193,7 +193,7 @@ export function encodeFrame(message: unknown): Buffer {
 
 /** Incremental decoder: feed chunks as they arrive, get whole frames back. */
 export class FrameDecoder {
-  private buf = Buffer.alloc(0)
+  private buf: Buffer = Buffer.alloc(0)
 
   /** Returns the frames completed by this chunk; throws on an oversized or non-JSON frame. */
   push(chunk: Buffer): unknown[] {
