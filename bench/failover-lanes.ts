@@ -27,6 +27,8 @@ import type { LoadedScenario } from '../main/services/scenario/load-scenario'
 import { parseScenario } from '../main/services/scenario/load-scenario'
 import type { ClientLane } from '../main/services/scenario/plan'
 import { ScenarioRunner } from '../main/services/scenario/scenario-runner'
+import { createTopic } from '../main/services/engine/run/setup'
+import { sourceWorkers } from '../main/services/workers/worker-launcher'
 
 interface LaneCase {
   id: string
@@ -302,14 +304,24 @@ async function measure(
 
 async function throughput(
   sandbox: Sandbox,
-  runner: ScenarioRunner,
   loaded: LoadedScenario,
   rounds: number
 ): Promise<{ remoting: Throughput[]; official: Throughput[] }> {
   const topic = `bench-tput-${Date.now()}`
   const admin = new RemotingRpc({ connectTimeoutMs: 1000, requestTimeoutMs: 3000 })
   try {
-    await runner.prepareTopic(sandbox, loaded, admin, topic, 4)
+    await createTopic(
+      {
+        clock: { now: () => performance.timeOrigin + performance.now() },
+        admin,
+        signal: new AbortController().signal,
+        cluster: sandbox,
+        readyTimeoutMs: 90_000,
+        loaded
+      },
+      topic,
+      4
+    )
   } finally {
     admin.close()
   }
@@ -374,7 +386,7 @@ export async function runLaneBenchmark(
   const dataDir = mkdtempSync(join(tmpdir(), 'drstudio-bench-lanes-'))
   const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
   const sandbox = new Sandbox({ dataDir, repoRoot: root })
-  const runner = new ScenarioRunner({ recorder })
+  const runner = new ScenarioRunner({ recorder, workers: sourceWorkers(dataDir) })
   const t = performance.now()
   const log = (m: string): void =>
     void process.stderr.write(`${((performance.now() - t) / 1000).toFixed(1).padStart(6)}s ${m}\n`)
@@ -408,7 +420,6 @@ export async function runLaneBenchmark(
       log('healthy throughput: remoting vs official client')
       tput = await throughput(
         sandbox,
-        runner,
         parseScenario(scenarioText(CASES[0]!, lanes), { baseDir }),
         runs
       )

@@ -70,6 +70,8 @@ export interface LedgerEventData {
   fault: { action: string; target: string[]; nodes: string[]; ok: boolean; error?: string }
   /** Scheduled sends a producer did not make (down, or too many in flight), since the last row. */
   'sends-skipped': { down: number; inflightCap: number }
+  /** A client worker died on its own: every client it hosted is down (a fault of those clients). */
+  'worker-exit': { worker: string; room: string; clients: string[]; reason: string }
   counters: { sent: number; acked: number; failed: number; consumed: number; inflight: number }
   'client-started': { role: 'producer' | 'consumer'; clientKey: string }
   'client-stopped': { role: 'producer' | 'consumer'; mode: 'crash' | 'graceful' }

@@ -57,7 +57,12 @@ export const workloadSchema = z.object({
    * Upper bound on unrecorded warm-up sends before the clock starts: freshly started brokers answer
    * in hundreds of ms until their JIT warms up, which a 400 ms request timeout would call a fault.
    */
-  warmupTimeout: durationSchema.default(30_000)
+  warmupTimeout: durationSchema.default(30_000),
+  /**
+   * After the drain, consumers keep running this long so late redeliveries are counted: duplicates
+   * counted the moment the last message arrived would only be a lower bound.
+   */
+  duplicateGrace: durationSchema.default(3000)
 })
 export type Workload = z.infer<typeof workloadSchema>
 
@@ -164,7 +169,16 @@ export const clientReportSchema = z.object({
   duplicates: z.number().int(),
   /** One entry per fault window in which this client saw a failure; null = never recovered. */
   rtoMs: z.array(z.number().nullable()),
-  maxSendLatencyMs: z.number().nullable().optional()
+  maxSendLatencyMs: z.number().nullable().optional(),
+  /** Producers: sends the open-loop schedule asked for. */
+  scheduled: z.number().int().optional(),
+  /**
+   * Producers: scheduled sends never made, by reason: the producer was down (killed, stopped,
+   * restarting), it had too many sends in flight, or its worker died (its counts went with it).
+   */
+  notSent: z
+    .object({ down: z.number().int(), inflightCap: z.number().int(), workerLost: z.number().int() })
+    .optional()
 })
 export type ClientReport = z.infer<typeof clientReportSchema>
 
@@ -228,8 +242,20 @@ export const reportSchema = z.object({
     failed: z.number().int(),
     consumed: z.number().int(),
     lost: z.number().int(),
-    duplicates: z.number().int()
+    duplicates: z.number().int(),
+    /** Scheduled sends never made (see clients[].notSent). */
+    notSent: z.number().int().optional()
   }),
+  /** How the loss and duplicate figures were taken. */
+  measurement: z
+    .object({
+      /** Consumers kept running this long after the drain completed, so late redeliveries count. */
+      duplicateGraceMs: z.number(),
+      /** Deliveries in that grace period (all of them duplicates). */
+      lateDeliveries: z.number().int(),
+      note: z.string()
+    })
+    .optional(),
   gates: z.array(gateResultSchema),
   clients: z.array(clientReportSchema),
   failovers: z.array(failoverReportSchema),

@@ -9,6 +9,7 @@ import { runClusterInfoCommand, runRouteCommand } from './cluster-commands'
 import { runSandboxCheck, runSandboxUp } from './sandbox-commands'
 import { runServeCommand } from './serve-command'
 import { runValidateCommand } from './validate-command'
+import { roomWorkerMain } from '../services/workers/room-worker-main'
 
 /** Runs a command body and turns thrown errors into one clear line and exit code 1. */
 async function guarded(body: () => Promise<number | void> | number | void): Promise<void> {
@@ -104,6 +105,11 @@ export function buildProgram(): Command {
           })
         )
     )
+
+  program
+    .command('worker')
+    .description('a room worker (started by the engine; speaks the client-worker protocol on stdio)')
+    .action(() => roomWorkerMain())
 
   program
     .command('mgmt')

@@ -6,6 +6,8 @@ import { Sandbox } from '../services/sandbox/sandbox'
 import type { LoadedScenario } from '../services/scenario/load-scenario'
 import { loadScenarioFile, ScenarioFileError } from '../services/scenario/load-scenario'
 import { ScenarioRunner } from '../services/scenario/scenario-runner'
+import { findAppPaths } from '../services/app-paths'
+import { localWorkers } from '../services/workers/worker-launcher'
 import { formatScorecard } from '../services/scenario/scorecard'
 
 export interface ScenarioCommandOptions {
@@ -41,7 +43,14 @@ export async function runScenarioCommand(
   const dataDir = options.dataDir ?? defaultDataDir()
   const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
   const sandbox = new Sandbox({ dataDir })
-  const runner = new ScenarioRunner({ recorder })
+  const runner = new ScenarioRunner({
+    recorder,
+    workers: localWorkers({
+      root: findAppPaths().root,
+      preferBuilt: true,
+      logDir: () => sandbox.runDir ?? dataDir
+    })
+  })
   const t0 = performance.now()
   const stamp = (): string => `${((performance.now() - t0) / 1000).toFixed(1).padStart(6)}s`
   sandbox.on('progress', (p) =>

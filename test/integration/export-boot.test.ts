@@ -26,6 +26,7 @@ import {
 import { openDatabase, Recorder } from '../../main/services/ledger'
 import type { ClusterPort } from '../../main/services/scenario'
 import { loadScenarioFile, ScenarioRunner } from '../../main/services/scenario'
+import { sourceWorkers } from '../../main/services/workers/worker-launcher'
 import { assertJars, makeRunDir, removeRunDir, waitForPort } from './helpers/jvm'
 
 const REPO = resolve(import.meta.dirname, '../..')
@@ -251,7 +252,7 @@ describe('export boots on real RocketMQ 5.3.3', () => {
     const recorder = new Recorder(openDatabase(join(root, 'ledger.db')))
     try {
       const loaded = loadScenarioFile(join(REPO, 'resources/scenarios/healthy.yaml'))
-      const report = await new ScenarioRunner({ recorder }).run(loaded, cluster)
+      const report = await new ScenarioRunner({ recorder, workers: sourceWorkers(root) }).run(loaded, cluster)
       expect(report.totals.lost).toBe(0)
       expect(report.totals.acked).toBeGreaterThan(0)
       expect(report.gates.filter((g) => !g.passed)).toEqual([])

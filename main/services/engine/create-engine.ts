@@ -6,6 +6,7 @@ import type { AppPaths } from '../app-paths'
 import { defaultDataDir, openDatabase, Recorder } from '../ledger'
 import type { ManagementCommand } from '../sandbox'
 import { sandboxForEngine } from '../sandbox'
+import { localWorkers } from '../workers/worker-launcher'
 
 /** Management nodes run from the built CLI when it exists (packaged app, `npm run build`), else from source. */
 export function managementCommandFor(paths: AppPaths): ManagementCommand | undefined {
@@ -36,6 +37,7 @@ export function createEngine(opts: {
     resourcesDir: opts.paths.resourcesDir,
     recorder,
     dialogs: opts.dialogs,
+    workers: (logDir) => localWorkers({ root: opts.paths.root, preferBuilt: true, logDir }),
     sandbox: sandboxForEngine({
       dataDir,
       repoRoot: opts.paths.root,

@@ -24,6 +24,9 @@ import { loadScenarioFile } from '../scenario/load-scenario'
 import { ScenarioRunner } from '../scenario/scenario-runner'
 import { hasClients, InteractiveSession } from './interactive-session'
 import { masterNodeIds, toLiveChoice } from './live-choice'
+import type { WorkerFactory } from '../workers/client-fleet'
+import { localWorkers } from '../workers/worker-launcher'
+import { findAppPaths } from '../app-paths'
 
 /** Native dialogs; only the Electron shell has them. */
 export interface DialogPort {
@@ -42,6 +45,8 @@ export interface DialogPort {
 export interface SandboxStatus {
   running: boolean
   runId: number | null
+  /** Folder of the running sandbox (its logs, the workers' logs). */
+  runDir?: string | null
   startedAt: number | null
   nodes: NodeStatus[]
 }
@@ -80,6 +85,8 @@ export interface EngineOptions {
   recorder: Recorder
   dialogs?: DialogPort
   sandbox?: (events: EngineEvents) => SandboxPort
+  /** Spawns client workers; logs go to the folder `logDir` names (default: this app's workers). */
+  workers?: (logDir: () => string) => WorkerFactory
 }
 
 /** The composition of services behind every shell: one handler table, one event bus. */
@@ -91,9 +98,14 @@ export class Engine {
   private sandboxTopology: Topology | null = null
   private session: InteractiveSession | null = null
   private scenario: ActiveScenario | null = null
+  private readonly workers: WorkerFactory
 
   constructor(private readonly opts: EngineOptions) {
     this.sandbox = opts.sandbox ? opts.sandbox(this.events) : null
+    const logDir = (): string => this.sandbox?.status().runDir ?? join(opts.dataDir, 'workers')
+    this.workers = opts.workers
+      ? opts.workers(logDir)
+      : localWorkers({ root: findAppPaths().root, preferBuilt: true, logDir })
     this.handlers = this.buildHandlers()
   }
 
@@ -317,6 +329,7 @@ export class Engine {
     const sandbox = this.requireSandbox()
     const session = new InteractiveSession({
       recorder: this.opts.recorder,
+      workers: this.workers,
       runId,
       topology,
       cluster: sandbox
@@ -418,7 +431,7 @@ export class Engine {
         })
       )
       if (signal.aborted) throw new Error('cancelled before the run started')
-      const runner = new ScenarioRunner({ recorder: this.opts.recorder })
+      const runner = new ScenarioRunner({ recorder: this.opts.recorder, workers: this.workers })
       runner.on('progress', (p) => {
         if (active.runId === null && p.runId !== null) {
           active.runId = p.runId

@@ -8,6 +8,7 @@ import { LedgerReader } from '../ledger/ledger-reader'
 import { openDatabase, Recorder } from '../ledger/recorder'
 import { planClients } from '../scenario/plan'
 import { hasClients, InteractiveSession, sessionScenario } from './interactive-session'
+import { fakeWorld } from './run/test-world'
 
 const topology = topologySchema.parse(
   JSON.parse(
@@ -54,7 +55,13 @@ describe('interactive session', () => {
       }),
       act: async () => undefined
     }
-    const session = new InteractiveSession({ recorder: rec, runId, topology, cluster })
+    const session = new InteractiveSession({
+      recorder: rec,
+      runId,
+      topology,
+      cluster,
+      workers: fakeWorld().workers
+    })
     const events: string[] = []
     session.on('ledger-event', (e) => events.push(e.kind))
     expect(session.clientIds).toEqual(['producer-1', 'consumer-1', 'producer-2', 'consumer-2'])
@@ -88,4 +95,49 @@ describe('interactive session', () => {
     expect(rec.getRunReport(runId)).toMatchObject({ runId })
     rec.close()
   })
+})
+
+describe('interactive session on fake brokers', () => {
+  it('runs the topology’s clients until Stop, follows a client restart, and drains to 0 lost', async () => {
+    const rec = recorder()
+    const runId = rec.startRun({ kind: 'sandbox', topologyName: topology.name })
+    const world = fakeWorld()
+    const fast = sessionScenario(topology)
+    const session = new InteractiveSession({
+      recorder: rec,
+      runId,
+      topology,
+      cluster: world.cluster,
+      workers: world.workers,
+      management: world.management,
+      admin: world.admin,
+      readyTimeoutMs: 5000,
+      drainTimeoutMs: 3000
+    })
+    expect(fast.scenario.workload.duplicateGrace).toBe(3000)
+    const phases: string[] = []
+    session.on('progress', (p) => phases.push(p.phase))
+    session.begin()
+    const reader = new LedgerReader(rec.db)
+    const acked = (): number => reader.producerStats(runId).reduce((n, s) => n + s.acked, 0)
+    const deadline = Date.now() + 10_000
+    while (acked() < 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    expect(phases).toContain('workload')
+    await session.actOnClient('producer-1', 'restart')
+    const before = reader.producerStats(runId).find((s) => s.clientId === 'producer-1')!.acked
+    while (
+      reader.producerStats(runId).find((s) => s.clientId === 'producer-1')!.acked < before + 10 &&
+      Date.now() < deadline
+    ) {
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    const report = await session.stop()
+    expect(report.clients.find((c) => c.id === 'producer-1')!.acked).toBeGreaterThanOrEqual(
+      before + 10
+    )
+    expect(report.totals.lost).toBe(0)
+    expect(report.faults).toEqual([expect.objectContaining({ action: 'restart', ok: true })])
+    expect(world.spawned.every((w) => !w.alive)).toBe(true)
+    rec.close()
+  }, 30_000)
 })

@@ -2,28 +2,33 @@ import { EventEmitter } from 'node:events'
 import type { ClientChoice, LedgerEvent } from '../../../common/scenario/events'
 import type { FaultAction, ScenarioReport } from '../../../common/scenario/schema'
 import { scenarioSchema } from '../../../common/scenario/schema'
-import { topicsOf } from '../../../common/topology/model'
 import type { Topology } from '../../../common/topology/schema'
-import type { ClientDeps, Clock, ManagementPort, RemotingFactory } from '../clients/room-aware/ports'
-import { httpManagement, pause, systemClock } from '../clients/room-aware/ports'
-import { LedgerReader } from '../ledger/ledger-reader'
-import { LedgerWriter } from '../ledger/ledger-writer'
+import type { Clock, ManagementPort } from '../clients/room-aware/ports'
 import type { Recorder } from '../ledger/recorder'
-import { RemotingRpc } from '../remoting/remoting-rpc'
 import type { ClusterPort } from '../scenario/cluster'
 import type { LoadedScenario } from '../scenario/load-scenario'
-import type { ClientPlan } from '../scenario/plan'
-import { planClients } from '../scenario/plan'
-import type {
-  AdminRemoting,
-  AppliedStep,
-  LiveClient,
-  ScenarioProgress
-} from '../scenario/scenario-runner'
-import { createLiveClient, ScenarioRunner } from '../scenario/scenario-runner'
+import { rescueFileFor } from '../scenario/scenario-runner'
+import type { WorkerFactory } from '../workers/client-fleet'
+import type { DrainResult } from './run/drain'
+import { drain } from './run/drain'
+import type { OpenRun } from './run/open-run'
+import { openRun } from './run/open-run'
+import { shapeReport, snapshotFor } from './run/report'
+import type { AdminRemoting, RunContext, RunProgress, TopicPolicy } from './run/run-context'
+import { settleConsumers, warmUpProducers } from './run/settle'
+import {
+  createClients,
+  prepareTopics,
+  resolveEndpoints,
+  startClients,
+  waitManagement
+} from './run/setup'
+import { actOnClient, recordFault } from './run/timeline'
+import type { WorkloadResult } from './run/workload'
+import { runWorkload } from './run/workload'
 
 export interface InteractiveSessionEvents {
-  progress: [ScenarioProgress]
+  progress: [RunProgress]
   'ledger-event': [LedgerEvent]
   choice: [ClientChoice]
   /** Setup failed (clients could not start); the session still reports on stop. */
@@ -36,17 +41,18 @@ export interface InteractiveSessionOptions {
   runId: number
   topology: Topology
   cluster: ClusterPort
-  remoting?: RemotingFactory
+  workers: WorkerFactory
   admin?: () => AdminRemoting
   management?: ManagementPort
   clock?: Clock
+  topicPolicy?: TopicPolicy
   /** Budget for every name server to route the topology's topics (default 90 s). */
   readyTimeoutMs?: number
   /** Upper bound on the drain after producers stop (default 15 s). */
   drainTimeoutMs?: number
 }
 
-/** True when the topology declares producers or consumers worth running in-process. */
+/** True when the topology declares producers or consumers worth running. */
 export function hasClients(topology: Topology): boolean {
   return topology.rooms.some((r) => r.producers.length > 0 || r.consumers.length > 0)
 }
@@ -68,129 +74,110 @@ export function sessionScenario(topology: Topology): LoadedScenario {
 }
 
 /**
- * The topology's own producers and consumers (ids = node ids, topics and groups as declared) running
- * against the sandbox while the operator acts on nodes. Reuses ScenarioRunner's steps: route
- * readiness, management readiness, settle, warm-up, the open-loop pump, drain and report.
+ * The topology's own producers and consumers (ids = node ids, topics and groups as declared)
+ * running in their rooms' workers while the operator acts on nodes. The same phases as a scenario
+ * run, with an open-ended workload that Stop ends.
  */
 export class InteractiveSession extends EventEmitter<InteractiveSessionEvents> {
   readonly runId: number
-  private readonly loaded: LoadedScenario
-  private readonly plans: ClientPlan[]
-  private readonly clock: Clock
-  private readonly helper: ScenarioRunner
-  private readonly ledger: LedgerWriter
-  private readonly reader: LedgerReader
-  private readonly deps: ClientDeps
-  private readonly clients = new Map<string, LiveClient>()
-  private readonly applied: AppliedStep[] = []
-  private readonly notes: string[] = []
+  private readonly run: OpenRun
+  /** Stop ends setup and the workload; the drain and report still run. */
   private readonly stopCtrl = new AbortController()
+  /** Abort ends everything at once (engine shutdown). */
+  private readonly hardCtrl = new AbortController()
   private readonly tStart: number
   private readonly startedAt = new Date()
   private tSettle = 0
-  private t0 = 0
+  private workload: WorkloadResult | undefined
   private main: Promise<void> | undefined
   private stopping: Promise<ScenarioReport> | undefined
-  private mgmtRefs: { id: string; room: string; url: string }[] = []
+  private stopRequested!: () => void
+  private readonly stopPromise = new Promise<void>((r) => (this.stopRequested = r))
 
   constructor(private readonly opts: InteractiveSessionOptions) {
     super()
     this.runId = opts.runId
-    this.loaded = sessionScenario(opts.topology)
-    this.plans = planClients(this.loaded.scenario, opts.topology)
-    this.clock = opts.clock ?? systemClock
-    this.tStart = this.clock.now()
-    const management = opts.management ?? httpManagement
-    this.helper = new ScenarioRunner({
+    const loaded = sessionScenario(opts.topology)
+    this.run = openRun({
       recorder: opts.recorder,
-      remoting: opts.remoting,
-      admin: opts.admin,
-      management,
-      clock: this.clock,
-      readyTimeoutMs: opts.readyTimeoutMs
+      runId: opts.runId,
+      loaded,
+      cluster: opts.cluster,
+      workers: opts.workers,
+      // The topology's own topics and groups, so the canvas edges and names match.
+      names: { topicOf: (t) => t, groupOf: (g) => g },
+      topicPolicy: opts.topicPolicy ?? 'create',
+      signal: AbortSignal.any([this.stopCtrl.signal, this.hardCtrl.signal]),
+      ...(opts.clock ? { clock: opts.clock } : {}),
+      ...(opts.management ? { management: opts.management } : {}),
+      ...(opts.admin ? { admin: opts.admin } : {}),
+      ...(opts.readyTimeoutMs !== undefined ? { readyTimeoutMs: opts.readyTimeoutMs } : {}),
+      ...(rescueFileFor(opts.recorder, opts.runId)
+        ? { rescueFile: rescueFileFor(opts.recorder, opts.runId)! }
+        : {}),
+      on: {
+        progress: (p) => this.emit('progress', p),
+        ledgerEvent: (e) => this.emit('ledger-event', e),
+        choice: (c) => this.emit('choice', c)
+      }
     })
-    this.ledger = new LedgerWriter(opts.recorder.db, opts.runId)
-    this.ledger.on('event', (e) => this.emit('ledger-event', e))
-    this.reader = new LedgerReader(opts.recorder.db)
-    this.deps = {
-      remoting: opts.remoting ?? ((o) => new RemotingRpc(o)),
-      management,
-      ledger: this.ledger,
-      clock: this.clock
-    }
+    this.tStart = this.run.ctx.clock.now()
+  }
+
+  private get ctx(): RunContext {
+    return this.run.ctx
   }
 
   /** Client node ids this session runs. */
   get clientIds(): string[] {
-    return this.plans.map((p) => p.id)
+    return this.ctx.plans.map((p) => p.id)
   }
 
   /** Starts setup and the workload in the background; failures arrive as 'failure'. */
   begin(): void {
-    this.main ??= this.runMain().catch(async (e: Error) => {
-      await this.stopClients('crash')
-      if (this.stopCtrl.signal.aborted) return
-      this.notes.push(`clients could not start: ${e.message}`)
+    this.main ??= this.runMain().catch((e: Error) => {
+      if (this.stopCtrl.signal.aborted || this.hardCtrl.signal.aborted) return
+      this.ctx.notes.push(`clients could not start: ${e.message}`)
       this.emit('failure', e)
     })
   }
 
   /** Records an operator action on a node as a `fault` ledger event and a report fault. */
   recordFault(action: FaultAction, nodeIds: string[], error?: string): void {
-    const atAbs = this.clock.now()
     const kinds = new Map(this.opts.cluster.status().nodes.map((n) => [n.nodeId, n.kind]))
-    const report = {
-      atMs: atAbs - this.t0,
-      action,
-      target: nodeIds,
-      nodes: nodeIds,
-      ok: error === undefined,
-      ...(error !== undefined ? { error } : {})
-    }
-    this.applied.push({
-      atAbs,
-      report,
-      nodeKinds: nodeIds.map(
-        (id) => kinds.get(id) ?? this.plans.find((p) => p.id === id)?.role ?? ''
-      )
-    })
-    this.ledger.event('fault', null, null, report)
+    recordFault(
+      this.ctx,
+      {
+        action,
+        target: nodeIds,
+        nodes: nodeIds,
+        kinds: nodeIds.map(
+          (id) => kinds.get(id) ?? this.ctx.plans.find((p) => p.id === id)?.role ?? ''
+        ),
+        ...(error !== undefined ? { error } : {})
+      },
+      this.run.t0
+    )
   }
 
-  /** Kill/stop/start/restart of one of the session's in-process clients (not a sandbox node). */
+  /** Kill/stop/start/restart of one of the session's clients (in its room's worker). */
   async actOnClient(
     nodeId: string,
     action: FaultAction
   ): Promise<{ nodeId: string; kind: string; room: string; state: 'up' | 'stopped' | 'killed' }> {
-    const live = this.clients.get(nodeId)
-    const plan = this.plans.find((p) => p.id === nodeId)
+    const plan = this.ctx.plans.find((p) => p.id === nodeId)
     if (!plan) throw new Error(`${nodeId} is not a client of this session`)
     try {
-      if (!live) throw new Error(`${nodeId} has not started yet; wait until routes are ready`)
-      switch (action) {
-        case 'kill':
-          if (live.alive) await this.stopClient(live, 'crash')
-          break
-        case 'stop':
-          if (live.alive) await this.stopClient(live, 'graceful')
-          break
-        case 'start':
-        case 'restart': {
-          if (live.alive) await this.stopClient(live, 'graceful')
-          const fresh = this.makeClient(plan)
-          this.clients.set(nodeId, fresh)
-          await this.startClient(fresh)
-          break
-        }
-        default:
-          throw new Error(`${nodeId} is an in-process client; ${action} does not apply`)
+      if (!this.ctx.fleet.ids.includes(nodeId)) {
+        throw new Error(`${nodeId} has not started yet; wait until routes are ready`)
       }
+      await actOnClient(this.ctx, nodeId, action)
       this.recordFault(action, [nodeId])
     } catch (e) {
       this.recordFault(action, [nodeId], (e as Error).message)
       throw e
     }
-    const alive = this.clients.get(nodeId)?.alive ?? false
+    const alive = this.ctx.fleet.isAlive(nodeId)
     return {
       nodeId,
       kind: plan.role,
@@ -210,195 +197,96 @@ export class InteractiveSession extends EventEmitter<InteractiveSessionEvents> {
 
   /** Crash-stops everything without a report (engine shutdown). */
   async abort(): Promise<void> {
-    this.stopCtrl.abort()
+    this.hardCtrl.abort()
+    this.stopRequested()
     await this.main
-    await this.stopClients('crash')
-    this.ledger.close()
-  }
-
-  private makeClient(plan: ClientPlan): LiveClient {
-    return createLiveClient(plan, {
-      topology: this.opts.topology,
-      tuning: this.loaded.scenario.client,
-      deps: this.deps,
-      managementNodes: this.mgmtRefs,
-      // The topology's own topics and groups, so the canvas edges and names match.
-      topicOf: (t) => t,
-      groupOf: (g) => g,
-      onChoice: (c) => this.emit('choice', c)
-    })
-  }
-
-  private async startClient(live: LiveClient): Promise<void> {
-    await (live.producer ?? live.consumer)!.start()
-    live.alive = true
-  }
-
-  private async stopClient(live: LiveClient, mode: 'graceful' | 'crash'): Promise<void> {
-    live.alive = false
-    await (live.producer ?? live.consumer)!.stop(mode)
-  }
-
-  private async stopClients(
-    mode: 'graceful' | 'crash',
-    role?: 'producer' | 'consumer'
-  ): Promise<void> {
-    await Promise.allSettled(
-      [...this.clients.values()]
-        .filter((c) => c.alive && (!role || c.plan.role === role))
-        .map((c) => this.stopClient(c, mode))
-    )
-  }
-
-  private phase(p: ScenarioProgress['phase'], message: string): void {
-    this.ledger.event('phase', null, null, { phase: p === 'done' ? 'report' : p, detail: message })
-    this.emit('progress', {
-      runId: this.runId,
-      phase: p,
-      message,
-      atMs: this.clock.now() - this.tStart
-    })
+    await this.run.close()
   }
 
   private async runMain(): Promise<void> {
-    const { cluster, topology } = this.opts
-    const signal = this.stopCtrl.signal
-    const h = this.helper
-    this.phase('setup', `waiting until every name server routes the topology's topics`)
-    this.mgmtRefs = cluster
-      .status()
-      .nodes.filter((n) => n.kind === 'management' && n.address)
-      .map((n) => ({ id: n.nodeId, room: n.room, url: `http://${n.address}` }))
-    const admin = (
-      this.opts.admin ??
-      (() => new RemotingRpc({ connectTimeoutMs: 1000, requestTimeoutMs: 3000 }))
-    )()
-    try {
-      const queues = new Map(topicsOf(topology).map((t) => [t.name, t.queues] as const))
-      for (const topic of new Set(this.plans.map((p) => p.topic))) {
-        // Idempotent on brokers that already have it; polls routes instead of sleeping.
-        await h.prepareTopic(cluster, this.loaded, admin, topic, queues.get(topic) ?? 4, signal)
-      }
-    } finally {
-      admin.close()
+    const ctx = this.ctx
+    const w = ctx.loaded.scenario.workload
+    ctx.progress('setup', `waiting until every name server routes the topology's topics`)
+    ctx.endpoints = resolveEndpoints(ctx)
+    await prepareTopics(ctx)
+    await waitManagement(ctx)
+    if (ctx.signal.aborted) return
+    await createClients(ctx)
+    await startClients(ctx, 'consumer')
+    const consumers = ctx.plans.filter((p) => p.role === 'consumer').length
+    ctx.progress('settle', `waiting for ${consumers} consumers to settle on their rooms' queues`)
+    this.tSettle = ctx.clock.now()
+    if (!(await settleConsumers(ctx))) {
+      ctx.notes.push(`consumers did not settle on their own rooms within ${w.settleTimeout} ms`)
     }
-    await h.waitManagement(cluster, this.mgmtRefs, signal)
-    if (signal.aborted) return
-    for (const plan of this.plans) this.clients.set(plan.id, this.makeClient(plan))
-    const consumers = [...this.clients.values()].filter((c) => c.consumer)
-    await Promise.all(consumers.map((c) => this.startClient(c)))
-    this.phase(
-      'settle',
-      `waiting for ${consumers.length} consumers to settle on their rooms' queues`
-    )
-    this.tSettle = this.clock.now()
-    const w = this.loaded.scenario.workload
-    if (
-      !(await h.settle(
-        consumers.map((c) => c.consumer!),
-        w.settleTimeout,
-        signal
-      ))
-    ) {
-      this.notes.push(`consumers did not settle on their own rooms within ${w.settleTimeout} ms`)
-    }
-    const producers = [...this.clients.values()].filter((c) => c.producer)
-    await Promise.all(producers.map((c) => this.startClient(c)))
-    await h.warmUp(producers, w.warmupTimeout, this.loaded.scenario.client.requestTimeout, signal)
-    if (signal.aborted) return
-    this.t0 = this.clock.now()
-    this.phase('workload', `${producers.length} producers sending until the sandbox stops`)
-    const inflight = new Set<Promise<unknown>>()
-    // Producers replaced by a restart are picked up: pump reads `alive`/`producer` per tick.
-    const slots = producers.map((p) => this.clients.get(p.plan.id)!)
-    const proxies = slots.map((p) => this.slot(p.plan.id, p))
-    await h.pump(proxies, this.t0, Infinity, inflight, signal)
-    await Promise.allSettled([...inflight])
-  }
-
-  /** A stable view of a client id whose LiveClient may be replaced by an operator restart. */
-  private slot(id: string, first: LiveClient): LiveClient {
-    const clients = this.clients
-    return {
-      plan: first.plan,
-      get producer() {
-        return clients.get(id)?.producer
-      },
-      get alive() {
-        return clients.get(id)?.alive ?? false
-      }
-    }
+    await startClients(ctx, 'producer')
+    await warmUpProducers(ctx)
+    if (ctx.signal.aborted) return
+    const producers = ctx.plans.filter((p) => p.role === 'producer').length
+    ctx.progress('workload', `${producers} producers sending until the sandbox stops`)
+    this.workload = await runWorkload(ctx, {
+      duration: null,
+      until: this.stopPromise,
+      onStart: (t0) => (this.run.t0 = t0)
+    })
   }
 
   private async finish(): Promise<ScenarioReport> {
-    const { recorder, cluster } = this.opts
+    const { recorder } = this.opts
+    this.stopRequested()
     this.stopCtrl.abort()
     await this.main
-    const tWorkEnd = this.clock.now()
-    await this.stopClients('graceful', 'producer')
-    const consumers = [...this.clients.values()].filter((c) => c.plan.role === 'consumer')
-    if (consumers.length > 0 && !consumers.some((c) => c.alive)) {
-      this.notes.push('no consumer was alive at stop; restarted them to drain')
-      for (const c of consumers) {
-        const fresh = this.makeClient(c.plan)
-        this.clients.set(c.plan.id, fresh)
-        await this.startClient(fresh).catch((e: Error) => this.notes.push(e.message))
-      }
+    const tWorkEnd = this.ctx.clock.now()
+    // The drain runs on its own signal: Stop ended the workload, not the session's bookkeeping.
+    const ctx: RunContext = { ...this.ctx, signal: this.hardCtrl.signal }
+    await Promise.allSettled(
+      ctx.plans
+        .filter((p) => p.role === 'producer' && ctx.fleet.isAlive(p.id))
+        .map((p) => ctx.fleet.stop(p.id, 'graceful'))
+    )
+    let drained: DrainResult | null = null
+    if (ctx.fleet.ids.length > 0) {
+      drained = await drain(ctx, {
+        timeoutMs: this.opts.drainTimeoutMs ?? 15_000,
+        graceMs: ctx.loaded.scenario.workload.duplicateGrace,
+        restoreWhenStuck: true
+      })
     }
-    this.phase('drain', 'waiting until every acknowledged message is consumed')
-    const budget = this.opts.drainTimeoutMs ?? 15_000
-    let deadline = this.clock.now() + budget
-    let restored = false
-    let left = Infinity
-    for (;;) {
-      this.ledger.flush()
-      left = this.reader.unconsumedCount(this.runId)
-      if (left === 0 || this.clock.now() > deadline) break
-      // A backlog stuck on a killed broker only drains once it is back, as in scenario runs.
-      if (!restored && this.clock.now() > deadline - budget + 2000) {
-        restored = true
-        const down = cluster.status().nodes.filter((n) => n.state !== 'up')
-        if (down.length > 0) {
-          this.phase('restore', `restarting ${down.map((n) => n.nodeId).join(', ')} to drain`)
-          this.notes.push(...(await this.helper.restore(cluster)))
-          deadline = this.clock.now() + budget
-        }
-      }
-      await pause(200)
+    const tDrainEnd = ctx.clock.now()
+    await this.run.close()
+    const failure = this.run.ledgerFailure()
+    if (failure) {
+      recorder.endRun(this.runId, 'error', { error: failure.message })
+      throw failure
     }
-    if (left > 0)
-      this.notes.push(`drain timed out after ${budget} ms with ${left} messages unconsumed`)
-    const tDrainEnd = this.clock.now()
-    await this.stopClients('graceful')
-    this.ledger.close()
-    this.phase('report', 'computing the report')
-    const t0 = this.t0 || tWorkEnd
-    // Actions taken before the workload started were stamped before t0 was known.
-    for (const a of this.applied) a.report.atMs = a.atAbs - t0
-    const report = this.helper.buildReport({
-      loaded: this.loaded,
+    ctx.progress('report', 'computing the report')
+    const t0 = this.workload?.t0 || tWorkEnd
+    const report = shapeReport({
+      loaded: ctx.loaded,
       runId: this.runId,
-      reader: this.reader,
-      plans: this.plans,
-      applied: this.applied,
-      notes: this.notes,
-      t0,
+      plans: ctx.plans,
+      applied: ctx.applied,
+      notes: ctx.notes,
       times: {
         tStart: this.tStart,
         tSettle: this.tSettle || t0,
         t0,
         tWorkEnd,
         tDrainEnd,
-        end: this.clock.now()
+        end: ctx.clock.now()
       },
       startedAt: this.startedAt,
-      topic: [...new Set(this.plans.map((p) => p.topic))].join(','),
-      group: [...new Set(this.plans.filter((p) => p.role === 'consumer').map((p) => p.group))].join(
+      endedAt: new Date(),
+      topic: [...new Set(ctx.plans.map((p) => p.topic))].join(','),
+      group: [...new Set(ctx.plans.filter((p) => p.role === 'consumer').map((p) => p.group))].join(
         ','
-      )
+      ),
+      workload: this.workload ?? null,
+      drain: drained,
+      snapshot: snapshotFor(ctx, t0)
     })
     recorder.endRun(this.runId, report.passed ? 'passed' : 'failed', report)
-    this.phase('done', report.passed ? 'all gates passed' : 'some gates failed')
+    ctx.progress('done', report.passed ? 'all gates passed' : 'some gates failed')
     return report
   }
 }

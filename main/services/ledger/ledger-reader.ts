@@ -270,6 +270,31 @@ export class LedgerReader {
     return r.t
   }
 
+  /** Deliveries recorded after a time (late redeliveries once the drain completed). */
+  deliveriesSince(runId: number, afterMs: number): number {
+    return (
+      this.db
+        .prepare(
+          'SELECT COUNT(*) AS n FROM ledger_deliveries WHERE run_id = ? AND delivered_at > ?'
+        )
+        .get(runId, afterMs) as { n: number }
+    ).n
+  }
+
+  /** Per producer: sends the schedule skipped, by reason (from `sends-skipped` events). */
+  skippedSends(runId: number): Map<string, { down: number; inflightCap: number }> {
+    const rows = this.db
+      .prepare(
+        `SELECT client_id AS clientId, SUM(json_extract(data_json, '$.down')) AS down,
+                SUM(json_extract(data_json, '$.inflightCap')) AS inflightCap
+           FROM ledger_events WHERE run_id = ? AND kind = 'sends-skipped' GROUP BY client_id`
+      )
+      .all(runId) as { clientId: string; down: number; inflightCap: number }[]
+    return new Map(
+      rows.map((r) => [r.clientId, { down: r.down ?? 0, inflightCap: r.inflightCap ?? 0 }])
+    )
+  }
+
   /** Periodic per-client counters, for send-rate and failure plots. */
   counters(runId: number): CounterSample[] {
     return this.events(runId, { kinds: ['counters'] }).map((e) => ({

@@ -1,4 +1,6 @@
 import { EventEmitter } from 'node:events'
+import { appendFileSync, mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
 import type { Database, Statement } from 'better-sqlite3'
 import type { LedgerEvent, LedgerEventData, LedgerEventKind } from '../../../common/scenario/events'
 import type { DeliveryRecord, LedgerPort, SendRecord } from './types'
@@ -10,13 +12,37 @@ export interface LedgerWriterOptions {
   maxBatch?: number
   /** Epoch milliseconds (fractions allowed). */
   now?: () => number
+  /**
+   * Where rows go when SQLite refuses them (JSON lines): from the first failed write on, every row
+   * of the run is appended there instead, so nothing recorded is lost. Default: none (rows of a
+   * failed batch are then only in the 'error' event's count).
+   */
+  rescueFile?: string
+}
+
+/** SQLite refused a batch; the run must fail loudly, and the rows are in `rescueFile`. */
+export class LedgerWriteError extends Error {
+  constructor(
+    readonly cause: Error,
+    readonly rows: number,
+    readonly rescueFile: string | null
+  ) {
+    super(
+      `the ledger could not be written (${cause.message}); ` +
+        (rescueFile
+          ? `${rows} rows and every later one are kept in ${rescueFile}`
+          : `${rows} rows could not be kept`) +
+        '. Check free disk space and that no other program locks the database, then run again.'
+    )
+    this.name = 'LedgerWriteError'
+  }
 }
 
 export interface LedgerWriterEvents {
   /** Every event as it is recorded (before it reaches SQLite), for live views. */
   event: [LedgerEvent]
-  /** A batch could not be written; rows of that batch are dropped. */
-  error: [Error]
+  /** A batch could not be written (once per writer); later rows go to the rescue file. */
+  error: [LedgerWriteError]
 }
 
 type Row = { t: 'e'; e: LedgerEvent } | { t: 's'; s: SendRecord } | { t: 'd'; d: DeliveryRecord }
@@ -34,6 +60,8 @@ export class LedgerWriter extends EventEmitter<LedgerWriterEvents> implements Le
   private pending: Row[] = []
   private timer: NodeJS.Timeout | undefined
   private closed = false
+  private failed: LedgerWriteError | undefined
+  private readonly rescueFile: string | null
   private readonly insEvent: Statement
   private readonly insSend: Statement
   private readonly insDelivery: Statement
@@ -46,13 +74,14 @@ export class LedgerWriter extends EventEmitter<LedgerWriterEvents> implements Le
     this.flushIntervalMs = options.flushIntervalMs ?? 100
     this.maxBatch = options.maxBatch ?? 500
     this.now = options.now ?? (() => performance.timeOrigin + performance.now())
+    this.rescueFile = options.rescueFile ?? null
     this.insEvent = db.prepare(
       'INSERT INTO ledger_events (run_id, at_ms, kind, client_id, room, data_json) VALUES (?, ?, ?, ?, ?, ?)'
     )
     this.insSend = db.prepare(
       `INSERT OR REPLACE INTO ledger_sends (run_id, msg_key, client_id, client_room, namesrv_id, namesrv_room,
          broker_name, broker_room, queue_id, queue_offset, started_at, attempt_started_at, ended_at, status,
-         attempts, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+         attempts, error, scheduled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
     )
     this.insDelivery = db.prepare(
       `INSERT INTO ledger_deliveries (run_id, msg_key, client_id, client_room, namesrv_room, broker_name,
@@ -107,13 +136,39 @@ export class LedgerWriter extends EventEmitter<LedgerWriterEvents> implements Le
     if (this.pending.length === 0) return
     const batch = this.pending
     this.pending = []
+    if (this.failed) {
+      this.rescue(batch)
+      return
+    }
     try {
       this.db.transaction(() => {
         for (const r of batch) this.write(r)
       })()
       this.counts.batches++
     } catch (e) {
-      this.emit('error', e instanceof Error ? e : new Error(String(e)))
+      const cause = e instanceof Error ? e : new Error(String(e))
+      this.failed = new LedgerWriteError(cause, batch.length, this.rescueFile)
+      this.rescue(batch)
+      // Never thrown: a flush can run inside a client's send, which must not book it as a failure.
+      if (this.listenerCount('error') > 0) this.emit('error', this.failed)
+    }
+  }
+
+  /** The write failure, once SQLite refused a batch. */
+  get failure(): LedgerWriteError | undefined {
+    return this.failed
+  }
+
+  private rescue(batch: Row[]): void {
+    if (!this.rescueFile) return
+    try {
+      mkdirSync(dirname(this.rescueFile), { recursive: true })
+      appendFileSync(
+        this.rescueFile,
+        batch.map((r) => JSON.stringify({ runId: this.runId, ...r })).join('\n') + '\n'
+      )
+    } catch {
+      // Nowhere left to write: the error already says the rows could not be kept.
     }
   }
 
@@ -167,7 +222,8 @@ export class LedgerWriter extends EventEmitter<LedgerWriterEvents> implements Le
           s.endedAt,
           s.status,
           s.attempts,
-          s.error
+          s.error,
+          s.scheduledAt ?? null
         )
         this.counts.sends++
         return

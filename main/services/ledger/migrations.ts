@@ -88,5 +88,11 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX ledger_deliveries_key ON ledger_deliveries(run_id, msg_key);
       CREATE INDEX ledger_deliveries_client ON ledger_deliveries(run_id, client_id, delivered_at);
     `
+  },
+  {
+    version: 3,
+    name: 'scheduled sends',
+    // When the open-loop schedule wanted each send: latency from here is safe from coordinated omission.
+    sql: `ALTER TABLE ledger_sends ADD COLUMN scheduled_at REAL;`
   }
 ]

@@ -1,5 +1,4 @@
 export * from './cluster'
-export * from '../../cli/scenario-command'
 export * from './gates'
 export * from './load-scenario'
 export * from './plan'

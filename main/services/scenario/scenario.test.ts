@@ -9,6 +9,8 @@ import { evaluateGates } from './gates'
 import { loadScenarioFile, parseScenario, ScenarioFileError } from './load-scenario'
 import { checkScenario, planClients, targetNodes } from './plan'
 import { formatScorecard } from './scorecard'
+import type { RunContext } from '../engine/run/run-context'
+import { restoreNodes } from '../engine/run/setup'
 
 const ROOT = resolve(import.meta.dirname, '../../..')
 const RESOURCES = join(ROOT, 'resources')
@@ -321,9 +323,6 @@ describe('formatScorecard', () => {
 
 describe('restore', () => {
   it('waits for nodes still booting before restoring the rest', async () => {
-    const { ScenarioRunner } = await import('./scenario-runner')
-    const { openDatabase, Recorder } = await import('../ledger/recorder')
-    const recorder = new Recorder(openDatabase(':memory:'))
     const states: Record<string, string> = { 'proxy-1': 'starting', 'broker-1': 'killed' }
     const acted: string[] = []
     let polls = 0
@@ -344,9 +343,13 @@ describe('restore', () => {
         states[id] = 'up'
       }
     }
-    const notes = await new ScenarioRunner({ recorder }).restore(cluster)
+    const notes = await restoreNodes({
+      cluster,
+      clock: { now: () => Date.now() },
+      signal: new AbortController().signal,
+      readyTimeoutMs: 90_000
+    } as unknown as RunContext)
     expect(notes).toEqual([])
     expect(acted).toEqual(['start broker-1 (proxy-1 up)'])
-    recorder.close()
   })
 })

@@ -22,6 +22,17 @@ export function formatScorecard(r: ScenarioReport): string {
     `  sent ${r.totals.sent}, acked ${r.totals.acked}, failed ${r.totals.failed}, consumed ${r.totals.consumed}, ` +
       `lost ${r.totals.lost}, duplicates ${r.totals.duplicates}`
   )
+  const notSent = r.clients.filter(
+    (c) => c.notSent && c.notSent.down + c.notSent.inflightCap + c.notSent.workerLost > 0
+  )
+  for (const c of notSent) {
+    const n = c.notSent!
+    lines.push(
+      `  ${c.id}: ${n.down + n.inflightCap + n.workerLost} of ${c.scheduled} scheduled sends not made ` +
+        `(producer down ${n.down}, too many in flight ${n.inflightCap}, worker lost ${n.workerLost})`
+    )
+  }
+  if (r.measurement) lines.push(`  ${r.measurement.note}`)
   lines.push('', 'gates')
   for (const g of r.gates) {
     lines.push(`  ${g.passed ? 'PASS' : 'FAIL'}  ${g.name}: ${g.actual ?? '—'} (limit ${g.limit})`)

@@ -139,6 +139,11 @@ export interface WorkerOps {
       producers: WorkloadProducer[]
       maxInflight: number
       tag: string
+      /**
+       * A worker (re)started mid-workload joins the schedule here: slots before it are neither sent
+       * nor counted (the engine counts what was scheduled but never sent), keys stay slot-numbered.
+       */
+      joinAt?: number
     }
     result: Record<string, never>
   }

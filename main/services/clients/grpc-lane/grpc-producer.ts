@@ -36,6 +36,8 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
   /** Proxy id → when a send through it last completed (a slow proxy still answers, a hung one not). */
   private readonly lastOkAt = new Map<string, number>()
   private lastUsed: string | undefined
+  /** Message key → when the schedule wanted it sent, until its ledger row is written. */
+  private readonly scheduled = new Map<string, number>()
 
   constructor(options: GrpcProducerOptions, deps: GrpcClientDeps) {
     const { sendTimeoutMs = 3000, requestTimeoutMs = 1000, ...base } = options
@@ -74,6 +76,7 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
     const record = input.record !== false
     const startedAt = this.clock.now()
     if (record) this.counters.sent++
+    if (record && input.scheduledAt !== undefined) this.scheduled.set(key, input.scheduledAt)
     this.counters.inflight++
     const message = {
       topic: this.base.topic,
@@ -87,6 +90,7 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
         : await this.sendRoomAware(key, message, startedAt, record)
     } finally {
       this.counters.inflight--
+      this.scheduled.delete(key)
     }
   }
 
@@ -202,6 +206,7 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
         brokerRoom,
         queueId: receipt.queueId,
         queueOffset: receipt.offset,
+        scheduledAt: this.scheduled.get(key) ?? null,
         startedAt,
         attemptStartedAt,
         endedAt,
@@ -249,6 +254,7 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
         brokerRoom: null,
         queueId: null,
         queueOffset: null,
+        scheduledAt: this.scheduled.get(key) ?? null,
         startedAt,
         attemptStartedAt,
         endedAt,

@@ -17,7 +17,8 @@ export interface NameServerDirectoryOptions {
 }
 
 /**
- * Module 601: the available name servers of all rooms, from the own room's management node.
+ * Module 601: the available name servers of all rooms, from the own room's management node, or a
+ * static list (initialNameServers) when the topology gives no management node.
  * When that node is unreachable the last list is kept and other rooms' nodes are asked instead
  * (a recorded fallback); the own room is tried first again on every refresh.
  */
@@ -82,6 +83,9 @@ export class NameServerDirectory {
   }
 
   private async doRefresh(): Promise<boolean> {
+    // Static discovery (an attached cluster, rooms without management nodes): the list is the
+    // topology's, ordered by the method; there is nobody to ask and nothing to fall back from.
+    if (this.opts.managementNodes.length === 0) return this.list.length > 0
     const { room } = this.opts
     const own = this.opts.managementNodes.filter((n) => n.room === room)
     const others = this.opts.managementNodes.filter((n) => n.room !== room)

@@ -48,6 +48,8 @@ export interface SendInput {
   keys?: string[]
   /** False for warm-up traffic: no ledger rows, failures or counters (decisions are still logged). */
   record?: boolean
+  /** When the open-loop schedule wanted this send (recorded for coordinated-omission-safe latency). */
+  scheduledAt?: number
 }
 
 export interface SendOutcome {
@@ -277,6 +279,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
           if (record)
             this.record(
               key,
+              input.scheduledAt ?? null,
               startedAt,
               attemptStart,
               endedAt,
@@ -327,6 +330,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       if (record)
         this.record(
           key,
+          input.scheduledAt ?? null,
           startedAt,
           attemptStart,
           endedAt,
@@ -392,6 +396,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
 
   private record(
     key: string,
+    scheduledAt: number | null,
     startedAt: number,
     attemptStartedAt: number | null,
     endedAt: number,
@@ -413,6 +418,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       brokerRoom: broker?.room ?? null,
       queueId,
       queueOffset,
+      scheduledAt,
       startedAt,
       attemptStartedAt,
       endedAt,

@@ -1,5 +1,9 @@
 import { EventEmitter } from 'node:events'
-import type { LedgerEvent, LedgerEventData, LedgerEventKind } from '../../../../common/scenario/events'
+import type {
+  LedgerEvent,
+  LedgerEventData,
+  LedgerEventKind
+} from '../../../../common/scenario/events'
 import type { DeliveryRecord, LedgerPort, SendRecord } from '../../ledger/types'
 import type { RemotingClientEvents } from '../../remoting/remoting-rpc'
 import { ConnectFailedError, RemoteError, RemotingTimeoutError } from '../../remoting/errors'
@@ -50,6 +54,8 @@ export class FakeCluster {
   /** Messages waiting per `brokerName#queueId`. */
   backlog = new Map<string, string[]>()
   unregistered: string[] = []
+  /** When true, every acknowledged send is stored in its queue's backlog for consumers to pull. */
+  loopback = false
   emitters: EventEmitter<RemotingClientEvents>[] = []
 
   route(): TopicRoute {
@@ -98,6 +104,10 @@ export class FakeCluster {
           queueId: input.queueId,
           key: input.uniqKey ?? ''
         })
+        if (this.loopback) {
+          const q = `${input.brokerName}#${input.queueId}`
+          this.backlog.set(q, [...(this.backlog.get(q) ?? []), input.uniqKey ?? ''])
+        }
         return {
           status: 'SEND_OK' as const,
           msgId: input.uniqKey ?? '',
@@ -112,7 +122,14 @@ export class FakeCluster {
         this.check(addr, this.brokers.get(addr)?.health, 30)
         return 0
       },
-      heartbeat: async (addr: string) => this.check(addr, this.brokers.get(addr)?.health, 34),
+      heartbeat: async (addr: string, input: { clientId: string; consumers?: unknown[] }) => {
+        this.check(addr, this.brokers.get(addr)?.health, 34)
+        // Brokers list a group's consumers from their heartbeats, as real ones do.
+        if (this.loopback && input.consumers?.length) {
+          const ids = this.consumerIds.get(addr) ?? []
+          if (!ids.includes(input.clientId)) this.consumerIds.set(addr, [...ids, input.clientId])
+        }
+      },
       getConsumerListByGroup: async (addr: string) => {
         this.check(addr, this.brokers.get(addr)?.health, 38)
         return this.consumerIds.get(addr) ?? []
@@ -125,6 +142,13 @@ export class FakeCluster {
         this.check(addr, this.brokers.get(addr)?.health, 15),
       unregisterClient: async (_addr: string, input: { clientId: string }) => {
         this.unregistered.push(input.clientId)
+        if (this.loopback) {
+          for (const [a, ids] of this.consumerIds)
+            this.consumerIds.set(
+              a,
+              ids.filter((id) => id !== input.clientId)
+            )
+        }
       },
       pullMessage: async (
         addr: string,

@@ -1,0 +1,278 @@
+import { computeRto, localShare } from '../../../../common/scenario/metrics'
+import type {
+  ClientReport,
+  FailoverReport,
+  ScenarioReport,
+  SelectionReport
+} from '../../../../common/scenario/schema'
+import type { RunSnapshot, SnapshotQuery } from '../../ledger/run-snapshot'
+import { pairKey, takeRunSnapshot } from '../../ledger/run-snapshot'
+import { evaluateGates } from '../../scenario/gates'
+import type { LoadedScenario } from '../../scenario/load-scenario'
+import type { ClientPlan } from '../../scenario/plan'
+import type { DrainResult } from './drain'
+import type { AppliedStep, RunContext } from './run-context'
+import { FAULT_ACTIONS } from './timeline'
+import type { WorkloadResult } from './workload'
+
+export interface RunTimes {
+  tStart: number
+  tSettle: number
+  t0: number
+  tWorkEnd: number
+  tDrainEnd: number
+  end: number
+}
+
+/** Everything a report is made of: the run's plan and what happened, and the ledger snapshot. */
+export interface ReportInput {
+  loaded: LoadedScenario
+  runId: number
+  plans: ClientPlan[]
+  applied: AppliedStep[]
+  notes: string[]
+  times: RunTimes
+  startedAt: Date
+  endedAt: Date
+  topic: string
+  group: string
+  workload: Pick<WorkloadResult, 'scheduled' | 'skipped'> | null
+  drain: Pick<DrainResult, 'graceMs' | 'lateDeliveries' | 'drainedAt'> | null
+  snapshot: RunSnapshot
+}
+
+const round1 = (n: number): number => Math.round(n * 10) / 10
+
+/** The faults in time order, and the first one that took something out of service. */
+export function faultBoundaries(applied: readonly AppliedStep[]): {
+  steps: AppliedStep[]
+  firstFault: number | null
+} {
+  const steps = [...applied].sort((a, b) => a.atAbs - b.atAbs)
+  const firstFault =
+    steps.find((s) => FAULT_ACTIONS.has(s.report.action))?.atAbs ?? steps[0]?.atAbs ?? null
+  return { steps, firstFault }
+}
+
+/** Reads the snapshot a run's report needs. */
+export function snapshotFor(ctx: RunContext, t0: number): RunSnapshot {
+  const { firstFault } = faultBoundaries(ctx.applied)
+  const gates = ctx.loaded.scenario.gates
+  const query: SnapshotQuery = {
+    runId: ctx.runId,
+    t0,
+    firstFault,
+    producerIds: ctx.plans.filter((p) => p.role === 'producer').map((p) => p.id),
+    sendsVia: gates.sendsAfterFault ?? [],
+    consumedAcross: gates.consumedAcross ?? []
+  }
+  return takeRunSnapshot(ctx.reader, query)
+}
+
+/** Shapes the report of a run from its snapshot: a pure function, so every figure is testable. */
+export function shapeReport(input: ReportInput): ScenarioReport {
+  const { loaded, snapshot: snap, times } = input
+  const { scenario, topology } = loaded
+  const { steps } = faultBoundaries(input.applied)
+  const boundaries = steps.map((s) => s.atAbs)
+  const allRto: (number | null)[] = []
+  const notes = [...input.notes]
+  const clients = input.plans.map((p) => clientReport(p, input, boundaries, allRto))
+  const failovers = failoverReports(snap, boundaries, times.t0)
+
+  const roleOf = new Map(input.plans.map((p) => [p.id, p.role]))
+  const selections: SelectionReport[] = snap.selections.map((r) => ({
+    clientId: r.clientId,
+    role: roleOf.get(r.clientId) ?? 'producer',
+    phase: r.phase,
+    namesrvRoom: r.namesrvRoom,
+    brokerRoom: r.brokerRoom,
+    count: r.count
+  }))
+  const healthy = (role: 'producer' | 'consumer'): number | null =>
+    localShare(
+      snap.selections
+        .filter((r) => r.phase === 'before-fault' && roleOf.get(r.clientId) === role)
+        .map((r) => ({
+          clientRoom: r.clientRoom,
+          servedRoom: r.namesrvRoom === r.clientRoom ? r.brokerRoom : null,
+          count: r.count
+        }))
+    )
+  const loss = snap.loss
+  const gates = evaluateGates(scenario.gates, {
+    lost: loss.lost,
+    duplicates: loss.duplicates,
+    sent: loss.sent,
+    acked: loss.acked,
+    rtoMs: allRto,
+    localSendShare: healthy('producer'),
+    localConsumeShare: healthy('consumer'),
+    sendsVia: (from, via) => snap.sendsVia[pairKey(from, via)] ?? 0,
+    consumedAcross: (b, c) => snap.consumedAcross[pairKey(b, c)] ?? 0,
+    failovers,
+    managementFallbacks: (fromRoom, toRoom) =>
+      new Set(
+        snap.managementFallbacks
+          .filter((e) => {
+            const d = e.data as { fromRoom?: string; toRoom?: string | null }
+            return (
+              d.fromRoom === fromRoom &&
+              d.toRoom != null &&
+              (toRoom === undefined || d.toRoom === toRoom)
+            )
+          })
+          .map((e) => e.clientId)
+      ).size
+  })
+  if (loss.lost > 0)
+    notes.push(`lost keys (first ${loss.lostKeys.length}): ${loss.lostKeys.join(', ')}`)
+  if (loss.unexpected > 0) {
+    notes.push(
+      `${loss.unexpected} messages whose send was reported failed (or never reported) were stored and consumed anyway`
+    )
+  }
+  for (const e of snap.workerExits) {
+    const d = e.data as { worker?: string; reason?: string; clients?: string[] }
+    notes.push(
+      `${d.worker} ${d.reason}; its clients (${(d.clients ?? []).join(', ')}) went down with it`
+    )
+  }
+  const notSent = clients.reduce(
+    (n, c) => n + (c.notSent ? c.notSent.down + c.notSent.inflightCap + c.notSent.workerLost : 0),
+    0
+  )
+  return {
+    kind: 'drstudio/scenario-report',
+    version: 1,
+    scenario: scenario.name,
+    ...(scenario.description ? { description: scenario.description } : {}),
+    topology: topology.name,
+    runId: input.runId,
+    passed: gates.every((g) => g.passed),
+    topic: input.topic,
+    consumerGroup: input.group,
+    startedAt: input.startedAt.toISOString(),
+    endedAt: input.endedAt.toISOString(),
+    originMs: times.t0,
+    timings: {
+      setupMs: Math.round(times.tSettle - times.tStart),
+      settleMs: Math.round(times.t0 - times.tSettle),
+      workloadMs: Math.round(times.tWorkEnd - times.t0),
+      drainMs: Math.round(times.tDrainEnd - times.tWorkEnd),
+      totalMs: Math.round(times.end - times.tStart)
+    },
+    totals: {
+      sent: loss.sent,
+      acked: loss.acked,
+      failed: loss.failed,
+      consumed: loss.deliveries,
+      lost: loss.lost,
+      duplicates: loss.duplicates,
+      ...(input.workload ? { notSent } : {})
+    },
+    ...(input.drain ? { measurement: measurementOf(input.drain) } : {}),
+    gates,
+    clients,
+    failovers,
+    selections,
+    faults: steps.map((s) => ({ ...s.report, atMs: s.atAbs - times.t0 })),
+    notes
+  }
+}
+
+function measurementOf(d: NonNullable<ReportInput['drain']>): ScenarioReport['measurement'] {
+  return {
+    duplicateGraceMs: d.graceMs,
+    lateDeliveries: d.lateDeliveries,
+    note:
+      d.drainedAt === null
+        ? 'the drain timed out, so some acknowledged messages count as lost and duplicates are a lower bound'
+        : `duplicates are deliveries beyond the first per key, counted until ${d.graceMs} ms after ` +
+          `every acknowledged message had been consumed (${d.lateDeliveries} arrived in that time); ` +
+          'redeliveries after it are not counted'
+  }
+}
+
+function clientReport(
+  p: ClientPlan,
+  input: ReportInput,
+  boundaries: number[],
+  allRto: (number | null)[]
+): ClientReport {
+  const snap = input.snapshot
+  if (p.role === 'consumer') {
+    const s = snap.consumers.find((c) => c.clientId === p.id)
+    return {
+      id: p.id,
+      room: p.room,
+      role: p.role,
+      sent: 0,
+      acked: 0,
+      failed: 0,
+      consumed: s?.consumed ?? 0,
+      lost: 0,
+      duplicates: s?.duplicates ?? 0,
+      rtoMs: []
+    }
+  }
+  const s = snap.producers.find((c) => c.clientId === p.id)
+  const rto = computeRto(snap.sendOps[p.id] ?? [], boundaries).map((e) =>
+    e.rtoMs === null ? null : round1(e.rtoMs)
+  )
+  allRto.push(...rto)
+  const sent = s?.sent ?? 0
+  const report: ClientReport = {
+    id: p.id,
+    room: p.room,
+    role: p.role,
+    sent,
+    acked: s?.acked ?? 0,
+    failed: s?.failed ?? 0,
+    consumed: 0,
+    lost: s?.lost ?? 0,
+    duplicates: s?.duplicates ?? 0,
+    rtoMs: rto,
+    maxSendLatencyMs:
+      s?.maxLatencyMs === null || s?.maxLatencyMs === undefined ? null : round1(s.maxLatencyMs)
+  }
+  if (!input.workload) return report
+  const scheduled = input.workload.scheduled[p.id] ?? 0
+  const skipped = snap.skipped[p.id] ?? { down: 0, inflightCap: 0 }
+  // What the schedule asked for but no row, skip count or live worker accounts for.
+  const workerLost = Math.max(0, scheduled - sent - skipped.down - skipped.inflightCap)
+  return { ...report, scheduled, notSent: { ...skipped, workerLost } }
+}
+
+function failoverReports(snap: RunSnapshot, boundaries: number[], t0: number): FailoverReport[] {
+  return snap.failovers.map((e) => {
+    const d = e.data as Record<string, unknown>
+    const str = (k: string): string | null => (typeof d[k] === 'string' ? (d[k] as string) : null)
+    if (e.kind === 'consumer-takeover') {
+      const fault = [...boundaries].reverse().find((b) => b <= e.atMs) ?? null
+      const first = snap.takeoverFirstDelivery[e.id] ?? null
+      return {
+        atMs: e.atMs - t0,
+        clientId: e.clientId ?? '',
+        kind: 'consumer-takeover' as const,
+        fromRoom: str('fromRoom'),
+        toRoom: str('toRoom'),
+        from: null,
+        to: e.clientId,
+        reason: str('reason') ?? 'takeover',
+        durationMs: fault !== null && first !== null ? round1(first - fault) : null
+      }
+    }
+    return {
+      atMs: e.atMs - t0,
+      clientId: e.clientId ?? '',
+      kind: e.kind === 'broker-failover' ? ('broker' as const) : ('namesrv' as const),
+      fromRoom: str('fromRoom'),
+      toRoom: str('toRoom'),
+      from: str('from'),
+      to: str('to'),
+      reason: str('reason') ?? 'failure',
+      durationMs: typeof d.durationMs === 'number' ? round1(d.durationMs) : null
+    }
+  })
+}

@@ -1,0 +1,286 @@
+import { topicsOf } from '../../../../common/topology/model'
+import type { ClusterNode } from '../../scenario/cluster'
+import { restoreAction } from '../../scenario/cluster'
+import type { ClientPlan } from '../../scenario/plan'
+import type { ClientSpec } from '../../workers/protocol'
+import type { RunContext, RunEndpoints } from './run-context'
+import { pause } from './run-context'
+
+/** Workload messages carry this tag; warm-up messages carry another, which consumers never see. */
+export const WORKLOAD_TAG = 'dr'
+export const WARMUP_TAG = 'warmup'
+
+/** States in which a node serves: ours when up, an operator's while it answers. */
+const SERVING = new Set(['up', 'attached', 'slow'])
+export const isServing = (n: ClusterNode): boolean => SERVING.has(n.state) && !!n.address
+
+/** Brings paused nodes back and starts stopped or killed ones; returns problems as notes. */
+export async function restoreNodes(ctx: RunContext): Promise<string[]> {
+  const { cluster, clock, signal } = ctx
+  const notes: string[] = []
+  // A node still booting from an earlier restart (a proxy takes 30-60 s on a busy host) is not up
+  // yet: clients started now would pick another room and count as cross-room while healthy.
+  const deadline = clock.now() + ctx.readyTimeoutMs
+  while (cluster.status().nodes.some((n) => n.state === 'starting') && !signal.aborted) {
+    if (clock.now() > deadline) {
+      const slow = cluster.status().nodes.filter((n) => n.state === 'starting')
+      notes.push(`still starting after the ready timeout: ${slow.map((n) => n.nodeId).join(', ')}`)
+      break
+    }
+    await pause(200, signal)
+  }
+  await Promise.all(
+    cluster.status().nodes.map(async (n) => {
+      const action = restoreAction(n.state)
+      if (!action) return
+      try {
+        await cluster.act(n.nodeId, action)
+      } catch (e) {
+        notes.push(`could not ${action} ${n.nodeId}: ${(e as Error).message}`)
+      }
+    })
+  )
+  return notes
+}
+
+/** Management nodes and name servers as clients reach them, own room first per client later. */
+export function resolveEndpoints(ctx: RunContext): RunEndpoints {
+  const nodes = ctx.cluster.status().nodes
+  return {
+    managementNodes: nodes
+      .filter((n) => n.kind === 'management' && n.address)
+      .map((n) => ({ id: n.nodeId, room: n.room, url: `http://${n.address}` })),
+    nameServers: nodes
+      .filter((n) => n.kind === 'nameserver' && n.address)
+      .map((n) => ({ id: n.nodeId, room: n.room, address: n.address! }))
+  }
+}
+
+/** The spec a worker builds a plan's client from. */
+export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
+  const { topology, scenario } = ctx.loaded
+  const t = scenario.client
+  const own = <T extends { room: string }>(list: T[]): T[] => [
+    ...list.filter((x) => x.room === plan.room),
+    ...list.filter((x) => x.room !== plan.room)
+  ]
+  return {
+    id: plan.id,
+    role: plan.role,
+    room: plan.room,
+    lane: plan.lane,
+    topic: ctx.names.topicOf(plan.topic),
+    group: ctx.names.groupOf(plan.group),
+    roomOrder: topology.rooms.map((r) => r.id),
+    managementNodes: own(ctx.endpoints.managementNodes),
+    nameServers: own(ctx.endpoints.nameServers),
+    brokerRooms: Object.fromEntries(
+      topology.rooms.flatMap((r) => r.brokers.map((b) => [b.brokerName, r.id] as const))
+    ),
+    tag: WORKLOAD_TAG,
+    tuning: {
+      policy: t.policy ?? topology.settings.selectionPolicy,
+      routeRefreshMs: t.routeRefresh ?? topology.settings.routeRefreshMs,
+      sendTimeoutMs: t.sendTimeout,
+      requestTimeoutMs: t.requestTimeout,
+      probeIntervalMs: t.probeInterval,
+      managementRefreshMs: t.managementRefresh,
+      heartbeatIntervalMs: t.heartbeatInterval,
+      rebalanceIntervalMs: t.rebalanceInterval,
+      pollTimeoutMs: t.pollTimeout
+    }
+  }
+}
+
+/**
+ * Makes every topic of the run usable. With `create`, creates it on every serving master and waits
+ * until every serving name server routes it. With `require-existing`, checks it is routed with
+ * queues in every room that has clients, and says what to do when it is not.
+ */
+export async function prepareTopics(ctx: RunContext): Promise<void> {
+  const queues = new Map(topicsOf(ctx.loaded.topology).map((t) => [t.name, t.queues]))
+  for (const base of new Set(ctx.plans.map((p) => p.topic))) {
+    const topic = ctx.names.topicOf(base)
+    if (ctx.topicPolicy === 'create') await createTopic(ctx, topic, queues.get(base) ?? 4)
+    else await requireTopic(ctx, topic)
+  }
+}
+
+/** What creating a topic needs: a run's context, or a bench's hand-made one. */
+export type TopicContext = Pick<
+  RunContext,
+  'clock' | 'admin' | 'signal' | 'cluster' | 'readyTimeoutMs'
+> & { loaded: Pick<RunContext['loaded'], 'topology'> }
+
+/** Creates a topic on every serving master and waits until every serving name server routes it. */
+export async function createTopic(ctx: TopicContext, topic: string, queues: number): Promise<void> {
+  const { clock, admin, signal } = ctx
+  const deadline = clock.now() + ctx.readyTimeoutMs
+  const nodes = ctx.cluster.status().nodes
+  const specs = new Map(
+    ctx.loaded.topology.rooms.flatMap((r) => r.brokers.map((b) => [b.id, b] as const))
+  )
+  const masters = nodes
+    .filter((n) => n.kind === 'broker' && isServing(n) && specs.get(n.nodeId)?.role === 'master')
+    .map((n) => ({ address: n.address!, brokerName: specs.get(n.nodeId)!.brokerName }))
+  const pending = new Set(masters.map((m) => m.brokerName))
+  while (pending.size > 0) {
+    for (const m of masters.filter((x) => pending.has(x.brokerName))) {
+      try {
+        await admin.updateAndCreateTopic(
+          m.address,
+          { topic, brokerName: m.brokerName, readQueueNums: queues, writeQueueNums: queues },
+          { timeoutMs: 3000 }
+        )
+        pending.delete(m.brokerName)
+      } catch (e) {
+        if (clock.now() > deadline)
+          throw new Error(
+            `cannot create topic ${topic} on ${m.brokerName}: ${(e as Error).message}`
+          )
+      }
+    }
+    if (signal.aborted) throw new Error('cancelled while creating topics')
+    if (pending.size > 0) await pause(200, signal)
+  }
+  await waitRouted(ctx, topic, new Set(masters.map((m) => m.brokerName)))
+}
+
+async function waitRouted(ctx: TopicContext, topic: string, want: Set<string>): Promise<void> {
+  const { clock, admin, signal } = ctx
+  const deadline = clock.now() + ctx.readyTimeoutMs
+  const nameServers = ctx.cluster
+    .status()
+    .nodes.filter((n) => n.kind === 'nameserver' && isServing(n))
+  for (;;) {
+    const missing: string[] = []
+    await Promise.all(
+      nameServers.map(async (ns) => {
+        try {
+          const route = await admin.getRouteInfoByTopic(ns.address!, topic, { timeoutMs: 2000 })
+          const have = new Set(
+            route.brokerDatas.filter((b) => b.brokerAddrs['0']).map((b) => b.brokerName)
+          )
+          for (const b of want) if (!have.has(b)) missing.push(`${ns.nodeId} lacks ${b}`)
+        } catch (e) {
+          missing.push(`${ns.nodeId}: ${(e as Error).message}`)
+        }
+      })
+    )
+    if (missing.length === 0) return
+    if (clock.now() > deadline || signal.aborted) {
+      throw new Error(`topic ${topic} is not routed everywhere in time: ${missing.join('; ')}`)
+    }
+    await pause(250, signal)
+  }
+}
+
+async function requireTopic(ctx: RunContext, topic: string): Promise<void> {
+  const nameServers = ctx.cluster
+    .status()
+    .nodes.filter((n) => n.kind === 'nameserver' && isServing(n))
+  const rooms = [...new Set(ctx.plans.map((p) => p.room))]
+  const brokerRoom = new Map(
+    ctx.loaded.topology.rooms.flatMap((r) => r.brokers.map((b) => [b.brokerName, r.id] as const))
+  )
+  const errors: string[] = []
+  for (const ns of nameServers) {
+    try {
+      const route = await ctx.admin.getRouteInfoByTopic(ns.address!, topic, { timeoutMs: 3000 })
+      const withQueues = new Set(
+        route.queueDatas
+          .filter((q) => q.readQueueNums > 0 && q.writeQueueNums > 0)
+          .map((q) => brokerRoom.get(q.brokerName) ?? null)
+      )
+      const missing = rooms.filter((r) => !withQueues.has(r))
+      if (missing.length === 0) return
+      throw new TopicNotReadyError(topic, missing)
+    } catch (e) {
+      if (e instanceof TopicNotReadyError) throw e
+      errors.push(`${ns.nodeId}: ${(e as Error).message}`)
+    }
+  }
+  // No name server routes it (a missing topic answers TOPIC_NOT_EXIST) or none answered at all.
+  throw new TopicNotReadyError(topic, rooms, errors.join('; ') || 'no name server is serving')
+}
+
+/** An attached cluster lacks the run's topic, or its queues in some rooms. */
+export class TopicNotReadyError extends Error {
+  constructor(
+    readonly topic: string,
+    readonly rooms: string[],
+    detail?: string
+  ) {
+    super(
+      `topic ${topic} has no queues in ${rooms.join(', ')} on the attached cluster${detail ? ` (${detail})` : ''}. ` +
+        `Either create it there yourself (mqadmin updateTopic -t ${topic} -c <cluster> -n <namesrv>) ` +
+        `with queues on a broker of every room, or let DR Studio create it (--create-topic, or tick ` +
+        `"Let DR Studio create the topic" in Connect to cluster…).`
+    )
+    this.name = 'TopicNotReadyError'
+  }
+}
+
+/** Waits until every management node reports every serving name server (and proxy) available. */
+export async function waitManagement(ctx: RunContext): Promise<void> {
+  const { cluster, clock, signal } = ctx
+  const refs = ctx.endpoints.managementNodes
+  if (refs.length === 0) return
+  const deadline = clock.now() + ctx.readyTimeoutMs
+  const upOf = (kind: string): Set<string> =>
+    new Set(
+      cluster
+        .status()
+        .nodes.filter((n) => n.kind === kind && isServing(n))
+        .map((n) => n.nodeId)
+    )
+  const up = upOf('nameserver')
+  // The gRPC lanes choose among the proxies the management nodes report available.
+  const upProxies = upOf('proxy')
+  for (;;) {
+    const ok = await Promise.all(
+      refs.map(async (m) => {
+        try {
+          const a = await ctx.management.fetchNameServers(m, 1000)
+          const avail = new Set(a.nameServers.filter((n) => n.available !== false).map((n) => n.id))
+          const proxies = new Set(
+            (a.proxies ?? []).filter((p) => p.available !== false).map((p) => p.id)
+          )
+          return (
+            [...up].every((id) => avail.has(id)) && [...upProxies].every((id) => proxies.has(id))
+          )
+        } catch {
+          return false
+        }
+      })
+    )
+    if (ok.every(Boolean)) return
+    if (clock.now() > deadline || signal.aborted) {
+      throw new Error(
+        'management nodes do not report every name server (and proxy) available; check their logs'
+      )
+    }
+    await pause(200, signal)
+  }
+}
+
+/** Creates every planned client in its room's worker (not started). */
+export async function createClients(ctx: RunContext): Promise<void> {
+  for (const plan of ctx.plans) await ctx.fleet.create(specOf(plan, ctx))
+}
+
+/** Starts every client of a role; a client that cannot start fails the run with its reason. */
+export async function startClients(ctx: RunContext, role: 'producer' | 'consumer'): Promise<void> {
+  const timeoutMs = Math.max(15_000, ctx.loaded.scenario.workload.settleTimeout)
+  await Promise.all(
+    ctx.plans
+      .filter((p) => p.role === role)
+      .map(async (p) => {
+        try {
+          await ctx.fleet.start(p.id, timeoutMs)
+        } catch (e) {
+          throw new Error(`${p.id}: ${(e as Error).message}`)
+        }
+      })
+  )
+}

@@ -1,0 +1,112 @@
+import type { FaultAction, TimelineStep } from '../../../../common/scenario/schema'
+import { resolveTarget } from '../../../../common/scenario/selectors'
+import { targetNodes } from '../../scenario/plan'
+import type { AppliedStep, RunContext } from './run-context'
+
+/** Actions that take a node out of service; the first one marks "before the fault" for locality. */
+export const FAULT_ACTIONS = new Set(['kill', 'pause', 'stop', 'isolate', 'partition', 'loss'])
+
+/**
+ * Records a fault (timeline step or operator action) in the ledger and in the run's list.
+ * `t0` is the workload start when known; operator actions before it are re-based at report time.
+ */
+export function recordFault(
+  ctx: RunContext,
+  input: {
+    action: FaultAction
+    target: string[]
+    nodes: string[]
+    kinds: string[]
+    error?: string
+  },
+  t0: number
+): AppliedStep {
+  const atAbs = ctx.clock.now()
+  const applied: AppliedStep = {
+    atAbs,
+    nodeKinds: input.kinds,
+    report: {
+      atMs: atAbs - t0,
+      action: input.action,
+      target: input.target,
+      nodes: input.nodes,
+      ok: input.error === undefined,
+      ...(input.error !== undefined ? { error: input.error } : {})
+    }
+  }
+  ctx.applied.push(applied)
+  ctx.onFault?.(applied.report)
+  ctx.ledger.event('fault', null, null, {
+    action: input.action,
+    target: input.target,
+    nodes: input.nodes,
+    ok: applied.report.ok,
+    ...(input.error !== undefined ? { error: input.error } : {})
+  })
+  return applied
+}
+
+/** Kill / stop / start / restart of one of the run's clients, through its worker. */
+export async function actOnClient(ctx: RunContext, id: string, action: FaultAction): Promise<void> {
+  const fleet = ctx.fleet
+  const startBudget = Math.max(15_000, ctx.loaded.scenario.workload.settleTimeout)
+  switch (action) {
+    case 'kill':
+      if (fleet.isAlive(id)) await fleet.stop(id, 'crash')
+      return
+    case 'stop':
+      if (fleet.isAlive(id)) await fleet.stop(id, 'graceful')
+      return
+    case 'start':
+    case 'restart':
+      await fleet.restart(id, startBudget)
+      return
+    default:
+      throw new Error(
+        `${id} is a client; it can be killed, stopped, started or restarted, not ${action}d`
+      )
+  }
+}
+
+/** Applies one timeline step to every node its target selects; failures are reported, not thrown. */
+export async function applyStep(
+  ctx: RunContext,
+  step: TimelineStep,
+  t0: number
+): Promise<AppliedStep> {
+  const targets = typeof step.target === 'string' ? [step.target] : step.target
+  const resolved = resolveTarget(targets, targetNodes(ctx.loaded.topology, ctx.plans))
+  if (!resolved.ok) {
+    return recordFault(
+      ctx,
+      { action: step.action, target: targets, nodes: [], kinds: [], error: resolved.error },
+      t0
+    )
+  }
+  const errors: string[] = []
+  await Promise.all(
+    resolved.nodes.map(async (n) => {
+      try {
+        if (n.kind === 'producer' || n.kind === 'consumer')
+          await actOnClient(ctx, n.id, step.action)
+        else await ctx.cluster.act(n.id, step.action)
+      } catch (e) {
+        errors.push(`${n.id}: ${(e as Error).message}`)
+      }
+    })
+  )
+  const applied = recordFault(
+    ctx,
+    {
+      action: step.action,
+      target: targets,
+      nodes: resolved.nodes.map((n) => n.id),
+      kinds: resolved.nodes.map((n) => n.kind),
+      ...(errors.length ? { error: errors.join('; ') } : {})
+    },
+    t0
+  )
+  const r = applied.report
+  ctx.progress('workload', `${r.action} ${r.nodes.join(', ')}${r.ok ? '' : ` failed: ${r.error}`}`)
+  return applied
+}

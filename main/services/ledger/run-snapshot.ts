@@ -1,0 +1,86 @@
+import type { Op } from '../../../common/scenario/metrics'
+import type {
+  ConsumerStats,
+  LedgerReader,
+  LossSummary,
+  ProducerStats,
+  SelectionRow,
+  StoredEvent
+} from './ledger-reader'
+
+/** What a report needs to know that only the ledger can say, asked once at the end of a run. */
+export interface SnapshotQuery {
+  runId: number
+  /** Workload start (epoch ms): failovers before it belong to setup. */
+  t0: number
+  /** First fault (epoch ms), splitting "healthy" from "under fault"; null = no fault. */
+  firstFault: number | null
+  producerIds: string[]
+  /** Room pairs the gates ask about, counted after the first fault. */
+  sendsVia: { fromRoom: string; viaRoom: string }[]
+  consumedAcross: { brokerRoom: string; consumerRoom: string }[]
+}
+
+/** A run's ledger facts as plain data: report shaping is a pure function of this. */
+export interface RunSnapshot {
+  loss: LossSummary
+  producers: ProducerStats[]
+  consumers: ConsumerStats[]
+  sendOps: Record<string, Op[]>
+  /** broker-failover, namesrv-failover and consumer-takeover events at or after t0. */
+  failovers: StoredEvent[]
+  /** Per takeover event id: the first delivery across its rooms after it (takeover timing). */
+  takeoverFirstDelivery: Record<number, number | null>
+  selections: SelectionRow[]
+  /** `${fromRoom}>${viaRoom}` → acknowledged sends stored there after the first fault. */
+  sendsVia: Record<string, number>
+  /** `${brokerRoom}>${consumerRoom}` → deliveries after the first fault. */
+  consumedAcross: Record<string, number>
+  managementFallbacks: StoredEvent[]
+  skipped: Record<string, { down: number; inflightCap: number }>
+  /** Worker processes that died on their own during the run. */
+  workerExits: StoredEvent[]
+}
+
+export const pairKey = (a: string, b: string): string => `${a}>${b}`
+
+/** Reads everything a report needs in one pass over the ledger. */
+export function takeRunSnapshot(reader: LedgerReader, q: SnapshotQuery): RunSnapshot {
+  const after = q.firstFault ?? -Infinity
+  const failovers = reader
+    .events(q.runId, { kinds: ['broker-failover', 'namesrv-failover', 'consumer-takeover'] })
+    .filter((e) => e.atMs >= q.t0)
+  const takeoverFirstDelivery: Record<number, number | null> = {}
+  for (const e of failovers) {
+    if (e.kind !== 'consumer-takeover') continue
+    const { fromRoom, toRoom } = e.data as { fromRoom?: string; toRoom?: string }
+    takeoverFirstDelivery[e.id] =
+      fromRoom && toRoom ? reader.firstDeliveryAcross(q.runId, fromRoom, toRoom, e.atMs) : null
+  }
+  return {
+    loss: reader.lossSummary(q.runId),
+    producers: reader.producerStats(q.runId),
+    consumers: reader.consumerStats(q.runId),
+    sendOps: Object.fromEntries(q.producerIds.map((id) => [id, reader.sendOps(q.runId, id)])),
+    failovers,
+    takeoverFirstDelivery,
+    selections: reader.selections(q.runId, q.firstFault),
+    sendsVia: Object.fromEntries(
+      q.sendsVia.map((g) => [
+        pairKey(g.fromRoom, g.viaRoom),
+        reader.sendsVia(q.runId, g.fromRoom, g.viaRoom, after)
+      ])
+    ),
+    consumedAcross: Object.fromEntries(
+      q.consumedAcross.map((g) => [
+        pairKey(g.brokerRoom, g.consumerRoom),
+        reader.consumedAcross(q.runId, g.brokerRoom, g.consumerRoom, after)
+      ])
+    ),
+    managementFallbacks: reader
+      .events(q.runId, { kinds: ['management-fallback'] })
+      .filter((e) => e.atMs >= q.t0),
+    skipped: Object.fromEntries(reader.skippedSends(q.runId)),
+    workerExits: reader.events(q.runId, { kinds: ['worker-exit'] })
+  }
+}

@@ -1,0 +1,42 @@
+import { readdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { loadScenarioFile } from './load-scenario'
+import { planClients } from './plan'
+
+const DIR = join(resolve(import.meta.dirname, '../../..'), 'resources', 'scenarios')
+const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml'))
+
+/** Every gate of a shipped scenario must be able to fail: its bound lies inside what the run can show. */
+describe.each(files)('shipped scenario %s', (file) => {
+  const { scenario, topology } = loadScenarioFile(join(DIR, file))
+  const producers = planClients(scenario, topology).filter((p) => p.role === 'producer')
+  const traffic = producers.reduce((n, p) => n + (p.rate * scenario.workload.duration) / 1000, 0)
+  const g = scenario.gates
+
+  it('sends traffic to judge', () => {
+    expect(traffic).toBeGreaterThan(0)
+  })
+
+  it('bounds loss and duplicates below its total traffic', () => {
+    expect(g.maxLost).toBeLessThan(traffic)
+    if (g.maxDuplicates !== undefined) expect(g.maxDuplicates).toBeLessThan(traffic)
+  })
+
+  it('bounds RTO below the workload, so a slow recovery fails it', () => {
+    if (g.maxRtoMs !== undefined) expect(g.maxRtoMs).toBeLessThan(scenario.workload.duration)
+  })
+
+  it('asks for shares and counts a run can miss', () => {
+    if (g.minLocalShare !== undefined) expect(g.minLocalShare).toBeGreaterThan(0)
+    if (g.minAckedShare !== undefined) expect(g.minAckedShare).toBeGreaterThan(0)
+    for (const x of [...(g.sendsAfterFault ?? []), ...(g.consumedAcross ?? [])]) {
+      expect(x.min).toBeGreaterThanOrEqual(1)
+      expect(x.min).toBeLessThan(traffic)
+    }
+  })
+
+  it('expects failovers only where the timeline breaks something', () => {
+    if ((g.failovers ?? []).length > 0) expect(scenario.timeline.length).toBeGreaterThan(0)
+  })
+})

@@ -1,0 +1,87 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import type { WorkerFactory, WorkerKey } from './client-fleet'
+import { workerName } from './client-fleet'
+import type { WorkerCommand } from './worker-connection'
+import { WorkerConnection } from './worker-connection'
+import { findAppPaths } from '../app-paths'
+
+/** How to run a Node program of ours: the built CLI in a packaged app, else the source via tsx. */
+export interface NodeEntry {
+  command: string
+  /** Arguments before the subcommand's own (e.g. the CLI path, or `--import tsx <entry>`). */
+  args: string[]
+  env?: Record<string, string>
+}
+
+/**
+ * The room-worker command: `drstudio worker` from the built CLI when it exists and `preferBuilt`,
+ * else the TypeScript entry through tsx (tests and development run the source they see).
+ */
+export function roomWorkerEntry(root: string, opts: { preferBuilt: boolean }): NodeEntry {
+  const cli = join(root, 'out', 'cli', 'drstudio.mjs')
+  // Under Electron, process.execPath is the app binary: run it as plain Node.
+  const env: Record<string, string> = process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {}
+  if (opts.preferBuilt && existsSync(cli)) {
+    return { command: process.execPath, args: [cli, 'worker'], env }
+  }
+  const entry = join(root, 'main', 'services', 'workers', 'room-worker-main.ts')
+  return { command: process.execPath, args: ['--import', 'tsx', entry], env }
+}
+
+export interface WorkerLaunchOptions {
+  /** Node room workers. */
+  node: NodeEntry
+  /** The Java client worker's command for a room (absent: java lanes are refused with the fix). */
+  java?: (key: WorkerKey) => WorkerCommand
+  /** Runs a command inside a room's network (namespace prefix, parent-death wrapper); default none. */
+  wrap?: (key: WorkerKey, argv: string[]) => string[]
+  /** Folder of worker logs, read when a worker starts (a sandbox run folder). */
+  logDir: () => string
+  cwd?: string
+}
+
+/** Spawns real client-worker processes: the production WorkerFactory. */
+export function processWorkers(opts: WorkerLaunchOptions): WorkerFactory {
+  return (key) => {
+    const name = workerName(key)
+    let command: WorkerCommand
+    if (key.runtime === 'node') {
+      command = {
+        argv: [opts.node.command, ...opts.node.args],
+        env: { ...process.env, ...opts.node.env },
+        ...(opts.cwd ? { cwd: opts.cwd } : {})
+      }
+    } else if (opts.java) {
+      command = opts.java(key)
+    } else {
+      throw new Error(
+        `${name}: the Java client worker is not available here; run \`npm run setup\` to build it (needs Java 17+ and Maven)`
+      )
+    }
+    const argv = opts.wrap ? opts.wrap(key, command.argv) : command.argv
+    return new WorkerConnection({
+      name,
+      command: { ...command, argv },
+      logFile: join(opts.logDir(), 'workers', `${name}.log`)
+    })
+  }
+}
+
+/** Room workers on this machine (no network namespaces yet): the common case for every shell. */
+export function localWorkers(opts: {
+  root: string
+  preferBuilt: boolean
+  logDir: () => string
+}): WorkerFactory {
+  return processWorkers({
+    node: roomWorkerEntry(opts.root, { preferBuilt: opts.preferBuilt }),
+    logDir: opts.logDir,
+    cwd: opts.root
+  })
+}
+
+/** Room workers from this checkout's TypeScript source (tests and benchmarks run what they see). */
+export function sourceWorkers(logDir: string): WorkerFactory {
+  return localWorkers({ root: findAppPaths().root, preferBuilt: false, logDir: () => logDir })
+}
