@@ -16,7 +16,7 @@ import {
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const AGENT = join(import.meta.dirname, 'helpers', 'net-agent.mjs')
-const OWNER = join(import.meta.dirname, 'helpers', 'net-owner.mts')
+const OWNER = join(import.meta.dirname, 'helpers', 'net-owner.ts')
 const ROUTER = join(ROOT, 'out', 'native', 'drs-delay-router')
 
 function skipReason(): string | null {
