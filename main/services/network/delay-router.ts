@@ -31,6 +31,11 @@ export class DelayRouter {
     })
   }
 
+  /** False once the process has exited (its TUN device is gone with it). */
+  get alive(): boolean {
+    return this.dead === null
+  }
+
   get pid(): number {
     return this.proc.pid
   }

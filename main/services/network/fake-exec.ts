@@ -17,6 +17,8 @@ export class FakeExec implements ExecPort {
   readonly namespaces = new Set<string>()
   readonly links = new Set<string>()
   readonly started: { argv: string[]; sent: string[]; closed: boolean }[] = []
+  /** Handles on the started routers, to make one die. */
+  readonly routers: { die(): void }[] = []
   responders: Responder[] = []
 
   private answer(argv: readonly string[], input?: string): ExecResult {
@@ -73,6 +75,7 @@ export class FakeExec implements ExecPort {
     }>((r) => (exit = r))
     const emit = (line: string) => queueMicrotask(() => listeners.forEach((l) => l(line)))
     emit(`ready ${argv[argv.length - 1]}`)
+    this.routers.push({ die: () => exit({ code: null, signal: 'SIGKILL', stderr: '' }) })
     return {
       pid: 90000 + this.started.length,
       send: (line) => {

@@ -339,3 +339,36 @@ describe('NetworkLab.sweep', () => {
     expect(signals).toEqual([[777, 'SIGTERM']])
   })
 })
+
+describe('NetworkLab delay router recovery', () => {
+  it('starts a fresh router and re-adds the rules when the old one died', async () => {
+    const { lab, exec, plan } = setup()
+    await lab.up(plan)
+    await lab.apply({
+      action: 'delay',
+      target: 'room1',
+      peer: 'room2',
+      latencyMs: 10,
+      direction: 'to'
+    })
+    exec.routers[0]!.die()
+    await new Promise((r) => setTimeout(r, 0))
+    exec.clear()
+    await lab.apply({
+      action: 'delay',
+      target: 'room2',
+      peer: 'room1',
+      latencyMs: 10,
+      direction: 'to'
+    })
+    expect(exec.started).toHaveLength(2)
+    expect(exec.commands()).toEqual([
+      'ip -n drs-0-core rule del pref 1018 iif r1 from 198.18.1.0/24 to 198.18.2.0/24 lookup 100',
+      'ip -n drs-0-core route replace default dev drstun table 100',
+      'router: set 198.18.1.0/24 198.18.2.0/24 10000 0',
+      'ip -n drs-0-core rule add pref 1018 iif r1 from 198.18.1.0/24 to 198.18.2.0/24 lookup 100',
+      'router: set 198.18.2.0/24 198.18.1.0/24 10000 0',
+      'ip -n drs-0-core rule add pref 1033 iif r2 from 198.18.2.0/24 to 198.18.1.0/24 lookup 100'
+    ])
+  })
+})

@@ -159,7 +159,7 @@ export class NetworkLab {
       createdAt: new Date(this.now()).toISOString()
     }
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (this.store.claim(record)) {
+      if (this.claimRecord(record)) {
         this.claimed.add(instance)
         return true
       }
@@ -168,6 +168,17 @@ export class NetworkLab {
       if (this.store.takeOver(instance)) await this.host.removeInstance(instance)
     }
     return false
+  }
+
+  private claimRecord(record: OwnerRecord): boolean {
+    try {
+      return this.store.claim(record)
+    } catch (err) {
+      throw new Error(
+        `cannot write the lab's owner record in ${this.store.dir} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); ` +
+          'run DR Studio as root, which network namespaces need anyway'
+      )
+    }
   }
 
   /** Builds the planned lab. Fails, leaving nothing behind, when the slice clashes with the machine. */
@@ -353,6 +364,14 @@ export class NetworkLab {
   private async syncDelays(plan: NetworkPlan, wanted: DelayedPair[]): Promise<void> {
     const ns = plan.core.ns
     const next = new Map(wanted.map((p) => [p.key, p]))
+    if (this.router && !this.router.alive) {
+      // A dead router took its TUN (and the route into it) along; start over from no pairs.
+      this.router = null
+      for (const old of this.applied.delays.values()) {
+        await this.exec.run(['ip', '-n', ns, 'rule', 'del', ...delayRuleArgs(old)])
+      }
+      this.applied.delays.clear()
+    }
     if (next.size > 0 && !this.router) {
       const binary = this.opts.delayRouter ?? defaultDelayRouterPath(findAppPaths().root)
       this.router = await DelayRouter.start(this.exec, binary, ns, IFACE.tun)
