@@ -204,7 +204,9 @@ export class NetworkLab {
           this.opts.delay ?? ((await probeNetem(this.exec, plan.core.ns)) ? 'netem' : 'tun')
         await this.sync()
       } catch (err) {
-        this.running = null
+        await this.router?.stop()
+        this.router = null
+        this.reset()
         await this.host.removeInstance(plan.instance)
         this.release(plan.instance)
         throw err
