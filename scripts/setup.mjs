@@ -1,5 +1,6 @@
 // `npm run setup`: everything a fresh machine needs — npm deps, the Electron binary when it can be
-// downloaded, a Chromium for the e2e suite, the RocketMQ jars, and a build.
+// downloaded, a Chromium for the e2e suite, the RocketMQ jars, a build, and the network lab's
+// nftables and delay router.
 import { existsSync } from 'node:fs'
 import { electronBinary } from './electron-status.mjs'
 import { commandExists, must, run, step } from './run.mjs'
@@ -55,5 +56,31 @@ must(
 
 step('build')
 must(npm, ['run', 'build'])
+
+// Rooms as separate networks need nftables, and latency without netem needs the delay router.
+// Neither is fatal: without them the sandbox runs every room on loopback and says why.
+step('network lab (nftables, delay router)')
+if (process.platform !== 'linux') {
+  console.log('notice: network namespaces are Linux-only; rooms share loopback here')
+} else {
+  const root = process.getuid?.() === 0
+  if (!commandExists('nft') && root && commandExists('apt-get')) {
+    if (run('apt-get', ['install', '-y', '-qq', 'nftables']) !== 0) {
+      run('apt-get', ['update', '-qq'])
+      run('apt-get', ['install', '-y', '-qq', 'nftables'])
+    }
+  }
+  if (commandExists('nft')) console.log('nftables present')
+  else {
+    console.log(
+      `warning: nft not found; network faults stay off. Fix: ${root ? '' : 'as root, '}apt-get install nftables`
+    )
+  }
+  if (!commandExists('gcc') && !process.env.CC) {
+    console.log(
+      'warning: gcc not found, so the delay router is not built and latency faults stay off on kernels without netem. Fix: apt-get install gcc libc6-dev, then node scripts/build-native.mjs'
+    )
+  } else run(process.execPath, ['scripts/build-native.mjs'])
+}
 
 console.log('\nsetup complete: run `npm test` to verify, `npm start` to launch DR Studio')

@@ -18,6 +18,90 @@ export const timelineStepSchema = z.object({
 })
 export type TimelineStep = z.infer<typeof timelineStepSchema>
 
+/** Network fault verbs; `target` and `peer` are room ids or node ids (ids are unique across both). */
+export const networkActionSchema = z.enum([
+  'isolate',
+  'partition',
+  'delay',
+  'loss',
+  'bandwidth',
+  'heal'
+])
+export type NetworkAction = z.infer<typeof networkActionSchema>
+
+/** `drop` makes clients wait out their timeouts; `reject` fails them fast (TCP reset / ICMP). */
+export const blockModeSchema = z.enum(['drop', 'reject'])
+export type BlockMode = z.infer<typeof blockModeSchema>
+
+/** `to` = packets from target to peer, `from` = peer to target, `both` = either way. */
+export const directionSchema = z.enum(['to', 'from', 'both'])
+export type Direction = z.infer<typeof directionSchema>
+
+const pairFields = { target: idSchema, peer: idSchema, direction: directionSchema.default('both') }
+const networkFaultShapes = {
+  isolate: {
+    action: z.literal('isolate'),
+    target: idSchema,
+    mode: blockModeSchema.default('drop')
+  },
+  partition: {
+    action: z.literal('partition'),
+    ...pairFields,
+    mode: blockModeSchema.default('drop')
+  },
+  delay: {
+    action: z.literal('delay'),
+    ...pairFields,
+    latencyMs: z.number().min(0).max(60_000),
+    jitterMs: z.number().min(0).max(60_000).default(0)
+  },
+  loss: { action: z.literal('loss'), ...pairFields, lossPct: z.number().min(0).max(100) },
+  bandwidth: {
+    action: z.literal('bandwidth'),
+    ...pairFields,
+    mbit: z.number().positive().max(100_000)
+  },
+  /** No target heals every network fault; a target heals the faults naming it; with a peer, that pair's. */
+  heal: { action: z.literal('heal'), target: idSchema.optional(), peer: idSchema.optional() }
+}
+
+/** A network fault as the network lab applies it (a timeline step without its time). */
+export const networkFaultSchema = z.discriminatedUnion('action', [
+  z.object(networkFaultShapes.isolate),
+  z.object(networkFaultShapes.partition),
+  z.object(networkFaultShapes.delay),
+  z.object(networkFaultShapes.loss),
+  z.object(networkFaultShapes.bandwidth),
+  z.object(networkFaultShapes.heal)
+])
+export type NetworkFault = z.infer<typeof networkFaultSchema>
+export type NetworkFaultInput = z.input<typeof networkFaultSchema>
+
+const stepFields = { at: durationSchema, note: z.string().optional() }
+
+/** `{ at: 5s, action: partition, target: room1, peer: room2, direction: both, mode: drop }` and friends. */
+export const networkStepSchema = z.discriminatedUnion('action', [
+  z.object({ ...stepFields, ...networkFaultShapes.isolate }),
+  z.object({ ...stepFields, ...networkFaultShapes.partition }),
+  z.object({ ...stepFields, ...networkFaultShapes.delay }),
+  z.object({ ...stepFields, ...networkFaultShapes.loss }),
+  z.object({ ...stepFields, ...networkFaultShapes.bandwidth }),
+  z.object({ ...stepFields, ...networkFaultShapes.heal })
+])
+export type NetworkStep = z.infer<typeof networkStepSchema>
+
+/**
+ * Any timeline entry: a node action (kill, pause, ...) or a network fault. The scenario's
+ * `timeline` switches to this once the runner applies network steps.
+ */
+export const anyTimelineStepSchema = z.union([timelineStepSchema, networkStepSchema])
+export type AnyTimelineStep = z.infer<typeof anyTimelineStepSchema>
+
+/** True for the network half of the timeline vocabulary. */
+export function isNetworkStep(step: AnyTimelineStep): step is NetworkStep {
+  return networkActionSchema.safeParse(step.action).success
+}
+
 export const roomWorkloadSchema = z.object({
   producers: z.number().int().min(0).max(64).default(1),
   consumers: z.number().int().min(0).max(64).default(1)

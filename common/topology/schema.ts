@@ -102,6 +102,40 @@ export const topologySettingsSchema = z.object({
   zoneMode: z.boolean().default(false)
 })
 
+const linkFields = {
+  latencyMs: z.number().min(0).max(60_000),
+  jitterMs: z.number().min(0).max(60_000),
+  lossPct: z.number().min(0).max(100),
+  /** null = as fast as the machine goes. */
+  bandwidthMbit: z.number().positive().max(100_000).nullable()
+}
+
+/** One link's shape, applied both ways between two rooms when the lab comes up. */
+export const linkSpecSchema = z.object({
+  latencyMs: linkFields.latencyMs.default(0),
+  jitterMs: linkFields.jitterMs.default(0),
+  lossPct: linkFields.lossPct.default(0),
+  bandwidthMbit: linkFields.bandwidthMbit.default(null)
+})
+
+/** A link entry as written: absent fields come from `links.default`. */
+export const linkOverrideSchema = z.object({
+  latencyMs: linkFields.latencyMs.optional(),
+  jitterMs: linkFields.jitterMs.optional(),
+  lossPct: linkFields.lossPct.optional(),
+  bandwidthMbit: linkFields.bandwidthMbit.optional()
+})
+
+/**
+ * Rooms as separate networks. `auto` uses namespaces where the OS and privileges allow and falls
+ * back to loopback (network faults then disabled) with a one-line reason. Link keys are
+ * `room1~room2` (order-insensitive) and override `default` field by field.
+ */
+export const networkSettingsSchema = z.object({
+  mode: z.enum(['auto', 'namespaces', 'loopback']).default('auto'),
+  links: z.record(z.string(), linkOverrideSchema).default({})
+})
+
 export const layoutSchema = z.record(z.string(), z.object({ x: z.number(), y: z.number() }))
 
 export const topologySchema = z.object({
@@ -112,6 +146,8 @@ export const topologySchema = z.object({
   settings: topologySettingsSchema.default(topologySettingsSchema.parse({})),
   topics: z.array(topicSchema).default([]),
   rooms: z.array(roomSchema),
+  /** Absent = `{ mode: 'auto' }` with instant links; optional so existing files stay byte-identical. */
+  network: networkSettingsSchema.optional(),
   /** Canvas positions keyed by node or room id; not part of the deployment. */
   layout: layoutSchema.optional()
 })
@@ -127,6 +163,10 @@ export type TopicSpec = z.infer<typeof topicSchema>
 export type TopologySettings = z.infer<typeof topologySettingsSchema>
 export type Topology = z.infer<typeof topologySchema>
 export type SelectionPolicy = z.infer<typeof selectionPolicySchema>
+export type LinkSpec = z.infer<typeof linkSpecSchema>
+export type LinkOverride = z.infer<typeof linkOverrideSchema>
+export type NetworkSettings = z.infer<typeof networkSettingsSchema>
+export type NetworkMode = NetworkSettings['mode']
 
 /** Every kind of node a room can hold, in the order rooms list them. */
 export const NODE_KINDS = [

@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { hostOf, listNodes, occupiedPorts } from './model'
+import { DEFAULT_LINK_KEY, parseLinkKey } from './network'
 import type { Topology } from './schema'
 import { topologySchema } from './schema'
 
@@ -15,10 +16,15 @@ export interface Problem {
 
 export type TopologyResult = { ok: true; topology: Topology } | { ok: false; problems: Problem[] }
 
-/** Converts a zod issue path to `$.rooms[0].brokers[1].port` form. */
+/** Converts a zod issue path to `$.rooms[0].brokers[1].port` form (`$.links["a~b"]` for odd keys). */
 export function toJsonPath(path: readonly PropertyKey[]): string {
   return path.reduce<string>(
-    (acc, seg) => (typeof seg === 'number' ? `${acc}[${seg}]` : `${acc}.${String(seg)}`),
+    (acc, seg) =>
+      typeof seg === 'number'
+        ? `${acc}[${seg}]`
+        : /^[A-Za-z_$][\w$]*$/.test(String(seg))
+          ? `${acc}.${String(seg)}`
+          : `${acc}[${JSON.stringify(String(seg))}]`,
     '$'
   )
 }
@@ -190,6 +196,49 @@ export function semanticProblems(topology: Topology): Problem[] {
     }
   }
 
+  problems.push(...networkProblems(topology))
+  return problems
+}
+
+/** Link keys must name two different existing rooms, each pair once whatever the order. */
+function networkProblems(topology: Topology): Problem[] {
+  const problems: Problem[] = []
+  const rooms = topology.rooms.map((r) => r.id)
+  const seen = new Map<string, string>()
+  for (const key of Object.keys(topology.network?.links ?? {})) {
+    if (key === DEFAULT_LINK_KEY) continue
+    const path = `$.network.links[${JSON.stringify(key)}]`
+    const parsed = parseLinkKey(key)
+    if (!parsed.ok) {
+      problems.push({
+        code: 'bad-link-key',
+        path,
+        message: parsed.error,
+        hint: `name two different rooms joined by ~, e.g. "${rooms[0] ?? 'room1'}~${rooms[1] ?? 'room2'}", or "default" for every link`
+      })
+      continue
+    }
+    const unknown = [parsed.a, parsed.b].filter((r) => !rooms.includes(r))
+    if (unknown.length) {
+      problems.push({
+        code: 'unknown-room',
+        path,
+        message: `link "${key}" names ${unknown.map((r) => `room "${r}"`).join(' and ')}, not in the topology`,
+        hint: `use rooms of this topology: ${rooms.join(', ') || '(no rooms yet)'}`
+      })
+      continue
+    }
+    const pair = [parsed.a, parsed.b].sort().join('~')
+    const first = seen.get(pair)
+    if (first) {
+      problems.push({
+        code: 'duplicate-link',
+        path,
+        message: `link "${key}" is the same pair as ${first} (order does not matter)`,
+        hint: 'merge the two entries into one'
+      })
+    } else seen.set(pair, path)
+  }
   return problems
 }
 
