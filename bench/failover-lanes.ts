@@ -28,7 +28,7 @@ import { parseScenario } from '../main/services/scenario/load-scenario'
 import type { ClientLane } from '../main/services/scenario/plan'
 import { ScenarioRunner } from '../main/services/scenario/scenario-runner'
 import { createTopic } from '../main/services/engine/run/setup'
-import { sourceWorkers } from '../main/services/workers/worker-launcher'
+import { sandboxPlace, sourceWorkers } from '../main/services/workers/worker-launcher'
 
 interface LaneCase {
   id: string
@@ -386,7 +386,7 @@ export async function runLaneBenchmark(
   const dataDir = mkdtempSync(join(tmpdir(), 'drstudio-bench-lanes-'))
   const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
   const sandbox = new Sandbox({ dataDir, repoRoot: root })
-  const runner = new ScenarioRunner({ recorder, workers: sourceWorkers(dataDir) })
+  const runner = new ScenarioRunner({ recorder, workers: sourceWorkers(sandboxPlace(sandbox, dataDir)) })
   const t = performance.now()
   const log = (m: string): void =>
     void process.stderr.write(`${((performance.now() - t) / 1000).toFixed(1).padStart(6)}s ${m}\n`)

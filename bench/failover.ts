@@ -19,7 +19,7 @@ import { openDatabase, Recorder } from '../main/services/ledger/recorder'
 import { Sandbox } from '../main/services/sandbox/sandbox'
 import { parseScenario } from '../main/services/scenario/load-scenario'
 import { ScenarioRunner } from '../main/services/scenario/scenario-runner'
-import { sourceWorkers } from '../main/services/workers/worker-launcher'
+import { sandboxPlace, sourceWorkers } from '../main/services/workers/worker-launcher'
 import type { ClientLane } from '../main/services/scenario/plan'
 import { runLaneBenchmark } from './failover-lanes'
 
@@ -190,7 +190,7 @@ async function main(): Promise<void> {
   const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
   const reader = new LedgerReader(recorder.db)
   const sandbox = new Sandbox({ dataDir, repoRoot: ROOT })
-  const runner = new ScenarioRunner({ recorder, workers: sourceWorkers(dataDir) })
+  const runner = new ScenarioRunner({ recorder, workers: sourceWorkers(sandboxPlace(sandbox, dataDir)) })
   const t = performance.now()
   const log = (m: string): void =>
     void process.stderr.write(`${((performance.now() - t) / 1000).toFixed(1).padStart(6)}s ${m}\n`)

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { networkFaultSchema } from '../scenario/schema'
 import { event, request } from './define'
 
 export const nodeStateSchema = z.enum([
@@ -34,6 +35,40 @@ export const sandboxStatusSchema = z.object({
   nodes: z.array(nodeStatusSchema)
 })
 
+const directedLinkSchema = z.object({
+  blocked: z.enum(['drop', 'reject']).nullable(),
+  lossPct: z.number(),
+  latencyMs: z.number(),
+  jitterMs: z.number(),
+  bandwidthMbit: z.number().nullable()
+})
+
+/** The rooms' networks as the canvas draws them: mode, why faults are off, links, active faults. */
+export const networkStatusSchema = z.object({
+  mode: z.enum(['namespaces', 'loopback']),
+  faultsDisabled: z.string().nullable(),
+  notice: z.string().nullable(),
+  links: z.array(
+    z.object({
+      key: z.string(),
+      a: z.string(),
+      b: z.string(),
+      ab: directedLinkSchema,
+      ba: directedLinkSchema,
+      faultIds: z.array(z.string())
+    })
+  ),
+  faults: z.array(
+    z.object({
+      id: z.string(),
+      scope: z.enum(['room', 'node']),
+      appliedAt: z.number(),
+      fault: z.record(z.string(), z.unknown())
+    })
+  )
+})
+export type NetworkStatusPayload = z.infer<typeof networkStatusSchema>
+
 export const sandboxRequests = {
   'sandbox:start': request(z.object({ document: z.unknown() }), sandboxStatusSchema),
   'sandbox:stop': request(z.object({}), sandboxStatusSchema),
@@ -42,6 +77,9 @@ export const sandboxRequests = {
     z.object({ nodeId: z.string().min(1), action: nodeActionSchema }),
     nodeStatusSchema
   ),
+  /** A network fault or heal from the canvas (same vocabulary as scenario timelines). */
+  'network:action': request(z.object({ fault: networkFaultSchema }), networkStatusSchema),
+  'network:status': request(z.object({}), networkStatusSchema),
   'node:log': request(
     z.object({
       nodeId: z.string().min(1),
@@ -54,5 +92,6 @@ export const sandboxRequests = {
 export const sandboxEvents = {
   'sandbox:node-state': event(nodeStatusSchema),
   'sandbox:progress': event(z.object({ nodeId: z.string(), message: z.string(), at: z.number() })),
-  'sandbox:status': event(sandboxStatusSchema)
+  'sandbox:status': event(sandboxStatusSchema),
+  'sandbox:network': event(networkStatusSchema)
 }

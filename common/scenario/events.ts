@@ -67,7 +67,15 @@ export interface LedgerEventData {
   }
   'consumer-ids-changed': { brokerName: string | null }
   'pull-failed': { brokerName: string; brokerRoom: string | null; reason: string }
-  fault: { action: string; target: string[]; nodes: string[]; ok: boolean; error?: string }
+  fault: {
+    action: string
+    target: string[]
+    nodes: string[]
+    ok: boolean
+    error?: string
+    /** A network fault's own fields (mode, direction, latencyMs, lossPct, mbit…). */
+    network?: Record<string, unknown>
+  }
   /** Scheduled sends a producer did not make (down, or too many in flight), since the last row. */
   'sends-skipped': { down: number; inflightCap: number }
   /** A client worker died on its own: every client it hosted is down (a fault of those clients). */

@@ -222,7 +222,7 @@ export const scenarioSchema = z.object({
   topology: z.string().min(1),
   workload: workloadSchema.default(workloadSchema.parse({})),
   client: clientTuningSchema.default(clientTuningSchema.parse({})),
-  timeline: z.array(timelineStepSchema).default([]),
+  timeline: z.array(anyTimelineStepSchema).default([]),
   gates: gatesSchema.default(gatesSchema.parse({}))
 })
 export type Scenario = z.infer<typeof scenarioSchema>
@@ -291,7 +291,8 @@ export type SelectionReport = z.infer<typeof selectionReportSchema>
 
 export const faultReportSchema = z.object({
   atMs: z.number(),
-  action: faultActionSchema,
+  /** A node action, or a network fault (then `nodes` are the rooms or nodes it names). */
+  action: z.union([faultActionSchema, networkActionSchema]),
   target: z.array(z.string()),
   nodes: z.array(z.string()),
   ok: z.boolean(),

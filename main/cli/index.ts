@@ -108,7 +108,9 @@ export function buildProgram(): Command {
 
   program
     .command('worker')
-    .description('a room worker (started by the engine; speaks the client-worker protocol on stdio)')
+    .description(
+      'a room worker (started by the engine; speaks the client-worker protocol on stdio)'
+    )
     .action(() => roomWorkerMain())
 
   program

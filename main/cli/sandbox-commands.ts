@@ -9,6 +9,7 @@ import { RemotingRpc } from '../services/remoting'
 import { clusterRows } from './cluster-commands'
 import type { SandboxStatus } from '../services/sandbox'
 import { Sandbox } from '../services/sandbox'
+import { machineSandboxOptions } from '../services/sandbox/machine-sandbox'
 
 type Out = { write(s: string): unknown }
 
@@ -17,7 +18,8 @@ function newSandbox(): Sandbox {
   return new Sandbox({
     dataDir: defaultDataDir(),
     repoRoot: paths.root,
-    managementCommand: managementCommandFor(paths)
+    managementCommand: managementCommandFor(paths),
+    ...machineSandboxOptions(paths.root)
   })
 }
 

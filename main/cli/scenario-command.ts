@@ -3,11 +3,13 @@ import { dirname, join, resolve } from 'node:path'
 import { defaultDataDir } from '../services/ledger/data-dir'
 import { openDatabase, Recorder } from '../services/ledger/recorder'
 import { Sandbox } from '../services/sandbox/sandbox'
+import { machineSandboxOptions } from '../services/sandbox/machine-sandbox'
+import { managementCommandFor } from '../services/engine/create-engine'
 import type { LoadedScenario } from '../services/scenario/load-scenario'
 import { loadScenarioFile, ScenarioFileError } from '../services/scenario/load-scenario'
 import { ScenarioRunner } from '../services/scenario/scenario-runner'
 import { findAppPaths } from '../services/app-paths'
-import { localWorkers } from '../services/workers/worker-launcher'
+import { localWorkers, sandboxPlace } from '../services/workers/worker-launcher'
 import { formatScorecard } from '../services/scenario/scorecard'
 
 export interface ScenarioCommandOptions {
@@ -42,13 +44,19 @@ export async function runScenarioCommand(
   }
   const dataDir = options.dataDir ?? defaultDataDir()
   const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
-  const sandbox = new Sandbox({ dataDir })
+  const paths = findAppPaths()
+  const sandbox = new Sandbox({
+    dataDir,
+    repoRoot: paths.root,
+    managementCommand: managementCommandFor(paths),
+    ...machineSandboxOptions(paths.root)
+  })
   const runner = new ScenarioRunner({
     recorder,
     workers: localWorkers({
-      root: findAppPaths().root,
+      root: paths.root,
       preferBuilt: true,
-      logDir: () => sandbox.runDir ?? dataDir
+      place: sandboxPlace(sandbox, dataDir)
     })
   })
   const t0 = performance.now()

@@ -9,7 +9,7 @@ import { openDatabase, Recorder } from '../../main/services/ledger/recorder'
 import { Sandbox } from '../../main/services/sandbox/sandbox'
 import { loadScenarioFile } from '../../main/services/scenario/load-scenario'
 import { ScenarioRunner } from '../../main/services/scenario/scenario-runner'
-import { sourceWorkers } from '../../main/services/workers/worker-launcher'
+import { sandboxPlace, sourceWorkers } from '../../main/services/workers/worker-launcher'
 import { formatScorecard } from '../../main/services/scenario/scorecard'
 
 /**
@@ -48,7 +48,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'drstudio-it-grpc-'))
   recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
   sandbox = new Sandbox({ dataDir, repoRoot: ROOT })
-  runner = new ScenarioRunner({ recorder, workers: sourceWorkers(dataDir) })
+  runner = new ScenarioRunner({ recorder, workers: sourceWorkers(sandboxPlace(sandbox, dataDir)) })
   runner.on('progress', (p) => process.stderr.write(`[${p.phase}] ${p.message}\n`))
   await sandbox.start(loadScenarioFile(join(SCENARIOS, 'grpc-healthy.yaml')).topology)
 }, 300_000)

@@ -9,7 +9,7 @@ import { openDatabase, Recorder } from '../../main/services/ledger/recorder'
 import { Sandbox } from '../../main/services/sandbox/sandbox'
 import { loadScenarioFile } from '../../main/services/scenario/load-scenario'
 import { ScenarioRunner } from '../../main/services/scenario/scenario-runner'
-import { sourceWorkers } from '../../main/services/workers/worker-launcher'
+import { sandboxPlace, sourceWorkers } from '../../main/services/workers/worker-launcher'
 import { formatScorecard } from '../../main/services/scenario/scorecard'
 
 /**
@@ -46,7 +46,7 @@ beforeAll(async () => {
   recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
   sandbox = new Sandbox({ dataDir, repoRoot: ROOT })
   sandbox.on('progress', (p) => log.push(`${p.nodeId} ${p.message}`))
-  runner = new ScenarioRunner({ recorder, workers: sourceWorkers(dataDir) })
+  runner = new ScenarioRunner({ recorder, workers: sourceWorkers(sandboxPlace(sandbox, dataDir)) })
   runner.on('progress', (p) => process.stderr.write(`[${p.phase}] ${p.message}\n`))
   await sandbox.start(loadScenarioFile(join(SCENARIOS, 'healthy.yaml')).topology)
 }, 240_000)

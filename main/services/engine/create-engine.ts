@@ -7,6 +7,7 @@ import { defaultDataDir, openDatabase, Recorder } from '../ledger'
 import type { ManagementCommand } from '../sandbox'
 import { sandboxForEngine } from '../sandbox'
 import { localWorkers } from '../workers/worker-launcher'
+import { machineSandboxOptions } from '../sandbox/machine-sandbox'
 
 /** Management nodes run from the built CLI when it exists (packaged app, `npm run build`), else from source. */
 export function managementCommandFor(paths: AppPaths): ManagementCommand | undefined {
@@ -37,13 +38,14 @@ export function createEngine(opts: {
     resourcesDir: opts.paths.resourcesDir,
     recorder,
     dialogs: opts.dialogs,
-    workers: (logDir) => localWorkers({ root: opts.paths.root, preferBuilt: true, logDir }),
+    workers: (place) => localWorkers({ root: opts.paths.root, preferBuilt: true, place }),
     sandbox: sandboxForEngine({
       dataDir,
       repoRoot: opts.paths.root,
       rocketmqHome: typeof settings.rocketmqHome === 'string' ? settings.rocketmqHome : undefined,
       javaHome: typeof settings.javaHome === 'string' ? settings.javaHome : undefined,
-      managementCommand: managementCommandFor(opts.paths)
+      managementCommand: managementCommandFor(opts.paths),
+      ...machineSandboxOptions(opts.paths.root)
     })
   })
 }

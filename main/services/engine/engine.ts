@@ -2,6 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import type { Handlers, NodeAction, NodeStatus } from '../../../common/contract'
+import type { NetworkStatusPayload } from '../../../common/contract/sandbox'
+import type { NetworkFault } from '../../../common/scenario/schema'
 import type { Topology } from '../../../common/topology'
 import { lintTopology } from '../../../common/lint'
 import { reportSchema } from '../../../common/scenario'
@@ -25,6 +27,7 @@ import { ScenarioRunner } from '../scenario/scenario-runner'
 import { hasClients, InteractiveSession } from './interactive-session'
 import { masterNodeIds, toLiveChoice } from './live-choice'
 import type { WorkerFactory } from '../workers/client-fleet'
+import type { WorkerPlace } from '../workers/worker-launcher'
 import { localWorkers } from '../workers/worker-launcher'
 import { findAppPaths } from '../app-paths'
 
@@ -61,6 +64,10 @@ export interface SandboxPort {
   readLog(nodeId: string, tailBytes: number): { path: string; text: string }
   /** Resolves once every name server lists every broker (the real Sandbox has it). */
   waitForRegistration?(options?: { timeoutMs?: number }): Promise<unknown>
+  /** Rooms as networks (the real Sandbox): status, faults, and where client workers run. */
+  network?(): NetworkStatusPayload
+  applyNetworkFault?(fault: NetworkFault): Promise<unknown>
+  workerPrefix?(workerId: string): string[]
 }
 
 /** The scenario run in progress (one at a time). */
@@ -85,8 +92,8 @@ export interface EngineOptions {
   recorder: Recorder
   dialogs?: DialogPort
   sandbox?: (events: EngineEvents) => SandboxPort
-  /** Spawns client workers; logs go to the folder `logDir` names (default: this app's workers). */
-  workers?: (logDir: () => string) => WorkerFactory
+  /** Spawns client workers in the place the sandbox gives them (default: this app's workers). */
+  workers?: (place: WorkerPlace) => WorkerFactory
 }
 
 /** The composition of services behind every shell: one handler table, one event bus. */
@@ -102,10 +109,13 @@ export class Engine {
 
   constructor(private readonly opts: EngineOptions) {
     this.sandbox = opts.sandbox ? opts.sandbox(this.events) : null
-    const logDir = (): string => this.sandbox?.status().runDir ?? join(opts.dataDir, 'workers')
+    const place: WorkerPlace = {
+      logDir: () => this.sandbox?.status().runDir ?? join(opts.dataDir, 'workers'),
+      prefix: (id) => this.sandbox?.workerPrefix?.(id) ?? []
+    }
     this.workers = opts.workers
-      ? opts.workers(logDir)
-      : localWorkers({ root: findAppPaths().root, preferBuilt: true, logDir })
+      ? opts.workers(place)
+      : localWorkers({ root: findAppPaths().root, preferBuilt: true, place })
     this.handlers = this.buildHandlers()
   }
 
@@ -251,6 +261,8 @@ export class Engine {
         this.sandbox?.status() ?? { running: false, runId: null, startedAt: null, nodes: [] },
       'node:action': async ({ nodeId, action }) => this.nodeAction(nodeId, action),
       'node:log': async ({ nodeId, tailBytes }) => this.requireSandbox().readLog(nodeId, tailBytes),
+      'network:status': async () => this.networkStatus(),
+      'network:action': async ({ fault }) => this.networkAction(fault),
       'scenario:list': async () => this.listScenarios().map(({ path: _path, ...rest }) => rest),
       'scenario:run': async ({ id, path }) => this.startScenario(id, path),
       'scenario:cancel': async () => ({ cancelled: await this.cancelScenario() }),
@@ -385,6 +397,37 @@ export class Engine {
       session?.recordFault(action, [nodeId], (e as Error).message)
       throw e
     }
+  }
+
+  private networkStatus(): NetworkStatusPayload {
+    return (
+      this.sandbox?.network?.() ?? {
+        mode: 'loopback',
+        faultsDisabled: 'network faults need the sandbox with rooms as namespaces',
+        notice: null,
+        links: [],
+        faults: []
+      }
+    )
+  }
+
+  /** A network fault or heal from the canvas, recorded as a fault of the live session. */
+  private async networkAction(fault: NetworkFault): Promise<NetworkStatusPayload> {
+    const sandbox = this.requireSandbox()
+    const named = [
+      ...('target' in fault && fault.target ? [fault.target] : []),
+      ...('peer' in fault && fault.peer ? [fault.peer] : [])
+    ]
+    try {
+      if (!sandbox.applyNetworkFault)
+        throw new Error(this.networkStatus().faultsDisabled ?? 'no network lab')
+      await sandbox.applyNetworkFault(fault)
+      this.session?.recordFault(fault.action, named, undefined, fault)
+    } catch (e) {
+      this.session?.recordFault(fault.action, named, (e as Error).message, fault)
+      throw e
+    }
+    return this.networkStatus()
   }
 
   private async startScenario(

@@ -1,6 +1,11 @@
 import { EventEmitter } from 'node:events'
 import type { ClientChoice, LedgerEvent } from '../../../common/scenario/events'
-import type { FaultAction, ScenarioReport } from '../../../common/scenario/schema'
+import type {
+  FaultAction,
+  NetworkAction,
+  NetworkFault,
+  ScenarioReport
+} from '../../../common/scenario/schema'
 import { scenarioSchema } from '../../../common/scenario/schema'
 import type { Topology } from '../../../common/topology/schema'
 import type { Clock, ManagementPort } from '../clients/room-aware/ports'
@@ -143,7 +148,12 @@ export class InteractiveSession extends EventEmitter<InteractiveSessionEvents> {
   }
 
   /** Records an operator action on a node as a `fault` ledger event and a report fault. */
-  recordFault(action: FaultAction, nodeIds: string[], error?: string): void {
+  recordFault(
+    action: FaultAction | NetworkAction,
+    nodeIds: string[],
+    error?: string,
+    network?: NetworkFault
+  ): void {
     const kinds = new Map(this.opts.cluster.status().nodes.map((n) => [n.nodeId, n.kind]))
     recordFault(
       this.ctx,
@@ -154,7 +164,8 @@ export class InteractiveSession extends EventEmitter<InteractiveSessionEvents> {
         kinds: nodeIds.map(
           (id) => kinds.get(id) ?? this.ctx.plans.find((p) => p.id === id)?.role ?? ''
         ),
-        ...(error !== undefined ? { error } : {})
+        ...(error !== undefined ? { error } : {}),
+        ...(network ? { network: network as Record<string, unknown> } : {})
       },
       this.run.t0
     )

@@ -35,23 +35,27 @@ export function escapeProperty(value: string): string {
 }
 
 export interface NamesrvConfigInput {
+  /** Address it binds: loopback, or the node's own address in its room's network. */
+  host?: string
   port: number
   nodeDir: string
   /** Scan for silent brokers every second instead of every 5 s (pairs with the broker heartbeat). */
   fastBrokerExpiry: boolean
 }
 
-/** namesrv.properties: its own port, kv store in its run dir, loopback only. */
+/** namesrv.properties: its own address and port, kv store in its run dir. */
 export function namesrvProperties(input: NamesrvConfigInput): Record<string, PropValue> {
   return {
     listenPort: input.port,
-    bindAddress: '127.0.0.1',
+    bindAddress: input.host ?? '127.0.0.1',
     kvConfigPath: join(input.nodeDir, 'namesrv', 'kvConfig.json'),
     scanNotActiveBrokerInterval: input.fastBrokerExpiry ? 1000 : 5000
   }
 }
 
 export interface BrokerConfigInput {
+  /** Address it binds and advertises (brokerIP1): loopback, or its own in its room's network. */
+  host?: string
   cluster: string
   brokerName: string
   brokerId: number
@@ -85,9 +89,9 @@ export function brokerProperties(input: BrokerConfigInput): Record<string, PropV
     flushDiskType: 'ASYNC_FLUSH',
     listenPort: input.port,
     haListenPort: input.port + 1,
-    bindAddress: '127.0.0.1',
-    brokerIP1: '127.0.0.1',
-    brokerIP2: '127.0.0.1',
+    bindAddress: input.host ?? '127.0.0.1',
+    brokerIP1: input.host ?? '127.0.0.1',
+    brokerIP2: input.host ?? '127.0.0.1',
     storePathRootDir: store,
     storePathCommitLog: join(store, 'commitlog'),
     // 16 MiB commit log files (default 1 GiB) and tiny consume queue/index files keep disk and boot small.
@@ -151,6 +155,7 @@ export interface ManagementNodeConfig {
 }
 
 export interface ProxyConfigInput {
+  host?: string
   cluster: string
   proxyName: string
   grpcPort: number
@@ -166,8 +171,8 @@ export function proxyConfig(input: ProxyConfigInput): Record<string, PropValue> 
     proxyMode: 'CLUSTER',
     grpcServerPort: input.grpcPort,
     remotingListenPort: input.remotingPort,
-    remotingAccessAddr: '127.0.0.1',
-    localServeAddr: '127.0.0.1'
+    remotingAccessAddr: input.host ?? '127.0.0.1',
+    localServeAddr: input.host ?? '127.0.0.1'
   }
   if (input.discovery.mode === 'management') {
     config.namesrvDomain = input.discovery.address

@@ -9,9 +9,11 @@ export function forwardSandboxEvents(sandbox: Sandbox, events: EngineEvents): ()
     events.emit('sandbox:status', sandbox.status())
   })
   const offProgress = sandbox.on('progress', (p) => events.emit('sandbox:progress', p))
+  const offNetwork = sandbox.on('network', (n) => events.emit('sandbox:network', n))
   return () => {
     offState()
     offProgress()
+    offNetwork()
   }
 }
 

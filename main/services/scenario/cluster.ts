@@ -1,4 +1,4 @@
-import type { FaultAction } from '../../../common/scenario/schema'
+import type { FaultAction, NetworkFault } from '../../../common/scenario/schema'
 
 /** A server node as the runner sees it (the sandbox's NodeStatus satisfies this). */
 export interface ClusterNode {
@@ -17,6 +17,10 @@ export interface ClusterNode {
 export interface ClusterPort {
   status(): { nodes: ClusterNode[] }
   act(nodeId: string, action: FaultAction): Promise<unknown>
+  /** Network faults between rooms and nodes (the sandbox when rooms are namespaces). */
+  applyNetworkFault?(step: NetworkFault): Promise<unknown>
+  /** Whether network faults are available, and why not. */
+  network?(): { mode: string; faultsDisabled: string | null; faults: readonly unknown[] }
 }
 
 /** States a node must be brought out of before a scenario, and how. */

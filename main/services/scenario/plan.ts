@@ -1,6 +1,7 @@
 import type { Scenario } from '../../../common/scenario/schema'
 import type { TargetNode } from '../../../common/scenario/selectors'
 import { resolveTarget } from '../../../common/scenario/selectors'
+import { isNetworkStep } from '../../../common/scenario/schema'
 import type { Topology } from '../../../common/topology/schema'
 import { listNodes, topicsOf } from '../../../common/topology/model'
 
@@ -157,7 +158,32 @@ export function checkScenario(scenario: Scenario, topology: Topology): string[] 
       'the scenario runs no producer; add producers to the topology or to workload.rooms'
     )
   }
+  const servers = new Set(
+    nodes.filter((n) => n.kind !== 'producer' && n.kind !== 'consumer').map((n) => n.id)
+  )
   scenario.timeline.forEach((step, i) => {
+    if (step.at > scenario.workload.duration) {
+      problems.push(
+        `timeline[${i}].at (${step.at} ms) is after the workload ends (${scenario.workload.duration} ms); lengthen workload.duration`
+      )
+    }
+    if (isNetworkStep(step)) {
+      if (topology.network?.mode === 'loopback') {
+        problems.push(
+          `timeline[${i}]: ${step.action} is a network fault, and the topology runs on loopback (network.mode "loopback"); set network.mode to "auto"`
+        )
+      }
+      for (const field of ['target', 'peer'] as const) {
+        const id = (step as Record<string, unknown>)[field]
+        if (typeof id !== 'string') continue
+        if (!rooms.has(id) && !servers.has(id)) {
+          problems.push(
+            `timeline[${i}].${field}: "${id}" is neither a room nor a server node of ${topology.name} (rooms: ${[...rooms].join(', ')}); clients are cut through their room`
+          )
+        }
+      }
+      return
+    }
     const r = resolveTarget(step.target, nodes)
     if (!r.ok) {
       problems.push(`timeline[${i}].target: ${r.error}`)
@@ -172,11 +198,6 @@ export function checkScenario(scenario: Scenario, topology: Topology): string[] 
           `timeline[${i}]: ${n.id} is an in-process ${n.kind}; it can be killed, stopped, started or restarted, not ${step.action}d`
         )
       }
-    }
-    if (step.at > scenario.workload.duration) {
-      problems.push(
-        `timeline[${i}].at (${step.at} ms) is after the workload ends (${scenario.workload.duration} ms); lengthen workload.duration`
-      )
     }
   })
   for (const g of scenario.gates.sendsAfterFault ?? []) {

@@ -289,3 +289,13 @@ export class ClientFleet extends EventEmitter<FleetEvents> {
     return channel
   }
 }
+
+/** Every worker a room may need (Node, Java, Java zone-mode), for placing them in its network. */
+export function workerIdsFor(rooms: readonly string[]): { id: string; room: string }[] {
+  return rooms.flatMap((room) =>
+    (['node', 'java', 'java-zone'] as const).map((runtime) => ({
+      id: workerName({ room, runtime }),
+      room
+    }))
+  )
+}

@@ -68,20 +68,43 @@ export function processWorkers(opts: WorkerLaunchOptions): WorkerFactory {
   }
 }
 
-/** Room workers on this machine (no network namespaces yet): the common case for every shell. */
+/** Where a run's workers go: their log folder, and the room network each one runs in. */
+export interface WorkerPlace {
+  logDir(): string
+  /** argv prefix running a worker inside its room's network (namespace), or [] on loopback. */
+  prefix(workerId: string): string[]
+}
+
+/** Workers of a sandbox: logs in its run folder, each in its room's namespace when rooms are networks. */
+export function sandboxPlace(
+  sandbox: { runDir: string | null; workerPrefix(id: string): string[] },
+  fallbackDir: string
+): WorkerPlace {
+  return {
+    logDir: () => sandbox.runDir ?? fallbackDir,
+    prefix: (id) => sandbox.workerPrefix(id)
+  }
+}
+
+/** Room workers (and, when given, the Java worker) spawned as child processes of this engine. */
 export function localWorkers(opts: {
   root: string
   preferBuilt: boolean
-  logDir: () => string
+  place: WorkerPlace
+  java?: WorkerLaunchOptions['java']
 }): WorkerFactory {
   return processWorkers({
     node: roomWorkerEntry(opts.root, { preferBuilt: opts.preferBuilt }),
-    logDir: opts.logDir,
-    cwd: opts.root
+    logDir: opts.place.logDir,
+    wrap: (key, argv) => [...opts.place.prefix(workerName(key)), ...argv],
+    cwd: opts.root,
+    ...(opts.java ? { java: opts.java } : {})
   })
 }
 
 /** Room workers from this checkout's TypeScript source (tests and benchmarks run what they see). */
-export function sourceWorkers(logDir: string): WorkerFactory {
-  return localWorkers({ root: findAppPaths().root, preferBuilt: false, logDir: () => logDir })
+export function sourceWorkers(place: WorkerPlace | string): WorkerFactory {
+  const where =
+    typeof place === 'string' ? { logDir: () => place, prefix: (): string[] => [] } : place
+  return localWorkers({ root: findAppPaths().root, preferBuilt: false, place: where })
 }

@@ -18,6 +18,12 @@ export const isServing = (n: ClusterNode): boolean => SERVING.has(n.state) && !!
 export async function restoreNodes(ctx: RunContext): Promise<string[]> {
   const { cluster, clock, signal } = ctx
   const notes: string[] = []
+  // Links first: a node restarted behind a cut would fail to register and look broken.
+  if (cluster.applyNetworkFault && (cluster.network?.().faults.length ?? 0) > 0) {
+    await cluster.applyNetworkFault({ action: 'heal' }).catch((e: Error) => {
+      notes.push(`could not heal the network: ${e.message}`)
+    })
+  }
   // A node still booting from an earlier restart (a proxy takes 30-60 s on a busy host) is not up
   // yet: clients started now would pick another room and count as cross-room while healthy.
   const deadline = clock.now() + ctx.readyTimeoutMs

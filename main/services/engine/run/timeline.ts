@@ -1,4 +1,11 @@
-import type { FaultAction, TimelineStep } from '../../../../common/scenario/schema'
+import type {
+  AnyTimelineStep,
+  FaultAction,
+  NetworkAction,
+  NetworkStep,
+  TimelineStep
+} from '../../../../common/scenario/schema'
+import { isNetworkStep } from '../../../../common/scenario/schema'
 import { resolveTarget } from '../../../../common/scenario/selectors'
 import { targetNodes } from '../../scenario/plan'
 import type { AppliedStep, RunContext } from './run-context'
@@ -13,11 +20,12 @@ export const FAULT_ACTIONS = new Set(['kill', 'pause', 'stop', 'isolate', 'parti
 export function recordFault(
   ctx: RunContext,
   input: {
-    action: FaultAction
+    action: FaultAction | NetworkAction
     target: string[]
     nodes: string[]
     kinds: string[]
     error?: string
+    network?: Record<string, unknown>
   },
   t0: number
 ): AppliedStep {
@@ -41,7 +49,8 @@ export function recordFault(
     target: input.target,
     nodes: input.nodes,
     ok: applied.report.ok,
-    ...(input.error !== undefined ? { error: input.error } : {})
+    ...(input.error !== undefined ? { error: input.error } : {}),
+    ...(input.network ? { network: input.network } : {})
   })
   return applied
 }
@@ -68,8 +77,54 @@ export async function actOnClient(ctx: RunContext, id: string, action: FaultActi
   }
 }
 
-/** Applies one timeline step to every node its target selects; failures are reported, not thrown. */
+/** Applies one timeline step (node action or network fault); failures are reported, not thrown. */
 export async function applyStep(
+  ctx: RunContext,
+  step: AnyTimelineStep,
+  t0: number
+): Promise<AppliedStep> {
+  return isNetworkStep(step) ? applyNetworkStep(ctx, step, t0) : applyNodeStep(ctx, step, t0)
+}
+
+/** Cuts, slows or heals links through the cluster's network lab, and records it like any fault. */
+export async function applyNetworkStep(
+  ctx: RunContext,
+  step: NetworkStep,
+  t0: number
+): Promise<AppliedStep> {
+  const { at: _at, note: _note, ...fault } = step
+  const named = [
+    ...('target' in fault && fault.target ? [fault.target] : []),
+    ...('peer' in fault && fault.peer ? [fault.peer] : [])
+  ]
+  const rooms = new Set(ctx.loaded.topology.rooms.map((r) => r.id))
+  let error: string | undefined
+  try {
+    if (!ctx.cluster.applyNetworkFault) {
+      throw new Error('this deployment has no network lab (network faults need the sandbox)')
+    }
+    await ctx.cluster.applyNetworkFault(fault)
+  } catch (e) {
+    error = (e as Error).message
+  }
+  const applied = recordFault(
+    ctx,
+    {
+      action: fault.action,
+      target: named,
+      nodes: named,
+      kinds: named.map((id) => (rooms.has(id) ? 'room' : 'node')),
+      network: fault as Record<string, unknown>,
+      ...(error !== undefined ? { error } : {})
+    },
+    t0
+  )
+  const what = named.length ? `${fault.action} ${named.join(' ~ ')}` : fault.action
+  ctx.progress('workload', `${what}${error ? ` failed: ${error}` : ''}`)
+  return applied
+}
+
+async function applyNodeStep(
   ctx: RunContext,
   step: TimelineStep,
   t0: number

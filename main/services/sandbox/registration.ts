@@ -1,0 +1,62 @@
+import type { RegistrationProbe } from './admin-ports'
+import type { NodeProcess } from './node-process'
+import type { Clock } from './readiness'
+
+/** How long each name server took, after the last broker booted, to list every running broker. */
+export interface RegistrationReport {
+  /** Milliseconds from "all brokers up" to "every name server lists every broker"; null on timeout. */
+  allMs: number | null
+  byNameServer: Record<string, number | null>
+  /** Brokers a name server still did not list when the wait ended. */
+  missing: Record<string, string[]>
+}
+
+/**
+ * Polls every running name server until it lists every running broker (or the budget ends).
+ * `stillCurrent` stops the poll when the sandbox it belongs to was stopped meanwhile.
+ */
+export async function pollRegistration(input: {
+  probe: RegistrationProbe
+  nodes: readonly NodeProcess[]
+  clock: Clock
+  since: number
+  timeoutMs: number
+  intervalMs: number
+  stillCurrent: () => boolean
+  progress: (nodeId: string, message: string) => void
+}): Promise<RegistrationReport> {
+  const { clock, probe } = input
+  const nameServers = input.nodes.filter((rt) => rt.kind === 'nameserver' && rt.state === 'up')
+  const expected = input.nodes
+    .filter((rt) => rt.kind === 'broker' && rt.state === 'up')
+    .map((rt) => `${rt.host}:${rt.port}`)
+  const deadline = clock.now() + input.timeoutMs
+  const byNameServer: Record<string, number | null> = {}
+  const missing: Record<string, string[]> = {}
+  for (const ns of nameServers) {
+    byNameServer[ns.id] = null
+    missing[ns.id] = [...expected]
+  }
+  while (clock.now() < deadline && input.stillCurrent()) {
+    await Promise.all(
+      nameServers
+        .filter((ns) => byNameServer[ns.id] === null)
+        .map(async (ns) => {
+          const listed = await probe.brokersOn(`${ns.host}:${ns.port}`).catch(() => [] as string[])
+          missing[ns.id] = expected.filter((a) => !listed.includes(a))
+          if (missing[ns.id]!.length === 0 && byNameServer[ns.id] === null) {
+            byNameServer[ns.id] = clock.now() - input.since
+            input.progress(
+              ns.id,
+              `lists all ${expected.length} brokers (${byNameServer[ns.id]} ms after boot)`
+            )
+          }
+        })
+    )
+    if (Object.values(byNameServer).every((v) => v !== null)) break
+    await clock.sleep(input.intervalMs)
+  }
+  const times = Object.values(byNameServer)
+  const allMs = times.every((v) => v !== null) ? Math.max(0, ...(times as number[])) : null
+  return { allMs, byNameServer, missing }
+}
