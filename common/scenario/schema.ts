@@ -181,6 +181,11 @@ export const gatesSchema = z.object({
   maxDuplicates: z.number().int().nonnegative().optional(),
   /** Share (0..1) of sends and consumptions served by the client's own room before the first fault. */
   minLocalShare: z.number().min(0).max(1).optional(),
+  /**
+   * Share (0..1) of sends and consumptions served by the client's own room from the first fault on
+   * (a cut between rooms: each side keeps serving its own room).
+   */
+  minLocalShareAfterFault: z.number().min(0).max(1).optional(),
   /** Share (0..1) of sends that must be acknowledged; failed sends count against it. */
   minAckedShare: z.number().min(0).max(1).optional(),
   /** Sends of these rooms' producers after the first fault must be acknowledged by brokers of `viaRoom`. */
@@ -346,6 +351,21 @@ export const reportSchema = z.object({
   failovers: z.array(failoverReportSchema),
   selections: z.array(selectionReportSchema),
   faults: z.array(faultReportSchema),
+  /**
+   * Send latency of acknowledged sends, same-room against cross-room (from each send's scheduled
+   * time, so a stalled sender cannot hide its stall): what a link between rooms costs.
+   */
+  latency: z
+    .array(
+      z.object({
+        scope: z.enum(['same-room', 'cross-room']),
+        sends: z.number().int(),
+        p50Ms: z.number().nullable(),
+        p99Ms: z.number().nullable(),
+        maxMs: z.number().nullable()
+      })
+    )
+    .optional(),
   /** Problems that did not stop the run (e.g. a drain that timed out). */
   notes: z.array(z.string()).default([])
 })

@@ -179,6 +179,19 @@ export class LedgerReader {
     ).map((r) => r.l)
   }
 
+  /** Acknowledged sends' latency from their scheduled time (or start), same-room vs cross-room. */
+  sendLatencyByScope(runId: number): { sameRoom: number[]; crossRoom: number[] } {
+    const rows = this.db
+      .prepare(
+        `SELECT ended_at - COALESCE(scheduled_at, started_at) AS l, client_room = broker_room AS same
+           FROM ledger_sends WHERE run_id = ? AND status = 'acked' AND broker_room IS NOT NULL`
+      )
+      .all(runId) as { l: number; same: number }[]
+    const out = { sameRoom: [] as number[], crossRoom: [] as number[] }
+    for (const r of rows) (r.same ? out.sameRoom : out.crossRoom).push(r.l)
+    return out
+  }
+
   /** Events of a run, optionally only some kinds or those after a known id (for tailing). */
   events(
     runId: number,

@@ -40,6 +40,8 @@ export interface RunSnapshot {
   skipped: Record<string, { down: number; inflightCap: number }>
   /** Worker processes that died on their own during the run. */
   workerExits: StoredEvent[]
+  /** Latencies (ms, from the scheduled time) of acknowledged sends, by whether they crossed rooms. */
+  sendLatency: { sameRoom: number[]; crossRoom: number[] }
 }
 
 export const pairKey = (a: string, b: string): string => `${a}>${b}`
@@ -81,6 +83,7 @@ export function takeRunSnapshot(reader: LedgerReader, q: SnapshotQuery): RunSnap
       .events(q.runId, { kinds: ['management-fallback'] })
       .filter((e) => e.atMs >= q.t0),
     skipped: Object.fromEntries(reader.skippedSends(q.runId)),
-    workerExits: reader.events(q.runId, { kinds: ['worker-exit'] })
+    workerExits: reader.events(q.runId, { kinds: ['worker-exit'] }),
+    sendLatency: reader.sendLatencyByScope(q.runId)
   }
 }

@@ -11,6 +11,9 @@ export interface GateFacts {
   /** Share of sends / consumptions before the first fault served entirely in the client's room. */
   localSendShare: number | null
   localConsumeShare: number | null
+  /** The same shares from the first fault on; null when nothing was served after it. */
+  localSendShareAfterFault?: number | null
+  localConsumeShareAfterFault?: number | null
   sendsVia(fromRoom: string, viaRoom: string): number
   consumedAcross(brokerRoom: string, consumerRoom: string): number
   failovers: readonly FailoverReport[]
@@ -66,6 +69,22 @@ export function evaluateGates(gates: Gates, f: GateFacts): GateResult[] {
         passed: share !== null && share >= gates.minLocalShare,
         actual: share === null ? null : round(share),
         limit: gates.minLocalShare
+      })
+    }
+  }
+  if (gates.minLocalShareAfterFault !== undefined) {
+    for (const [name, share] of [
+      ['sends served in own room (from the first fault on)', f.localSendShareAfterFault ?? null],
+      [
+        'consumptions served in own room (from the first fault on)',
+        f.localConsumeShareAfterFault ?? null
+      ]
+    ] as const) {
+      out.push({
+        name,
+        passed: share !== null && share >= gates.minLocalShareAfterFault,
+        actual: share === null ? null : round(share),
+        limit: gates.minLocalShareAfterFault
       })
     }
   }

@@ -105,8 +105,9 @@ describe('evaluateGates', () => {
 describe('built-in scenarios', () => {
   const files = readdirSync(join(RESOURCES, 'scenarios')).filter((f) => f.endsWith('.yaml'))
 
-  it('ships the six scenarios of the method and three of the gRPC lane', () => {
+  it('ships the six scenarios of the method, three of the gRPC lane and four of the links', () => {
     expect(files.sort()).toEqual([
+      'broker-cut-from-remote-ns.yaml',
       'grpc-healthy.yaml',
       'grpc-room1-brokers-down.yaml',
       'grpc-room1-proxy-down.yaml',
@@ -115,14 +116,18 @@ describe('built-in scenarios', () => {
       'room1-brokers-and-namesrv-down.yaml',
       'room1-brokers-down.yaml',
       'room1-consumers-down.yaml',
-      'room1-management-down.yaml'
+      'room1-isolated.yaml',
+      'room1-lossy.yaml',
+      'room1-management-down.yaml',
+      'wan-latency.yaml'
     ])
   })
 
   it.each(files)('%s loads against its topology and stays short', (f) => {
     const l = loadScenarioFile(join(RESOURCES, 'scenarios', f), { resourcesDir: RESOURCES })
     const grpc = f.startsWith('grpc-')
-    expect(l.topology.name).toBe(grpc ? 'two-rooms-proxies' : 'two-rooms')
+    const wan = f === 'wan-latency.yaml'
+    expect(l.topology.name).toBe(grpc ? 'two-rooms-proxies' : wan ? 'two-rooms-wan' : 'two-rooms')
     expect(l.scenario.workload.lane).toBe(grpc ? 'grpc' : undefined)
     if (grpc) expect(planClients(l.scenario, l.topology).every((c) => c.lane === 'grpc')).toBe(true)
     expect(l.scenario.workload.duration).toBeLessThanOrEqual(25_000)

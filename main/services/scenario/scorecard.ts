@@ -33,6 +33,15 @@ export function formatScorecard(r: ScenarioReport): string {
     )
   }
   if (r.measurement) lines.push(`  ${r.measurement.note}`)
+  const lat = (r.latency ?? []).filter((l) => l.sends > 0)
+  if (lat.length) {
+    lines.push(
+      '  send latency (from the schedule): ' +
+        lat
+          .map((l) => `${l.scope} p50 ${l.p50Ms} ms, p99 ${l.p99Ms} ms (${l.sends} sends)`)
+          .join('; ')
+    )
+  }
   lines.push('', 'gates')
   for (const g of r.gates) {
     lines.push(`  ${g.passed ? 'PASS' : 'FAIL'}  ${g.name}: ${g.actual ?? '—'} (limit ${g.limit})`)

@@ -1,4 +1,4 @@
-import { computeRto, localShare } from '../../../../common/scenario/metrics'
+import { computeRto, localShare, percentile } from '../../../../common/scenario/metrics'
 import type {
   ClientReport,
   FailoverReport,
@@ -89,10 +89,13 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     brokerRoom: r.brokerRoom,
     count: r.count
   }))
-  const healthy = (role: 'producer' | 'consumer'): number | null =>
+  const share = (
+    role: 'producer' | 'consumer',
+    phase: 'before-fault' | 'after-fault'
+  ): number | null =>
     localShare(
       snap.selections
-        .filter((r) => r.phase === 'before-fault' && roleOf.get(r.clientId) === role)
+        .filter((r) => r.phase === phase && roleOf.get(r.clientId) === role)
         .map((r) => ({
           clientRoom: r.clientRoom,
           servedRoom: r.namesrvRoom === r.clientRoom ? r.brokerRoom : null,
@@ -106,8 +109,10 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     sent: loss.sent,
     acked: loss.acked,
     rtoMs: allRto,
-    localSendShare: healthy('producer'),
-    localConsumeShare: healthy('consumer'),
+    localSendShare: share('producer', 'before-fault'),
+    localConsumeShare: share('consumer', 'before-fault'),
+    localSendShareAfterFault: share('producer', 'after-fault'),
+    localConsumeShareAfterFault: share('consumer', 'after-fault'),
     sendsVia: (from, via) => snap.sendsVia[pairKey(from, via)] ?? 0,
     consumedAcross: (b, c) => snap.consumedAcross[pairKey(b, c)] ?? 0,
     failovers,
@@ -177,9 +182,23 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     failovers,
     selections,
     faults: steps.map((s) => ({ ...s.report, atMs: s.atAbs - times.t0 })),
+    latency: latencyOf(snap.sendLatency),
     notes
   }
 }
+
+function latencyOf(l: RunSnapshot['sendLatency']): NonNullable<ScenarioReport['latency']> {
+  const row = (scope: 'same-room' | 'cross-room', values: number[]) => ({
+    scope,
+    sends: values.length,
+    p50Ms: nullableRound(percentile(values, 50)),
+    p99Ms: nullableRound(percentile(values, 99)),
+    maxMs: values.length ? round1(values.reduce((m, v) => (v > m ? v : m), -Infinity)) : null
+  })
+  return [row('same-room', l.sameRoom), row('cross-room', l.crossRoom)]
+}
+
+const nullableRound = (n: number | null): number | null => (n === null ? null : round1(n))
 
 function measurementOf(d: NonNullable<ReportInput['drain']>): ScenarioReport['measurement'] {
   return {
