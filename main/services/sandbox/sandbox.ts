@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path'
 import type { Topology } from '../../../common/topology/schema'
 import type { TopologyNode } from '../../../common/topology/model'
 import { hostOf, isAttached, listNodes, topicsOf } from '../../../common/topology/model'
-import { findAppPaths } from '../app-paths'
+import { findAppPaths, nodeRuntimeCommand } from '../app-paths'
 import type { RegistrationProbe, TopicCreator } from './admin-ports'
 import { createRemotingAdmin, remotingRegistrationProbe, remotingTopicCreator } from './admin-ports'
 import type { Discovery, ManagementNodeConfig } from './config'
@@ -813,10 +813,12 @@ export class Sandbox {
 
   private defaultManagementCommand(): ManagementCommand {
     const entry = join(this.repoRoot, 'main', 'services', 'management', 'standalone.ts')
+    const runtime = nodeRuntimeCommand()
     return (configFile) => ({
-      command: process.execPath,
+      command: runtime.command,
       args: ['--import', 'tsx', entry, configFile],
-      cwd: this.repoRoot
+      cwd: this.repoRoot,
+      env: { ...runtime.env }
     })
   }
 
@@ -885,7 +887,8 @@ export class Sandbox {
       args: spec.args,
       env,
       cwd: spec.cwd,
-      logFile: rt.logFile
+      logFile: rt.logFile,
+      lifeline: rt.kind === 'management'
     })
     rt.proc = proc
     if (proc.pid > 0) this.recordPid(rt, proc.pid)
