@@ -1,3 +1,6 @@
 export * from './schema'
 export * from './model'
 export * from './validate'
+export * from './text'
+export { parseJsonStrict, lineColumn } from './json-text'
+export type { JsonSyntaxError, JsonParseResult } from './json-text'

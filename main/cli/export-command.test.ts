@@ -70,7 +70,7 @@ describe('runLintCommand', () => {
   it('exits 2 for a missing or invalid file, naming it', () => {
     const err = sink()
     expect(runLintCommand(join(dir, 'nope.json'), {}, sink(), err)).toBe(2)
-    expect(err.text).toContain('nope.json: topology file not found')
+    expect(err.text).toContain(`topology file not found: ${join(dir, 'nope.json')}`)
     const bad = join(dir, 'bad.json')
     writeFileSync(
       bad,
