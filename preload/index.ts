@@ -1,12 +1,12 @@
 import { contextBridge, ipcRenderer } from 'electron'
-import { isEventChannel, isRequestChannel } from '../common/contract'
+import { isEventChannel, isRequestChannel, isShellRequestChannel } from '../common/contract'
 import type { DrStudioBridge } from './bridge-types'
 
-/** The only surface the sandboxed renderer gets: invoke and on, for contract channels only. */
+/** The only surface the sandboxed renderer gets: invoke and on, for contract (and shell) channels only. */
 const bridge: DrStudioBridge = {
   shell: 'electron',
   invoke(channel, payload) {
-    if (!isRequestChannel(channel))
+    if (!isRequestChannel(channel) && !isShellRequestChannel(channel))
       return Promise.reject(new Error(`unknown request channel "${channel}"`))
     return ipcRenderer.invoke(channel, payload)
   },

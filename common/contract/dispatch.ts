@@ -13,7 +13,8 @@ export class ContractError extends Error {
   }
 }
 
-function describeIssues(error: z.ZodError): string {
+/** The first few zod issues as `field: message; …`, for errors that name the field. */
+export function describeIssues(error: z.ZodError): string {
   return error.issues
     .slice(0, 5)
     .map((i) => `${i.path.length ? i.path.join('.') : '(payload)'}: ${i.message}`)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import threeRoomsJson from '../../resources/topologies/three-rooms.json'
+import twoRoomsProxiesJson from '../../resources/topologies/two-rooms-proxies.json'
 import twoRoomsJson from '../../resources/topologies/two-rooms.json'
 import type { Topology } from '../topology/schema'
 import { topologySchema } from '../topology/schema'
@@ -13,6 +14,15 @@ type Doc = any
 /** two-rooms.json with an edit applied, parsed like a loaded file. */
 function twoRooms(edit: (doc: Doc) => void = () => {}): Topology {
   const doc = structuredClone(twoRoomsJson) as Doc
+  edit(doc)
+  return topologySchema.parse(doc)
+}
+
+/** two-rooms-proxies.json (a zone-pinned proxy per room, a plain one in room1), clients on gRPC. */
+function grpcRooms(edit: (doc: Doc) => void = () => {}): Topology {
+  const doc = structuredClone(twoRoomsProxiesJson) as Doc
+  for (const room of doc.rooms)
+    for (const c of [...room.producers, ...room.consumers]) c.lane = 'grpc'
   edit(doc)
   return topologySchema.parse(doc)
 }
@@ -260,6 +270,55 @@ const CASES: Record<
     good: () => twoRooms(),
     nodes: ['consumer-1', 'consumer-1b']
   },
+  'grpc-clients-without-proxy': {
+    // room2's only zone-pinned proxy removed: its gRPC clients hang on room1's proxy alone.
+    bad: () => grpcRooms((d) => (d.rooms[1].proxies = [])),
+    good: () => grpcRooms(),
+    nodes: ['producer-2', 'consumer-2'],
+    path: '$.rooms[1].proxies'
+  },
+  'grpc-clients-remote-proxy': {
+    // Three rooms, proxies in room1 and room3 only: room2's gRPC clients survive one loss, cross-room.
+    bad: () =>
+      threeRooms((d) => {
+        d.rooms[0].proxies = [{ id: 'proxy-1' }]
+        d.rooms[2].proxies = [{ id: 'proxy-3' }]
+        d.rooms[1].producers[0].lane = 'grpc'
+      }),
+    good: () =>
+      threeRooms((d) => {
+        d.rooms.forEach((r: Doc, i: number) => (r.proxies = [{ id: `proxy-${i + 1}` }]))
+        d.rooms[1].producers[0].lane = 'grpc'
+      }),
+    nodes: ['producer-2'],
+    path: '$.rooms[1].proxies'
+  },
+  'topic-split-across-clusters': {
+    bad: () => twoRooms((d) => (d.rooms[1].brokers[0].cluster = 'Room2Cluster')),
+    good: () => twoRooms(),
+    nodes: ['broker-1', 'broker-2'],
+    path: '$.topics[0]'
+  },
+  'host-in-several-rooms': {
+    bad: () =>
+      twoRooms((d) => {
+        Object.assign(d.rooms[0].nameServers[0], { host: 'rack7-a.example', port: 9876 })
+        Object.assign(d.rooms[1].brokers[0], { host: 'RACK7-A.example.', port: 10911 })
+      }),
+    good: () =>
+      twoRooms((d) => {
+        Object.assign(d.rooms[0].nameServers[0], { host: 'rack7-a.example', port: 9876 })
+        Object.assign(d.rooms[1].brokers[0], { host: 'rack9-a.example', port: 10911 })
+      }),
+    nodes: ['ns-1', 'broker-2'],
+    path: '$.rooms[1].brokers[0].host'
+  },
+  'failover-timers-too-slow': {
+    // RocketMQ's own client default (pollNameServerInterval) is 30 s.
+    bad: () => twoRooms((d) => (d.settings.routeRefreshMs = 30000)),
+    good: () => twoRooms((d) => (d.settings.routeRefreshMs = 10000)),
+    path: '$.settings.routeRefreshMs'
+  },
   'producer-topic-without-consumer': {
     bad: () =>
       twoRooms((d) =>
@@ -336,5 +395,157 @@ describe('lintTopology', () => {
     expect(countFindings(lintTopology(t)).error).toBeGreaterThan(0)
     expect(lintRule('room-without-nameserver')?.severity).toBe('error')
     expect(lintRule('nope')).toBeUndefined()
+  })
+})
+
+describe('multi-room rules: what a room loss costs decides the severity', () => {
+  const ruleIds = (t: Topology) => lintTopology(t).map((f) => f.ruleId)
+
+  describe('gRPC lane without a proxy in the room', () => {
+    it('is an error when no zone-pinned proxy exists at all (a plain one does not count)', () => {
+      const t = grpcRooms((d) => {
+        d.rooms[0].proxies = [{ id: 'proxy-plain', zoneMode: false }]
+        d.rooms[1].proxies = []
+      })
+      const found = fired(t, 'grpc-clients-without-proxy')
+      expect(found.map((f) => f.path)).toEqual(['$.rooms[0].proxies', '$.rooms[1].proxies'])
+      expect(found[0]!.message).toMatch(/cannot connect at all/)
+      expect(found[0]!.severity).toBe('error')
+    })
+
+    it('names the room whose loss cuts the clients off', () => {
+      const [f] = fired(
+        grpcRooms((d) => (d.rooms[1].proxies = [])),
+        'grpc-clients-without-proxy'
+      )
+      expect(f!.message).toContain('losing room "room1" stops them although room "room2" is up')
+      expect(f!.hint).toBe('add a zone-pinned proxy ("zoneMode": true) to room "room2"')
+    })
+
+    it('is only a warning when proxies in two other rooms survive either loss', () => {
+      const t = threeRooms((d) => {
+        d.rooms[0].proxies = [{ id: 'proxy-1' }]
+        d.rooms[2].proxies = [{ id: 'proxy-3' }]
+        d.rooms[1].consumers[0].lane = 'grpc'
+      })
+      expect(fired(t, 'grpc-clients-without-proxy')).toEqual([])
+      expect(fired(t, 'grpc-clients-remote-proxy')[0]!.message).toMatch(
+        /every call crosses to rooms "room1", "room3"/
+      )
+    })
+
+    it('stays quiet for remoting clients in a room without a proxy', () => {
+      const t = twoRooms((d) => (d.rooms[0].proxies = [{ id: 'proxy-1' }]))
+      expect(ruleIds(t)).not.toContain('grpc-clients-without-proxy')
+      expect(ruleIds(t)).not.toContain('grpc-clients-remote-proxy')
+    })
+  })
+
+  describe('one topic in several clusters', () => {
+    it('stays quiet when each cluster spans every room with masters', () => {
+      const t = twoRooms((d) => {
+        d.rooms[0].brokers.push({
+          id: 'broker-1c',
+          cluster: 'C2',
+          brokerName: 'c2-a',
+          role: 'master',
+          brokerId: 0
+        })
+        d.rooms[1].brokers.push({
+          id: 'broker-2c',
+          cluster: 'C2',
+          brokerName: 'c2-b',
+          role: 'master',
+          brokerId: 0
+        })
+      })
+      expect(fired(t, 'topic-split-across-clusters')).toEqual([])
+    })
+
+    it('fires when one cluster lives in one room only, once per topic', () => {
+      const t = twoRooms((d) => {
+        d.rooms[0].brokers.push({
+          id: 'broker-1c',
+          cluster: 'C2',
+          brokerName: 'c2-a',
+          role: 'master',
+          brokerId: 0
+        })
+        d.topics.push({ name: 'payments', queues: 4 })
+      })
+      const found = fired(t, 'topic-split-across-clusters')
+      expect(found.map((f) => f.path)).toEqual(['$.topics[0]', '$.topics[1]'])
+      expect(found[0]!.message).toContain(
+        'cluster "DrCluster" in "room1", "room2"; cluster "C2" in "room1"'
+      )
+      expect(found[0]!.hint).toContain('updateTopic -c <cluster>')
+    })
+
+    it('leaves a topology with masters in one room to topic-single-room', () => {
+      const t = twoRooms((d) => {
+        d.rooms[0].brokers.push({ ...d.rooms[1].brokers[0], cluster: 'Other' })
+        d.rooms[1].brokers = []
+      })
+      expect(fired(t, 'topic-split-across-clusters')).toEqual([])
+      expect(ruleIds(t)).toContain('topic-single-room')
+    })
+  })
+
+  describe('one host in several rooms', () => {
+    it('names every room and node on the host', () => {
+      const [f] = fired(CASES['host-in-several-rooms'].bad(), 'host-in-several-rooms')
+      expect(f!.message).toBe(
+        'host rack7-a.example holds nodes of rooms "room1" (ns-1), "room2" (broker-2); one machine failure takes part of every one of these rooms'
+      )
+      expect(f!.severity).toBe('error')
+    })
+
+    it('leaves loopback to loopback-host, and several nodes of one room on one host alone', () => {
+      const loop = twoRooms((d) => {
+        Object.assign(d.rooms[0].nameServers[0], { host: 'localhost', port: 9876 })
+        Object.assign(d.rooms[1].nameServers[0], { host: '127.0.0.1', port: 9877 })
+      })
+      expect(fired(loop, 'host-in-several-rooms')).toEqual([])
+      expect(fired(loop, 'loopback-host')).toHaveLength(2)
+      const oneRoom = twoRooms((d) => {
+        Object.assign(d.rooms[0].nameServers[0], { host: '10.1.0.5', port: 9876 })
+        Object.assign(d.rooms[0].brokers[0], { host: '10.1.0.5', port: 10911 })
+      })
+      expect(fired(oneRoom, 'host-in-several-rooms')).toEqual([])
+    })
+  })
+
+  describe('failover timers', () => {
+    it('flags a probe that notices a dead name server only after more than 10 s', () => {
+      const slow = twoRooms((d) => (d.settings.probeIntervalMs = 9501))
+      const [f] = fired(slow, 'failover-timers-too-slow')
+      expect(f).toMatchObject({ path: '$.settings.probeIntervalMs', severity: 'warning' })
+      expect(f!.message).toContain('up to 10001 ms')
+      expect(
+        fired(
+          twoRooms((d) => (d.settings.probeIntervalMs = 9500)),
+          'failover-timers-too-slow'
+        )
+      ).toEqual([])
+    })
+
+    it('stays quiet where the topology does not rely on the timer', () => {
+      const staticNs = twoRooms((d) => {
+        d.settings.namesrvDiscovery = 'static'
+        d.settings.probeIntervalMs = 60000
+        d.settings.probeTimeoutMs = 1000
+        d.settings.routeRefreshMs = 60000
+      })
+      expect(fired(staticNs, 'failover-timers-too-slow').map((f) => f.path)).toEqual([
+        '$.settings.routeRefreshMs'
+      ])
+      const grpcOnly = grpcRooms((d) => (d.settings.routeRefreshMs = 60000))
+      expect(fired(grpcOnly, 'failover-timers-too-slow')).toEqual([])
+      const oneMasterRoom = twoRooms((d) => {
+        d.rooms[1].brokers = []
+        d.settings.routeRefreshMs = 60000
+      })
+      expect(fired(oneMasterRoom, 'failover-timers-too-slow')).toEqual([])
+    })
   })
 })

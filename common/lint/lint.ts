@@ -1,49 +1,14 @@
-import type { NodeOfKind, TopologyNode } from '../topology/model'
-import { listNodes, occupiedPorts, topicsOf } from '../topology/model'
+import type { TopologyNode } from '../topology/model'
+import { occupiedPorts, topicsOf } from '../topology/model'
 import type { RoomSpec, Topology } from '../topology/schema'
+import type { BrokerNode, Check, ClientNode, Context, Draft } from './context'
+import { LOOPBACK, lintContext, mastersIn, normalHost, uniq } from './context'
+import { MULTI_ROOM_CHECKS } from './multi-room'
 import type { LintFinding, LintRuleId } from './rules'
 import { LINT_RULES } from './rules'
 
-type BrokerNode = NodeOfKind<'broker'>
-type ClientNode = NodeOfKind<'producer'> | NodeOfKind<'consumer'>
-
-/** A master and the slaves sharing its cluster and brokerName. */
-interface BrokerGroup {
-  key: string
-  members: BrokerNode[]
-  master: BrokerNode | undefined
-}
-
-interface Context {
-  topology: Topology
-  nodes: TopologyNode[]
-  brokers: BrokerNode[]
-  clients: ClientNode[]
-  groups: BrokerGroup[]
-  roomPath: Map<string, string>
-  /** Rooms holding at least one master broker, in document order. */
-  masterRooms: string[]
-}
-
-type Draft = Omit<LintFinding, 'ruleId' | 'severity'>
-type Check = (ctx: Context) => Draft[]
-
-const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1|0\.0\.0\.0)$/i
-
-function normalHost(host: string): string {
-  return LOOPBACK.test(host) ? 'loopback' : host.toLowerCase()
-}
-
 function hostText(node: TopologyNode): string {
   return node.kind === 'producer' || node.kind === 'consumer' ? '' : (node.spec.host ?? '')
-}
-
-function uniq<T>(items: Iterable<T>): T[] {
-  return [...new Set(items)]
-}
-
-function mastersIn(ctx: Context, room: string): BrokerNode[] {
-  return ctx.brokers.filter((b) => b.room === room && b.spec.role === 'master')
 }
 
 function perRoom(ctx: Context, fn: (room: RoomSpec, path: string) => Draft | undefined): Draft[] {
@@ -81,6 +46,7 @@ function collisions(
 }
 
 const CHECKS: { [K in LintRuleId]: Check } = {
+  ...MULTI_ROOM_CHECKS,
   'single-room-topology': ({ topology }) =>
     topology.rooms.length < 2
       ? [
@@ -477,34 +443,9 @@ const CHECKS: { [K in LintRuleId]: Check } = {
   }
 }
 
-function context(topology: Topology): Context {
-  const nodes = listNodes(topology)
-  const brokers = nodes.filter((n): n is BrokerNode => n.kind === 'broker')
-  const clients = nodes.filter(
-    (n): n is ClientNode => n.kind === 'producer' || n.kind === 'consumer'
-  )
-  const byKey = new Map<string, BrokerGroup>()
-  for (const b of brokers) {
-    const key = `${b.spec.cluster}/${b.spec.brokerName}`
-    const g = byKey.get(key) ?? { key, members: [], master: undefined }
-    g.members.push(b)
-    if (b.spec.role === 'master' && !g.master) g.master = b
-    byKey.set(key, g)
-  }
-  return {
-    topology,
-    nodes,
-    brokers,
-    clients,
-    groups: [...byKey.values()],
-    roomPath: new Map(topology.rooms.map((r, i) => [r.id, `$.rooms[${i}]`])),
-    masterRooms: uniq(brokers.filter((b) => b.spec.role === 'master').map((b) => b.room))
-  }
-}
-
 /** Finds DR design mistakes in a well-formed topology; findings come in LINT_RULES order, then document order. */
 export function lintTopology(topology: Topology): LintFinding[] {
-  const ctx = context(topology)
+  const ctx = lintContext(topology)
   return LINT_RULES.flatMap((rule) =>
     CHECKS[rule.id](ctx).map((d) => ({ ruleId: rule.id, severity: rule.severity, ...d }))
   )

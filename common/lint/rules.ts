@@ -60,10 +60,28 @@ export const LINT_RULES = [
     why: 'Every pull crosses rooms, and no queue of this room exists for them to prefer.'
   },
   {
+    id: 'grpc-clients-without-proxy',
+    severity: 'error',
+    title: 'gRPC clients that one room loss cuts off',
+    why: 'The gRPC lane reaches brokers only through zone-pinned proxies. Clients whose room has none depend on the proxies of a single other room (or of none): losing that room stops them while their own room and its brokers are up.'
+  },
+  {
+    id: 'grpc-clients-remote-proxy',
+    severity: 'warning',
+    title: 'gRPC clients in a room without a proxy',
+    why: 'Every call crosses rooms, and a zone-pinned proxy routes to its own room’s brokers, so these clients never use their room’s brokers and stop when the links to the proxies’ rooms fail.'
+  },
+  {
     id: 'topic-single-room',
     severity: 'error',
     title: 'Topic served from one room only',
     why: 'Every master serves every topic, so a topic is served by the rooms that hold masters; with one such room, losing it stops all sends and consumption.'
+  },
+  {
+    id: 'topic-split-across-clusters',
+    severity: 'error',
+    title: 'Topic served by a different cluster in each room',
+    why: 'RocketMQ scopes topic and consumer-group admin to a cluster (mqadmin updateTopic -c, updateSubGroup -c, a cluster-mode proxy’s rocketMQClusterName). With rooms in different clusters a topic created or changed for one cluster exists only in its rooms: once they are lost the other rooms reject its sends.'
   },
   {
     id: 'consumer-group-single-room',
@@ -120,6 +138,12 @@ export const LINT_RULES = [
     why: 'One machine failure takes both copies of the broker group.'
   },
   {
+    id: 'host-in-several-rooms',
+    severity: 'error',
+    title: 'One host listed in several rooms',
+    why: 'A room is a failure domain. A machine that holds nodes of two rooms fails both at once, so the design does not survive the loss the rooms are there for; usually a host name copied from the wrong room.'
+  },
+  {
     id: 'port-collision-on-host',
     severity: 'error',
     title: 'Port collision on a host',
@@ -148,6 +172,12 @@ export const LINT_RULES = [
     severity: 'warning',
     title: 'Probe timeout not shorter than the probe interval',
     why: 'Probes of an unresponsive name server overlap and the health view lags by several intervals.'
+  },
+  {
+    id: 'failover-timers-too-slow',
+    severity: 'warning',
+    title: 'Route refresh or probe too slow for room failover',
+    why: 'Consumer takeover across rooms waits for a route refresh and name-server failover waits for a failed probe. The shipped failover scenarios recover in 1–2 s; a timer above 10 s makes every such room failure an outage at least that long.'
   },
   {
     id: 'queues-fewer-than-consumers',

@@ -1,27 +1,60 @@
 import { z } from 'zod'
+import type { FieldProblem } from './fields'
+import { checkHost, idProblem, nameText, rocketmqNameProblem } from './fields'
+
+/** Adds a custom issue carrying its fix, which validate.ts turns into the problem's hint. */
+function issue(ctx: z.RefinementCtx, p: FieldProblem): void {
+  ctx.addIssue({ code: 'custom', message: p.message, params: { hint: p.hint } })
+}
 
 /** Node and room ids appear in logs, file names and CLI output, so keep them shell- and path-safe. */
-export const idSchema = z
-  .string()
-  .regex(
-    /^[A-Za-z][A-Za-z0-9_-]{0,62}$/,
-    'ids start with a letter and use letters, digits, - and _'
-  )
+export const idSchema = z.string().superRefine((v, ctx) => {
+  const p = idProblem(v)
+  if (p) issue(ctx, p)
+})
+
+/** A RocketMQ topic or group name (letters, digits, %, |, - and _), which RocketMQ enforces. */
+function rocketmqName(kind: 'topic' | 'group') {
+  return z.string().superRefine((v, ctx) => {
+    const p = rocketmqNameProblem(kind, v)
+    if (p) issue(ctx, p)
+  })
+}
+
+/** A name that keys brokers (cluster, brokerName): trimmed and NFC, so look-alikes are one name. */
+function keyName(label: string) {
+  return z.string().transform((v, ctx) => {
+    const r = nameText(label, v)
+    if (r.ok) return r.value
+    issue(ctx, r)
+    return z.NEVER
+  })
+}
 
 const portSchema = z.number().int().min(1).max(65535)
 
+/** A host name or IPv4 address; trimmed (and one trailing dot dropped) on purpose, see checkHost. */
+export const hostSchema = z.string().transform((v, ctx) => {
+  const r = checkHost(v)
+  if (r.ok) return r.host
+  issue(ctx, r)
+  return z.NEVER
+})
+
 /** Explicit placement; when both are absent the sandbox allocates a loopback port. */
 const endpointFields = {
-  host: z.string().min(1).optional(),
+  host: hostSchema.optional(),
   port: portSchema.optional()
 }
 
-export const nameServerSchema = z.object({ id: idSchema, ...endpointFields })
+// Strict objects: an unknown key is almost always a typo ("prot", "probeIntervalMS") that would
+// otherwise be dropped without a word and replaced by a default.
+export const nameServerSchema = z.strictObject({ id: idSchema, ...endpointFields })
 
-export const brokerSchema = z.object({
+export const brokerSchema = z.strictObject({
   id: idSchema,
-  cluster: z.string().min(1).default('DefaultCluster'),
-  brokerName: z.string().min(1),
+  cluster: keyName('cluster').default('DefaultCluster'),
+  brokerName: keyName('brokerName'),
   role: z.enum(['master', 'slave']),
   /** 0 for a master, >0 for a slave (RocketMQ refuses anything else). */
   brokerId: z.number().int().min(0),
@@ -30,14 +63,14 @@ export const brokerSchema = z.object({
   ...endpointFields
 })
 
-export const managementNodeSchema = z.object({
+export const managementNodeSchema = z.strictObject({
   id: idSchema,
   ...endpointFields
 })
 
-export const proxySchema = z.object({
+export const proxySchema = z.strictObject({
   id: idSchema,
-  host: z.string().min(1).optional(),
+  host: hostSchema.optional(),
   /** gRPC port (the remoting port is grpcPort+1 in the sandbox). */
   port: portSchema.optional(),
   remotingPort: portSchema.optional(),
@@ -50,10 +83,10 @@ export const proxySchema = z.object({
 
 export const selectionPolicySchema = z.enum(['random', 'round-robin', 'least-latency'])
 
-export const producerSchema = z.object({
+export const producerSchema = z.strictObject({
   id: idSchema,
-  topic: z.string().min(1),
-  group: z.string().min(1),
+  topic: rocketmqName('topic'),
+  group: rocketmqName('group'),
   /** Messages per second. */
   rate: z.number().positive().max(100000).default(10),
   messageSize: z
@@ -67,15 +100,15 @@ export const producerSchema = z.object({
   fallbackRooms: z.array(idSchema).optional()
 })
 
-export const consumerSchema = z.object({
+export const consumerSchema = z.strictObject({
   id: idSchema,
-  topic: z.string().min(1),
-  group: z.string().min(1),
+  topic: rocketmqName('topic'),
+  group: rocketmqName('group'),
   lane: z.enum(['remoting', 'grpc', 'baseline']).default('remoting'),
   fallbackRooms: z.array(idSchema).optional()
 })
 
-export const roomSchema = z.object({
+export const roomSchema = z.strictObject({
   id: idSchema,
   name: z.string().optional(),
   nameServers: z.array(nameServerSchema).default([]),
@@ -86,12 +119,12 @@ export const roomSchema = z.object({
   consumers: z.array(consumerSchema).default([])
 })
 
-export const topicSchema = z.object({
-  name: z.string().min(1),
+export const topicSchema = z.strictObject({
+  name: rocketmqName('topic'),
   queues: z.number().int().min(1).max(1024).default(4)
 })
 
-export const topologySettingsSchema = z.object({
+export const topologySettingsSchema = z.strictObject({
   /** How brokers learn name servers: through their room's management node (claim 6) or a static list. */
   namesrvDiscovery: z.enum(['management', 'static']).default('management'),
   probeIntervalMs: z.number().int().min(100).max(600000).default(1000),
@@ -138,9 +171,14 @@ export const networkSettingsSchema = z.object({
 
 export const layoutSchema = z.record(z.string(), z.object({ x: z.number(), y: z.number() }))
 
-export const topologySchema = z.object({
+/** The topology format version this build reads and writes. */
+export const TOPOLOGY_VERSION = 1
+
+export const topologySchema = z.strictObject({
+  /** Editors' JSON Schema hint; kept, never used. */
+  $schema: z.string().optional(),
   kind: z.literal('drstudio/topology'),
-  version: z.literal(1),
+  version: z.literal(TOPOLOGY_VERSION),
   name: z.string().min(1),
   description: z.string().optional(),
   settings: topologySettingsSchema.default(topologySettingsSchema.parse({})),

@@ -186,7 +186,10 @@ describe('validateTopology', () => {
 
   it('reports JSON syntax errors instead of throwing', () => {
     const r = parseTopologyText('{ "kind": ')
-    expect(r).toMatchObject({ ok: false, problems: [{ code: 'json-syntax', path: '$' }] })
+    expect(r).toMatchObject({
+      ok: false,
+      problems: [{ code: 'json-unexpected-end', path: '$.kind', line: 1, column: 11 }]
+    })
   })
 })
 

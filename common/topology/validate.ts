@@ -1,8 +1,10 @@
-import type { z } from 'zod'
+import { notAnObject, schemaProblems } from './issues'
+import { parseJsonStrict } from './json-text'
 import { hostOf, listNodes, occupiedPorts } from './model'
 import { DEFAULT_LINK_KEY, parseLinkKey } from './network'
 import type { Topology } from './schema'
 import { topologySchema } from './schema'
+import { precheckTopologyText } from './text'
 
 /** One thing wrong with a topology document, pointing at where it is and how to fix it. */
 export interface Problem {
@@ -12,51 +14,14 @@ export interface Problem {
   message: string
   hint: string
   nodeId?: string
+  /** Where in the file (1-based), for problems found while reading the text: syntax, encoding. */
+  line?: number
+  column?: number
 }
 
 export type TopologyResult = { ok: true; topology: Topology } | { ok: false; problems: Problem[] }
 
-/** Converts a zod issue path to `$.rooms[0].brokers[1].port` form (`$.links["a~b"]` for odd keys). */
-export function toJsonPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>(
-    (acc, seg) =>
-      typeof seg === 'number'
-        ? `${acc}[${seg}]`
-        : /^[A-Za-z_$][\w$]*$/.test(String(seg))
-          ? `${acc}.${String(seg)}`
-          : `${acc}[${JSON.stringify(String(seg))}]`,
-    '$'
-  )
-}
-
-function schemaProblems(error: z.ZodError): Problem[] {
-  return error.issues.map((issue) => {
-    const path = toJsonPath(issue.path)
-    const last = issue.path[issue.path.length - 1]
-    if (last === 'kind') {
-      return {
-        code: 'wrong-kind',
-        path,
-        message: 'this is not a DR Studio topology (kind must be "drstudio/topology")',
-        hint: 'set "kind": "drstudio/topology", or open the file with the tool that wrote it'
-      }
-    }
-    if (last === 'version' && issue.path.length === 1) {
-      return {
-        code: 'wrong-version',
-        path,
-        message: 'unsupported topology version (this build reads version 1)',
-        hint: 'set "version": 1, or upgrade DR Studio to read newer files'
-      }
-    }
-    return {
-      code: 'schema',
-      path,
-      message: issue.message,
-      hint: 'fix the value at this path; see resources/topologies/two-rooms.json for a valid example'
-    }
-  })
-}
+export { toJsonPath } from './issues'
 
 /** Rules that need the whole document: ids, references, roles, ports. */
 export function semanticProblems(topology: Topology): Problem[] {
@@ -72,6 +37,20 @@ export function semanticProblems(topology: Topology): Problem[] {
       hint: 'add at least one room with a name server and a broker'
     })
   }
+
+  const topicAt = new Map<string, string>()
+  topology.topics.forEach((topic, t) => {
+    const path = `$.topics[${t}].name`
+    const first = topicAt.get(topic.name)
+    if (first) {
+      problems.push({
+        code: 'duplicate-topic',
+        path,
+        message: `topic "${topic.name}" is already declared at ${first}`,
+        hint: 'declare each topic once, with the queue count you want'
+      })
+    } else topicAt.set(topic.name, path)
+  })
 
   const seen = new Map<string, string>()
   topology.rooms.forEach((room, r) => {
@@ -244,31 +223,41 @@ function networkProblems(topology: Topology): Problem[] {
 
 /** Validates a parsed JSON value as a topology and returns every problem found. */
 export function validateTopology(value: unknown): TopologyResult {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, problems: [notAnObject(value)] }
+  }
   const parsed = topologySchema.safeParse(value)
-  if (!parsed.success) return { ok: false, problems: schemaProblems(parsed.error) }
+  if (!parsed.success) return { ok: false, problems: schemaProblems(parsed.error, value) }
   const problems = semanticProblems(parsed.data)
   return problems.length ? { ok: false, problems } : { ok: true, topology: parsed.data }
 }
 
-/** Parses topology file text; a JSON syntax error is reported as a problem, not thrown. */
-export function parseTopologyText(text: string): TopologyResult {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (err) {
-    return {
-      ok: false,
-      problems: [
-        {
-          code: 'json-syntax',
-          path: '$',
-          message: `not valid JSON: ${(err as Error).message}`,
-          hint: 'fix the JSON syntax (a trailing comma or a missing quote is the usual cause)'
-        }
-      ]
+/** Parses JSON text strictly (see json-text.ts); also the value, for a document shown with its problems. */
+export function readTopologyJson(
+  text: string
+): { ok: true; value: unknown } | { ok: false; problem: Problem } {
+  const pre = precheckTopologyText(text)
+  if (!pre.ok) return pre
+  const parsed = parseJsonStrict(pre.text)
+  if (parsed.ok) return parsed
+  const e = parsed.error
+  return {
+    ok: false,
+    problem: {
+      code: e.code,
+      path: e.path,
+      message: `not valid JSON at line ${e.line}, column ${e.column}: ${e.message}`,
+      hint: e.hint,
+      line: e.line,
+      column: e.column
     }
   }
-  return validateTopology(value)
+}
+
+/** Parses topology file text; a syntax or encoding error is reported as a problem, not thrown. */
+export function parseTopologyText(text: string): TopologyResult {
+  const read = readTopologyJson(text)
+  return read.ok ? validateTopology(read.value) : { ok: false, problems: [read.problem] }
 }
 
 /** Formats a problem as one CLI line. */

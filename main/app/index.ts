@@ -5,8 +5,10 @@ import type { DialogPort } from '../services/engine/engine'
 import type { Engine } from '../services/engine/engine'
 import { findAppPaths } from '../services/app-paths'
 import { createEngine } from '../services/engine/create-engine'
+import type { EditMenuCommand } from '../../common/contract'
 import { bindIpc } from './ipc'
 import { buildMenu } from './menu'
+import { choiceOf, UnsavedGuard, unsavedDialog } from './unsaved-changes'
 
 const CSP = [
   "default-src 'self'",
@@ -58,6 +60,34 @@ const here = dirname(fileURLToPath(import.meta.url))
 
 let engine: Engine | null = null
 let mainWindow: BrowserWindow | null = null
+/** Set once the user agreed to lose (or saved) the document, so the next close goes through. */
+let closeAllowed = false
+
+/** Asks the window's renderer about unsaved changes; one guard per window. */
+function guardFor(win: BrowserWindow): UnsavedGuard {
+  return new UnsavedGuard({
+    query(requestId, save) {
+      if (win.isDestroyed() || win.webContents.isCrashed()) return false
+      win.webContents.send('document:query', { requestId, save })
+      return true
+    },
+    async choose(state, action) {
+      const r = await dialog.showMessageBox(win, unsavedDialog(state, action))
+      return choiceOf(r.response)
+    }
+  })
+}
+
+let guard: UnsavedGuard | null = null
+
+/** Native edits act on a focused text field; the canvas gets the command through the renderer. */
+function runEdit(command: EditMenuCommand): void {
+  const contents = mainWindow?.webContents
+  if (!contents || !engine) return
+  if (command === 'select-all') contents.selectAll()
+  else contents[command]()
+  engine.events.emit('menu:command', { command })
+}
 
 async function createWindow(): Promise<void> {
   const paths = findAppPaths(app.getAppPath())
@@ -94,6 +124,9 @@ async function createWindow(): Promise<void> {
     }
   })
   mainWindow = win
+  closeAllowed = false
+  const windowGuard = guardFor(win)
+  guard = windowGuard
   win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }))
 
   const devUrl = process.env.ELECTRON_RENDERER_URL
@@ -104,16 +137,66 @@ async function createWindow(): Promise<void> {
   win.webContents.on('will-navigate', (event, url) => {
     if (!trusted.some((o) => url.startsWith(o))) event.preventDefault()
   })
-  const unbind = bindIpc(engine, win, trusted)
+  // A crashed renderer answers nothing and holds nothing to save.
+  win.webContents.on('render-process-gone', () => windowGuard.abandon())
+  const unbind = bindIpc(engine, win, trusted, {
+    'document:answer': async (answer) => {
+      windowGuard.answer(answer)
+      return { ok: true }
+    }
+  })
+  win.on('close', (event) => {
+    if (closeAllowed) return
+    event.preventDefault()
+    void windowGuard.confirm('close').then((ok) => {
+      if (!ok || win.isDestroyed()) return
+      closeAllowed = true
+      win.close()
+    })
+  })
   win.on('closed', () => {
     unbind()
-    mainWindow = null
+    windowGuard.abandon()
+    if (mainWindow === win) mainWindow = null
+    if (guard === windowGuard) guard = null
   })
 
   const current = engine
-  Menu.setApplicationMenu(buildMenu((command) => current.events.emit('menu:command', { command })))
+  Menu.setApplicationMenu(
+    buildMenu({
+      send: (command) => current.events.emit('menu:command', { command }),
+      edit: runEdit,
+      reload: () => {
+        void windowGuard.confirm('reload').then((ok) => {
+          if (ok && !win.isDestroyed()) win.webContents.reload()
+        })
+      }
+    })
+  )
   win.once('ready-to-show', () => win.show())
   await win.loadURL(pageUrl)
+}
+
+/**
+ * Any failure while starting (engine, window, page load) ends here: a dialog that says what
+ * failed, then exit 1. Without it a rejection inside createWindow left no window, no dialog and a
+ * process that never ends.
+ */
+async function failStartup(err: unknown): Promise<void> {
+  const message = err instanceof Error ? err.message : String(err)
+  try {
+    dialog.showErrorBox(
+      'DR Studio could not start',
+      `${message}\n\nStart it from a terminal (drstudio-app) to see the full log.`
+    )
+  } finally {
+    await engine?.dispose().catch(() => undefined)
+    app.exit(1)
+  }
+}
+
+function openWindow(): void {
+  createWindow().catch(failStartup)
 }
 
 app.enableSandbox()
@@ -121,24 +204,34 @@ app.on('web-contents-created', (_event, contents) => {
   contents.on('will-attach-webview', (event) => event.preventDefault())
 })
 
-app.whenReady().then(createWindow, (err: unknown) => {
-  dialog.showErrorBox('DR Studio could not start', (err as Error).message)
-  app.exit(1)
-})
+app.whenReady().then(openWindow, failStartup)
 
 app.on('window-all-closed', () => {
   if (process.platform !== 'darwin') app.quit()
 })
 
 app.on('activate', () => {
-  if (BrowserWindow.getAllWindows().length === 0) void createWindow()
+  if (BrowserWindow.getAllWindows().length === 0) openWindow()
 })
 
-let quitting = false
+let quitState: 'idle' | 'asking' | 'disposing' | 'done' = 'idle'
 app.on('before-quit', (event) => {
-  // Stop every JVM we started before the process goes away.
-  if (quitting || !engine) return
+  if (quitState === 'done') return
   event.preventDefault()
-  quitting = true
-  void engine.dispose().finally(() => app.quit())
+  if (quitState !== 'idle') return
+  quitState = 'asking'
+  void (async () => {
+    // Ask about unsaved changes before stopping anything: a Cancel keeps the app as it was.
+    const ok = guard && mainWindow && !closeAllowed ? await guard.confirm('quit') : true
+    if (!ok) {
+      quitState = 'idle'
+      return
+    }
+    closeAllowed = true
+    quitState = 'disposing'
+    // Stop every JVM we started before the process goes away.
+    await engine?.dispose().catch(() => undefined)
+    quitState = 'done'
+    app.quit()
+  })()
 })

@@ -1,8 +1,17 @@
 import type { BrowserWindow, IpcMainInvokeEvent } from 'electron'
 import { ipcMain } from 'electron'
-import { REQUEST_CHANNELS } from '../../common/contract'
-import { createDispatcher } from '../../common/contract/dispatch'
+import type { z } from 'zod'
+import type { ShellRequestChannel } from '../../common/contract'
+import { REQUEST_CHANNELS, SHELL_REQUEST_CHANNELS, shellRequests } from '../../common/contract'
+import { ContractError, createDispatcher, describeIssues } from '../../common/contract/dispatch'
 import type { Engine } from '../services/engine/engine'
+
+/** Handlers of the requests the Electron main process answers itself (a mapped type, like Handlers). */
+export type ShellHandlers = {
+  [C in ShellRequestChannel]: (
+    input: z.output<(typeof shellRequests)[C]['input']>
+  ) => Promise<z.output<(typeof shellRequests)[C]['output']>>
+}
 
 /** Only our own renderer (the bundled page or the dev server) may call the engine. */
 export function isTrustedSender(event: IpcMainInvokeEvent, trustedOrigins: string[]): boolean {
@@ -10,17 +19,38 @@ export function isTrustedSender(event: IpcMainInvokeEvent, trustedOrigins: strin
   return trustedOrigins.some((origin) => url.startsWith(origin))
 }
 
-/** Registers one ipcMain handler per contract channel and forwards every engine event to the window. */
-export function bindIpc(engine: Engine, win: BrowserWindow, trustedOrigins: string[]): () => void {
+function refuse(channel: string, event: IpcMainInvokeEvent): never {
+  throw new Error(`refused "${channel}" from untrusted frame ${event.senderFrame?.url ?? '?'}`)
+}
+
+/**
+ * Registers one ipcMain handler per contract channel (the engine's) and per shell channel (ours),
+ * and forwards every engine event to the window.
+ */
+export function bindIpc(
+  engine: Engine,
+  win: BrowserWindow,
+  trustedOrigins: string[],
+  shell: ShellHandlers
+): () => void {
   const dispatch = createDispatcher(engine.handlers)
   for (const channel of REQUEST_CHANNELS) {
     ipcMain.handle(channel, (event, payload: unknown) => {
-      if (!isTrustedSender(event, trustedOrigins)) {
-        throw new Error(
-          `refused "${channel}" from untrusted frame ${event.senderFrame?.url ?? '?'}`
+      if (!isTrustedSender(event, trustedOrigins)) refuse(channel, event)
+      return dispatch(channel, payload)
+    })
+  }
+  for (const channel of SHELL_REQUEST_CHANNELS) {
+    ipcMain.handle(channel, (event, payload: unknown) => {
+      if (!isTrustedSender(event, trustedOrigins)) refuse(channel, event)
+      const parsed = shellRequests[channel].input.safeParse(payload ?? {})
+      if (!parsed.success) {
+        throw new ContractError(
+          channel,
+          `invalid payload for "${channel}": ${describeIssues(parsed.error)}`
         )
       }
-      return dispatch(channel, payload)
+      return shell[channel](parsed.data)
     })
   }
   const unsubscribe = engine.events.onAny((channel, payload) => {
@@ -28,6 +58,7 @@ export function bindIpc(engine: Engine, win: BrowserWindow, trustedOrigins: stri
   })
   return () => {
     unsubscribe()
-    for (const channel of REQUEST_CHANNELS) ipcMain.removeHandler(channel)
+    for (const channel of [...REQUEST_CHANNELS, ...SHELL_REQUEST_CHANNELS])
+      ipcMain.removeHandler(channel)
   }
 }

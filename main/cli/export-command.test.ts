@@ -50,6 +50,21 @@ describe('runLintCommand', () => {
     )
   })
 
+  it('exits 1 for the multi-room errors and 0 for their warnings', () => {
+    const split = topologyFile('split', (d) => (d.rooms[1].brokers[0].cluster = 'Room2Cluster'))
+    const out = sink()
+    expect(runLintCommand(split, {}, out, sink())).toBe(1)
+    expect(out.text).toContain(
+      'error topic-split-across-clusters broker-1,broker-2: topic "orders"'
+    )
+    const slow = topologyFile('slow', (d) => (d.settings.routeRefreshMs = 30000))
+    const out2 = sink()
+    expect(runLintCommand(slow, {}, out2, sink())).toBe(0)
+    expect(out2.text).toContain(
+      'warning failover-timers-too-slow -: clients refresh routes every 30000 ms'
+    )
+  })
+
   it('prints JSON with --json', () => {
     const out = sink()
     expect(
@@ -70,7 +85,7 @@ describe('runLintCommand', () => {
   it('exits 2 for a missing or invalid file, naming it', () => {
     const err = sink()
     expect(runLintCommand(join(dir, 'nope.json'), {}, sink(), err)).toBe(2)
-    expect(err.text).toContain('nope.json: topology file not found')
+    expect(err.text).toContain(`topology file not found: ${join(dir, 'nope.json')}`)
     const bad = join(dir, 'bad.json')
     writeFileSync(
       bad,

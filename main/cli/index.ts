@@ -2,6 +2,7 @@ import { Command, Option } from 'commander'
 import { findAppPaths } from '../services/app-paths'
 import { runExportCommand } from './export-command'
 import { runLintCommand } from './lint-command'
+import { watchLifeline } from '../services/lifeline'
 import { runManagementNode } from '../services/management'
 import { runScenarioCommand } from './scenario-command'
 import { recordedResults } from './recorded-results'
@@ -121,6 +122,8 @@ export function buildProgram(): Command {
     .requiredOption('--config <file>', 'management node config (JSON)')
     .action((opts: { config: string }) =>
       guarded(async () => {
+        // Only when a DR Studio sandbox started us (it sets DRSTUDIO_LIFELINE_FD): exit with it.
+        watchLifeline()
         const running = await runManagementNode(opts.config)
         await running.stopped
       })

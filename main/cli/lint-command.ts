@@ -1,5 +1,5 @@
 import { countFindings, formatFinding, hasLintErrors, lintTopology } from '../../common/lint/lint'
-import { loadTopologyForCli } from '../services/export/load-topology'
+import { loadTopologyForCli } from '../services/documents/documents'
 
 /** Where CLI commands print; process streams by default, buffers in tests. */
 export interface TextSink {

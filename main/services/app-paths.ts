@@ -32,3 +32,23 @@ export function findAppPaths(from: string = dirname(fileURLToPath(import.meta.ur
     dir = parent
   }
 }
+
+/** How to start a Node child from this process: its executable plus the environment it needs. */
+export interface NodeRuntimeCommand {
+  command: string
+  env: Record<string, string>
+}
+
+/**
+ * The Node runtime for child processes (management nodes, room workers). Under Electron
+ * `process.execPath` is the Electron binary, which starts a second app unless
+ * ELECTRON_RUN_AS_NODE=1 makes it behave as plain Node; under Node it is Node itself.
+ */
+export function nodeRuntimeCommand(
+  proc: Pick<NodeJS.Process, 'execPath' | 'versions'> = process
+): NodeRuntimeCommand {
+  return {
+    command: proc.execPath,
+    env: proc.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {}
+  }
+}

@@ -120,9 +120,11 @@ describe('sandbox on real RocketMQ 5.3.3 JVMs', () => {
 
   it('sweeps a JVM orphaned by a DR Studio process that was SIGKILLed', async () => {
     const script = `
-      import { Sandbox } from ${JSON.stringify(join(REPO, 'main/services/sandbox/index.ts'))}
+      import { createProcessSpawner, Sandbox } from ${JSON.stringify(join(REPO, 'main/services/sandbox/index.ts'))}
       import { topologySchema } from ${JSON.stringify(join(REPO, 'common/topology/schema.ts'))}
-      const sb = new Sandbox({ dataDir: ${JSON.stringify(dataDir)}, repoRoot: ${JSON.stringify(REPO)} })
+      // No parent-death signal (a machine without setpriv, or a crash between fork and prctl).
+      const spawner = createProcessSpawner({ deathTie: () => ({ kind: 'none', reason: 'test' }), warn: () => {} })
+      const sb = new Sandbox({ dataDir: ${JSON.stringify(dataDir)}, repoRoot: ${JSON.stringify(REPO)}, spawner })
       await sb.start(topologySchema.parse({ kind: 'drstudio/topology', version: 1, name: 'orphan',
         settings: { namesrvDiscovery: 'static' }, rooms: [{ id: 'room1', nameServers: [{ id: 'ns-x' }] }] }))
       console.log('READY ' + sb.node('ns-x').pid)
@@ -148,7 +150,7 @@ describe('sandbox on real RocketMQ 5.3.3 JVMs', () => {
     const gone = new Promise((r) => child.once('exit', r))
     child.kill('SIGKILL')
     await gone
-    // The JVM leads its own process group, so it outlives its killed parent...
+    // Untied, the JVM leads its own process group and outlives its killed parent...
     expect(linuxProcFs.cmdline(jvmPid)).toContain(root)
     // ...until the next sandbox sweeps it.
     expect(make().sweepOrphans()).toBe(1)

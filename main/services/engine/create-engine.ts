@@ -2,21 +2,29 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { DialogPort } from './engine'
 import { Engine } from './engine'
-import type { AppPaths } from '../app-paths'
+import type { AppPaths, NodeRuntimeCommand } from '../app-paths'
+import { nodeRuntimeCommand } from '../app-paths'
 import { defaultDataDir, openDatabase, Recorder } from '../ledger'
 import type { ManagementCommand } from '../sandbox'
 import { sandboxForEngine } from '../sandbox'
 import { localWorkers } from '../workers/worker-launcher'
 import { machineSandboxOptions } from '../sandbox/machine-sandbox'
 
-/** Management nodes run from the built CLI when it exists (packaged app, `npm run build`), else from source. */
-export function managementCommandFor(paths: AppPaths): ManagementCommand | undefined {
+/**
+ * Management nodes run from the built CLI when it exists (packaged app, `npm run build`), else from
+ * source. Under Electron the runtime carries ELECTRON_RUN_AS_NODE=1 (see nodeRuntimeCommand).
+ */
+export function managementCommandFor(
+  paths: AppPaths,
+  runtime: NodeRuntimeCommand = nodeRuntimeCommand()
+): ManagementCommand | undefined {
   const cli = join(paths.root, 'out', 'cli', 'drstudio.mjs')
   if (!existsSync(cli)) return undefined
   return (configFile) => ({
-    command: process.execPath,
+    command: runtime.command,
     args: [cli, 'mgmt', '--config', configFile],
-    cwd: paths.root
+    cwd: paths.root,
+    env: { ...runtime.env }
   })
 }
 

@@ -155,7 +155,8 @@ export class NodeProcess {
       args: argv.slice(1),
       env: { ...scrubEnv(this.deps.env), ...spec.env },
       cwd: spec.cwd,
-      logFile: this.logFile
+      logFile: this.logFile,
+      lifeline: this.kind === 'management'
     })
     this.proc = proc
     if (proc.pid > 0) this.deps.pidStarted(this.id, proc.pid)

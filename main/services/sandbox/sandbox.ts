@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path'
 import type { NetworkFault } from '../../../common/scenario/schema'
 import type { Topology } from '../../../common/topology/schema'
 import { hostOf, isAttached, listNodes, topicsOf } from '../../../common/topology/model'
-import { findAppPaths } from '../app-paths'
+import { findAppPaths, nodeRuntimeCommand } from '../app-paths'
 import type { ActiveFault } from '../network/faults'
 import type { RegistrationProbe, TopicCreator } from './admin-ports'
 import { createRemotingAdmin, remotingRegistrationProbe, remotingTopicCreator } from './admin-ports'
@@ -458,10 +458,12 @@ export class Sandbox {
 
   private defaultManagementCommand(): ManagementCommand {
     const entry = join(this.repoRoot, 'main', 'services', 'management', 'standalone.ts')
+    const runtime = nodeRuntimeCommand()
     return (configFile) => ({
-      command: process.execPath,
+      command: runtime.command,
       args: ['--import', 'tsx', entry, configFile],
-      cwd: this.repoRoot
+      cwd: this.repoRoot,
+      env: { ...runtime.env }
     })
   }
 

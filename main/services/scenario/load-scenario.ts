@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml'
 import type { Scenario } from '../../../common/scenario/schema'
 import { scenarioSchema } from '../../../common/scenario/schema'
 import type { Topology } from '../../../common/topology/schema'
-import { validateTopology } from '../../../common/topology/validate'
+import { readTopologyFile } from '../documents/documents'
 import { checkScenario } from './plan'
 
 /** A scenario with its topology resolved and checked, ready to run. */
@@ -72,25 +72,28 @@ export function parseScenario(
     baseDir,
     opts.resourcesDir ?? defaultResourcesDir()
   )
-  let doc: unknown
+  // The same loader as the app: encodings, duplicate keys and every validation rule.
+  let opened: ReturnType<typeof readTopologyFile>
   try {
-    doc = JSON.parse(readFileSync(topologyFile, 'utf8'))
+    opened = readTopologyFile(topologyFile)
   } catch (e) {
     throw new ScenarioFileError(label, [
       `topology "${scenario.topology}": cannot read ${topologyFile} (${(e as Error).message}); ` +
         'name a built-in topology (two-rooms, three-rooms) or a path relative to the scenario file'
     ])
   }
-  const topo = validateTopology(doc)
-  if (!topo.ok) {
+  if (opened.problems.length) {
     throw new ScenarioFileError(
       label,
-      topo.problems.map((p) => `topology ${topologyFile} ${p.path}: ${p.message} (fix: ${p.hint})`)
+      opened.problems.map(
+        (p) => `topology ${topologyFile} ${p.path}: ${p.message} (fix: ${p.hint})`
+      )
     )
   }
-  const problems = checkScenario(scenario, topo.topology)
+  const topology = opened.document as Topology
+  const problems = checkScenario(scenario, topology)
   if (problems.length) throw new ScenarioFileError(label, problems)
-  return { scenario, topology: topo.topology, file: opts.file ?? null, topologyFile }
+  return { scenario, topology, file: opts.file ?? null, topologyFile }
 }
 
 /** Reads and parses a scenario file. */

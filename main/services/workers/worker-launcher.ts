@@ -4,7 +4,9 @@ import type { WorkerFactory, WorkerKey } from './client-fleet'
 import { workerName } from './client-fleet'
 import type { WorkerCommand } from './worker-connection'
 import { WorkerConnection } from './worker-connection'
-import { findAppPaths } from '../app-paths'
+import { findAppPaths, nodeRuntimeCommand } from '../app-paths'
+import type { DeathTie } from '../sandbox/processes'
+import { detectDeathTie, tiedCommand } from '../sandbox/processes'
 
 /** How to run a Node program of ours: the built CLI in a packaged app, else the source via tsx. */
 export interface NodeEntry {
@@ -20,13 +22,11 @@ export interface NodeEntry {
  */
 export function roomWorkerEntry(root: string, opts: { preferBuilt: boolean }): NodeEntry {
   const cli = join(root, 'out', 'cli', 'drstudio.mjs')
-  // Under Electron, process.execPath is the app binary: run it as plain Node.
-  const env: Record<string, string> = process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {}
-  if (opts.preferBuilt && existsSync(cli)) {
-    return { command: process.execPath, args: [cli, 'worker'], env }
-  }
+  // Under Electron, process.execPath is the app binary: it must run as plain Node.
+  const { command, env } = nodeRuntimeCommand()
+  if (opts.preferBuilt && existsSync(cli)) return { command, args: [cli, 'worker'], env }
   const entry = join(root, 'main', 'services', 'workers', 'room-worker-main.ts')
-  return { command: process.execPath, args: ['--import', 'tsx', entry], env }
+  return { command, args: ['--import', 'tsx', entry], env }
 }
 
 export interface WorkerLaunchOptions {
@@ -40,6 +40,8 @@ export interface WorkerLaunchOptions {
   logDir: () => string
   cwd?: string
 }
+
+let deathTie: DeathTie | undefined
 
 /** Spawns real client-worker processes: the production WorkerFactory. */
 export function processWorkers(opts: WorkerLaunchOptions): WorkerFactory {
@@ -59,7 +61,10 @@ export function processWorkers(opts: WorkerLaunchOptions): WorkerFactory {
         `${name}: the Java client worker is not available here; run \`npm run setup\` to build it (needs Java 17+ and Maven)`
       )
     }
-    const argv = opts.wrap ? opts.wrap(key, command.argv) : command.argv
+    const wrapped = opts.wrap ? opts.wrap(key, command.argv) : command.argv
+    // Killed by the kernel when the engine dies (SIGKILL included), like every sandbox child.
+    const tied = tiedCommand((deathTie ??= detectDeathTie()), wrapped[0]!, wrapped.slice(1))
+    const argv = [tied.command, ...tied.args]
     return new WorkerConnection({
       name,
       command: { ...command, argv },

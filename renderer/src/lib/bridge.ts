@@ -1,9 +1,12 @@
+import type { z } from 'zod'
 import type {
   EventChannel,
   EventPayload,
   RequestChannel,
   RequestInput,
-  RequestOutput
+  RequestOutput,
+  ShellRequestChannel,
+  shellRequests
 } from '../../../common/contract'
 import type { DrStudioBridge } from '../../../preload/bridge-types'
 import type { ConnectionState, SocketLike } from './ws-client'
@@ -125,6 +128,20 @@ export function invoke<C extends RequestChannel>(
   input: RequestInput<C>
 ): Promise<RequestOutput<C>> {
   return raw().invoke(channel, input) as Promise<RequestOutput<C>>
+}
+
+/**
+ * Typed request to the Electron main process itself (not the engine); only the Electron transport
+ * has one, and only the Electron main process sends the events these answer.
+ */
+export function invokeShell<C extends ShellRequestChannel>(
+  channel: C,
+  input: z.input<(typeof shellRequests)[C]['input']>
+): Promise<z.output<(typeof shellRequests)[C]['output']>> {
+  if (raw().transport !== 'electron') {
+    return Promise.reject(new Error(`"${channel}" exists only in the Electron shell`))
+  }
+  return raw().invoke(channel, input) as Promise<z.output<(typeof shellRequests)[C]['output']>>
 }
 
 /** Typed engine event subscription; returns the unsubscribe function. */

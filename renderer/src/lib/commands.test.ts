@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import twoRoomsJson from '../../../resources/topologies/two-rooms.json'
+import { topologySchema } from '../../../common/topology'
+import { useEditorStore } from '../stores/editor-store'
 import { useUiStore } from '../stores/ui-store'
 import { COMMANDS, commandForKey, runMenuCommand } from './commands'
 
@@ -53,5 +56,39 @@ describe('menu commands', () => {
     runMenuCommand('zoom-to-fit', 'keyboard')
     runMenuCommand('zoom-to-fit', 'menu')
     expect(tick()).toBe(start + 1)
+  })
+})
+
+describe('Edit menu commands', () => {
+  // The main process already ran the native edit on a focused text field; the canvas stays put.
+  class FakeElement {
+    isContentEditable = false
+    constructor(readonly tagName: string) {}
+  }
+
+  afterEach(() => vi.unstubAllGlobals())
+
+  function focus(tagName: string | null): void {
+    vi.stubGlobal('HTMLElement', FakeElement)
+    vi.stubGlobal('document', { activeElement: tagName ? new FakeElement(tagName) : null })
+  }
+
+  it('undoes on the canvas when no text field has focus', () => {
+    useEditorStore.getState().load(topologySchema.parse(twoRoomsJson), { path: null })
+    useEditorStore.getState().addRoom()
+    const rooms = () => useEditorStore.getState().history.present.rooms.length
+    expect(rooms()).toBe(3)
+    focus('DIV')
+    runMenuCommand('undo', 'menu')
+    expect(rooms()).toBe(2)
+  })
+
+  it('leaves the canvas alone while a text field has focus', () => {
+    useEditorStore.getState().load(topologySchema.parse(twoRoomsJson), { path: null })
+    useEditorStore.getState().addRoom()
+    const rooms = () => useEditorStore.getState().history.present.rooms.length
+    focus('INPUT')
+    runMenuCommand('undo', 'menu')
+    expect(rooms()).toBe(3)
   })
 })

@@ -1,4 +1,5 @@
 import type { MenuCommand } from '../../../common/contract'
+import { EDIT_MENU_COMMANDS } from '../../../common/contract/app'
 import { selectDoc, useEditorStore } from '../stores/editor-store'
 import { useExportStore } from '../stores/export-store'
 import { useFileStore } from '../stores/file-store'
@@ -157,6 +158,14 @@ export function runMenuCommand(
   command: MenuCommand | CommandId,
   source: 'menu' | 'keyboard'
 ): void {
+  // The Edit menu already ran the native edit on a focused text field; the canvas must not also act.
+  if (
+    source === 'menu' &&
+    (EDIT_MENU_COMMANDS as readonly string[]).includes(command) &&
+    typeof document !== 'undefined' &&
+    isEditable(document.activeElement)
+  )
+    return
   const now = Date.now()
   const other = recent.get(`${source === 'menu' ? 'keyboard' : 'menu'}:${command}`)
   recent.set(`${source}:${command}`, now)

@@ -1,5 +1,5 @@
 import type { EventPayload, NodeStatus } from '../../../common/contract'
-import { useFileStore } from '../stores/file-store'
+import { answerDocumentQuery, useFileStore } from '../stores/file-store'
 import { useLiveStore } from '../stores/live-store'
 import { useRunsStore } from '../stores/runs-store'
 import type { ProgressEvent, SandboxStatus } from '../stores/run-store'
@@ -40,6 +40,13 @@ export function subscribeEngineEvents(): () => void {
   )
   offs.push(on('recent:changed', (p) => useFileStore.getState().setRecent(p)))
   offs.push(on('menu:command', (p) => runMenuCommand(p.command, 'menu')))
+  offs.push(
+    on('document:query', (q) => {
+      answerDocumentQuery(q).catch((e: Error) =>
+        useUiStore.getState().toast('error', `Could not answer the close check: ${e.message}`)
+      )
+    })
+  )
   offs.push(
     on('engine:notice', (p) =>
       useUiStore.getState().toast(p.level === 'warning' ? 'warning' : p.level, p.message)

@@ -1,7 +1,8 @@
 import { create } from 'zustand'
 import type { Topology } from '../../../common/topology'
 import { serializeTopology } from '../../../common/topology'
-import { bridge, invoke } from '../lib/bridge'
+import type { EventPayload } from '../../../common/contract'
+import { bridge, invoke, invokeShell } from '../lib/bridge'
 import { emptyTopology, normalizeDocument } from '../model/document'
 import { selectDirty, useEditorStore } from './editor-store'
 import { useLiveStore } from './live-store'
@@ -216,4 +217,20 @@ async function saveTo(path: string): Promise<boolean> {
 /** Used by "Open recent": same discard check as Open. */
 export async function openRecent(path: string): Promise<void> {
   if (await confirmDiscard('Opening another file')) await useFileStore.getState().openPath(path)
+}
+
+/**
+ * Answers the Electron main process before a close, quit or reload: whether the document has
+ * unsaved changes and, when asked to, saves it first (Save As when it has no path yet). The main
+ * process shows the native Save / Discard / Cancel dialog and goes ahead only when nothing stays
+ * unsaved; a cancelled or failed save answers `dirty: true`, which keeps the window.
+ */
+export async function answerDocumentQuery(query: EventPayload<'document:query'>): Promise<void> {
+  if (query.save) await useFileStore.getState().save()
+  const editor = useEditorStore.getState()
+  await invokeShell('document:answer', {
+    requestId: query.requestId,
+    dirty: selectDirty(editor),
+    fileName: editor.fileName
+  })
 }
