@@ -165,8 +165,9 @@ export function javaWorkerCommand(input: JavaWorkerCommandInput): WorkerCommand 
     props.push(
       // RebalanceService.waitInterval (stock 20 s): consumers pick up queues of a dead peer sooner.
       `-Drocketmq.client.rebalance.waitInterval=${t.rebalanceIntervalMs}`,
-      // NettySystemConfig.connectTimeoutMillis (stock 3 s): an unreachable broker fails fast.
-      `-Dcom.rocketmq.remoting.client.connect.timeout=${t.requestTimeoutMs}`
+      // NettySystemConfig.connectTimeoutMillis (stock 3 s): an unreachable broker fails sooner; not
+      // below 1 s, where a loaded machine's slow accept already counts as a failure.
+      `-Dcom.rocketmq.remoting.client.connect.timeout=${Math.max(1000, t.requestTimeoutMs)}`
     )
   }
   const java = [

@@ -67,8 +67,8 @@ enum Lane {
         // ...and allow as many attempts as fit in the budget (stock: 2 retries).
         p.setRetryTimesWhenSendFailed((int) Math.max(2, (budget + perRequest - 1) / perRequest - 1));
         applyClientTimers(spec, p);
-        // Route queries to a hung name server give up sooner (stock mqClientApiTimeout 3000 ms).
-        p.setMqClientApiTimeout((int) Math.max(perRequest, TUNED_REQUEST_TIMEOUT_MS));
+        // mqClientApiTimeout (route queries, 3 s) stays stock: below it, a name server slowed by load
+        // closes the socket (clientCloseSocketIfTimeout) and fails the consumer's start.
     }
 
     /** Consumers: stock everywhere but the allocation of java-zone and the timers of java-tuned. */
@@ -81,8 +81,6 @@ enum Lane {
         applyClientTimers(spec, c);
         // Commit consumed offsets every second (stock 5 s): fewer redeliveries after a crash.
         c.setPersistConsumerOffsetInterval((int) TUNED_INTERVAL_MS);
-        c.setMqClientApiTimeout((int) Math.max(spec.tuning("requestTimeoutMs", TUNED_REQUEST_TIMEOUT_MS),
-            TUNED_REQUEST_TIMEOUT_MS));
     }
 
     /** Poll routes and heartbeat every second (stock 30 s each): a dead broker leaves the route sooner. */

@@ -127,14 +127,6 @@ final class Outbox {
         frame(f);
     }
 
-    void clientDied(String id, String reason) {
-        JSONObject f = new JSONObject();
-        f.put("t", "client-died");
-        f.put("id", id);
-        f.put("reason", reason);
-        frame(f);
-    }
-
     /** Flushes rows and waits (up to `timeoutMs`) until every queued frame is on stdout. */
     void drain(long timeoutMs) throws InterruptedException {
         flushRows();

@@ -139,6 +139,8 @@ final class Worker {
             c.start(timeout);
         } catch (Exception e) {
             // Leave nothing half-started behind: a failed start is a stopped client.
+            Log.error(c.spec.id + " did not start: " + e);
+            e.printStackTrace(System.err);
             c.stop("graceful");
             clients.remove(c.spec.id, c);
             outbox.flushRows();
