@@ -414,6 +414,32 @@ describe('Java client worker on real RocketMQ 5.3.3', () => {
     expect(events('client-started', id)).toHaveLength(2)
   })
 
+  it("a crashed consumer says no goodbye: its room's peer takes its queues, it delivers nothing after", async () => {
+    const id = consumerId('room2', 'java-tuned')
+    const peer = consumerId('room1', 'java-tuned')
+    await request(id, (w) => w.request('client.stop', { id, mode: 'crash' }))
+    const crashedAt = events('client-stopped', id).at(-1)!.atMs
+    // The broker sees the sockets close and tells the peer, which rebalances onto all 8 queues.
+    await expect
+      .poll(async () => (await assignments('java-tuned'))['room1']!.length, { timeout: 30_000 })
+      .toBe(8)
+    expect(deliveries().filter((d) => d.clientId === id && d.deliveredAt > crashedAt)).toEqual([])
+    await expect
+      .poll(
+        () => deliveries().filter((d) => d.clientId === peer && d.brokerName === 'broker-b').length,
+        {
+          timeout: 20_000
+        }
+      )
+      .toBeGreaterThan(0)
+    await request(id, (w) => w.request('client.remove', { id }))
+    await request(id, (w) => w.request('client.create', { spec: specs.get(id)! }))
+    await request(id, (w) => w.request('client.start', { id, timeoutMs: 30_000 }, 40_000))
+    await expect
+      .poll(async () => (await assignments('java-tuned'))['room2']!.length, { timeout: 30_000 })
+      .toBeGreaterThan(0)
+  })
+
   it('room 1 broker killed: java fails over room1 → room2, java-zone has no fallback, nothing acknowledged is lost', async () => {
     const killedAt = Date.now()
     await sb.act('broker-1', 'kill')
