@@ -23,6 +23,7 @@ final class ClientSpec {
     final String topic;
     final String group;
     final String tag;
+    /** Kept for parity with the spec; the stock Java client has no room preference to apply it to. */
     final List<String> roomOrder;
     final List<ManagementNode> managementNodes;
     final List<NameServer> nameServers;

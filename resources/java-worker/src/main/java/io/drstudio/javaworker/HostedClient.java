@@ -25,8 +25,7 @@ abstract class HostedClient {
     volatile boolean crashed;
     private volatile boolean everStarted;
     volatile String cid;
-    /** Name server the client's remoting layer last chose, as address and as directory entry. */
-    volatile String namesrvAddress;
+    /** The name server the client's remoting layer last chose, as the directory names it. */
     volatile NameServerDirectory.Entry namesrv;
     private volatile String reportedNamesrv;
 
@@ -35,10 +34,6 @@ abstract class HostedClient {
         this.outbox = outbox;
         this.directory = directory;
         this.instanceName = spec.id + "#" + ProcessHandle.current().pid() + "#" + generation;
-    }
-
-    String role() {
-        return spec.role;
     }
 
     abstract void start(long timeoutMs) throws Exception;
@@ -83,7 +78,6 @@ abstract class HostedClient {
         if (addr == null) return;
         ClientSpec.ManagementNode mgmt = spec.ownManagementNode();
         NameServerDirectory.Entry entry = directory.resolve(addr, mgmt == null ? null : mgmt.url());
-        namesrvAddress = addr;
         namesrv = entry;
         String key = addr + "|" + (entry == null ? "" : entry.id());
         if (key.equals(reportedNamesrv)) return;

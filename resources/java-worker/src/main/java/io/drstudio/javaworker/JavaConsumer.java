@@ -8,7 +8,9 @@ import java.util.Set;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.impl.consumer.DefaultMQPushConsumerImpl;
 import org.apache.rocketmq.client.impl.consumer.ProcessQueue;
+import org.apache.rocketmq.client.impl.consumer.RebalanceImpl;
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
@@ -51,7 +53,7 @@ final class JavaConsumer extends HostedClient {
     private void awaitRoute(long timeoutMs) throws InterruptedException {
         long deadline = System.currentTimeMillis() + timeoutMs;
         while (true) {
-            Set<MessageQueue> mqs = consumer.getDefaultMQPushConsumerImpl().getRebalanceImpl()
+            Set<MessageQueue> mqs = rebalance(consumer)
                 .getTopicSubscribeInfoTable().get(spec.topic);
             if (mqs != null && !mqs.isEmpty()) return;
             if (System.currentTimeMillis() > deadline) {
@@ -103,18 +105,28 @@ final class JavaConsumer extends HostedClient {
         }
         List<MessageQueue> held = new ArrayList<>();
         for (Map.Entry<MessageQueue, ProcessQueue> e
-            : c.getDefaultMQPushConsumerImpl().getRebalanceImpl().getProcessQueueTable().entrySet()) {
+            : rebalance(c).getProcessQueueTable().entrySet()) {
             if (!e.getValue().isDropped() && e.getKey().getTopic().equals(spec.topic)) held.add(e.getKey());
         }
         s.put("assignment", queues(alive ? held : null));
         s.put("readableQueues", queues(
-            c.getDefaultMQPushConsumerImpl().getRebalanceImpl().getTopicSubscribeInfoTable().get(spec.topic)));
+            rebalance(c).getTopicSubscribeInfoTable().get(spec.topic)));
         return s;
     }
 
     @Override
     MQClientInstance factory() {
         DefaultMQPushConsumer c = consumer;
-        return c == null ? null : c.getDefaultMQPushConsumerImpl().getmQClientFactory();
+        return c == null ? null : impl(c).getmQClientFactory();
+    }
+
+    /** The consumer's internals (rebalance tables), read only to observe them. */
+    @SuppressWarnings("deprecation")
+    private static DefaultMQPushConsumerImpl impl(DefaultMQPushConsumer c) {
+        return c.getDefaultMQPushConsumerImpl();
+    }
+
+    private static RebalanceImpl rebalance(DefaultMQPushConsumer c) {
+        return impl(c).getRebalanceImpl();
     }
 }

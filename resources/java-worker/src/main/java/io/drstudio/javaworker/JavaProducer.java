@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.rocketmq.client.hook.SendMessageContext;
 import org.apache.rocketmq.client.hook.SendMessageHook;
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
+import org.apache.rocketmq.client.impl.producer.DefaultMQProducerImpl;
 import org.apache.rocketmq.client.impl.producer.TopicPublishInfo;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
@@ -65,7 +66,7 @@ final class JavaProducer extends HostedClient {
         p.setUnitName(unitName());
         if (spec.managementNodes.isEmpty()) p.setNamesrvAddr(spec.staticNamesrvAddr());
         spec.lane.applyProducer(spec, p);
-        p.getDefaultMQProducerImpl().registerSendMessageHook(new AttemptHook());
+        impl(p).registerSendMessageHook(new AttemptHook());
         producer = p;
         pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
             Thread t = new Thread(r, spec.id + "-send-" + threadSeq.incrementAndGet());
@@ -73,7 +74,7 @@ final class JavaProducer extends HostedClient {
             return t;
         });
         p.start();
-        cid = p.getDefaultMQProducerImpl().getMqClientFactory().getClientId();
+        cid = impl(p).getMqClientFactory().getClientId();
         awaitRoute(timeoutMs);
         started();
     }
@@ -91,7 +92,7 @@ final class JavaProducer extends HostedClient {
             } catch (RuntimeException e) {
                 warnOnce("route query: " + e);
             }
-            TopicPublishInfo info = producer.getDefaultMQProducerImpl().getTopicPublishInfoTable().get(spec.topic);
+            TopicPublishInfo info = impl(producer).getTopicPublishInfoTable().get(spec.topic);
             if (info != null && info.ok()) return;
             if (System.currentTimeMillis() > deadline) {
                 throw new WorkerException("no-route", "producer " + spec.id + " got no route for topic " + spec.topic
@@ -234,13 +235,13 @@ final class JavaProducer extends HostedClient {
     List<String> isolated() {
         List<String> out = new ArrayList<>();
         DefaultMQProducer p = producer;
-        if (p == null || !p.getDefaultMQProducerImpl().isSendLatencyFaultEnable()) return out;
-        TopicPublishInfo info = p.getDefaultMQProducerImpl().getTopicPublishInfoTable().get(spec.topic);
+        if (p == null || !impl(p).isSendLatencyFaultEnable()) return out;
+        TopicPublishInfo info = impl(p).getTopicPublishInfoTable().get(spec.topic);
         if (info == null) return out;
         TreeSet<String> seen = new TreeSet<>();
         for (MessageQueue mq : info.getMessageQueueList()) {
             if (seen.add(mq.getBrokerName())
-                && !p.getDefaultMQProducerImpl().getMqFaultStrategy().getAvailableFilter().filter(mq)) {
+                && !impl(p).getMqFaultStrategy().getAvailableFilter().filter(mq)) {
                 out.add(mq.getBrokerName());
             }
         }
@@ -265,7 +266,16 @@ final class JavaProducer extends HostedClient {
     @Override
     MQClientInstance factory() {
         DefaultMQProducer p = producer;
-        return p == null ? null : p.getDefaultMQProducerImpl().getMqClientFactory();
+        return p == null ? null : impl(p).getMqClientFactory();
+    }
+
+    /**
+     * The producer's internals (hooks, route table, fault strategy): deprecated for applications,
+     * and read here only to observe, never to steer.
+     */
+    @SuppressWarnings("deprecation")
+    private static DefaultMQProducerImpl impl(DefaultMQProducer p) {
+        return p.getDefaultMQProducerImpl();
     }
 
     /** Counts attempts and reports failed ones; the hook runs on the sending thread. */

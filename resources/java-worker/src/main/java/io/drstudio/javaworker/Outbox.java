@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Everything the worker sends up. One writer thread owns stdout, so frames never interleave;
@@ -23,13 +24,14 @@ final class Outbox {
     static final long FLUSH_MS = 25;
     /** Rows per frame, far below the frame limit even for long error strings. */
     private static final int ROWS_PER_FRAME = 2000;
-    private static final byte[] POISON = new byte[0];
 
     private final DataOutputStream out;
     private final BlockingQueue<byte[]> frames = new LinkedBlockingQueue<>();
     private final List<Map<String, Object>> rows = new ArrayList<>();
     private final Object drained = new Object();
-    private volatile boolean writing;
+    /** Frames queued and frames on stdout: drain() waits until the second catches up. */
+    private final AtomicLong queued = new AtomicLong();
+    private final AtomicLong written = new AtomicLong();
     private final Thread writer;
     private final Thread flusher;
 
@@ -50,7 +52,10 @@ final class Outbox {
             Log.error("dropping a frame of " + body.length + " bytes (limit " + MAX_FRAME_BYTES + ")");
             return;
         }
-        frames.add(body);
+        synchronized (frames) {
+            frames.add(body);
+            queued.incrementAndGet();
+        }
     }
 
     /** Queues one ledger row (`k` = s, d or e). */
@@ -130,26 +135,28 @@ final class Outbox {
     /** Flushes rows and waits (up to `timeoutMs`) until every queued frame is on stdout. */
     void drain(long timeoutMs) throws InterruptedException {
         flushRows();
+        long target = queued.get();
         long deadline = System.currentTimeMillis() + timeoutMs;
         synchronized (drained) {
-            while ((!frames.isEmpty() || writing) && System.currentTimeMillis() < deadline) {
+            while (written.get() < target && System.currentTimeMillis() < deadline) {
                 drained.wait(10);
             }
         }
     }
 
     private void writeLoop() {
+        long n = 0;
         try {
             while (true) {
                 byte[] body = frames.poll(50, TimeUnit.MILLISECONDS);
                 if (body == null) continue;
-                if (body == POISON) return;
-                writing = true;
                 out.writeInt(body.length);
                 out.write(body);
-                if (frames.isEmpty()) out.flush();
-                writing = false;
-                if (frames.isEmpty()) {
+                n++;
+                // Flush when caught up, and every 64 frames under a steady stream.
+                if (frames.isEmpty() || n % 64 == 0) {
+                    out.flush();
+                    written.set(n);
                     synchronized (drained) {
                         drained.notifyAll();
                     }

@@ -1,10 +1,8 @@
 package io.drstudio.javaworker;
 
 import com.alibaba.fastjson2.JSONObject;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -213,10 +211,6 @@ final class Workload {
         int n = 0;
         for (Slot s : slots.values()) n += s.inflight;
         return n;
-    }
-
-    List<String> ids() {
-        return new ArrayList<>(slots.keySet());
     }
 
     private static double number(JSONObject o, String key) {
