@@ -1,6 +1,6 @@
 // `npm run setup`: everything a fresh machine needs — npm deps, the Electron binary when it can be
-// downloaded, a Chromium for the e2e suite, the RocketMQ jars, a build, and the network lab's
-// nftables and delay router.
+// downloaded, a Chromium for the e2e suite, the RocketMQ jars, the Java client worker, a build,
+// and the network lab's nftables and delay router.
 import { existsSync } from 'node:fs'
 import { electronBinary } from './electron-status.mjs'
 import { commandExists, must, run, step } from './run.mjs'
@@ -52,6 +52,14 @@ must(
   ['scripts/fetch-rocketmq.mjs'],
   {},
   'install Java 17+ and Maven, or set ROCKETMQ_HOME'
+)
+
+step('Java client worker (the java lanes)')
+must(
+  process.execPath,
+  ['scripts/build-java-worker.mjs'],
+  {},
+  'install Maven and a JDK 17+, then run `npm run setup` again'
 )
 
 step('build')

@@ -1,0 +1,314 @@
+package io.drstudio.javaworker;
+
+import com.alibaba.fastjson2.JSONArray;
+import com.alibaba.fastjson2.JSONObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.rocketmq.client.hook.SendMessageContext;
+import org.apache.rocketmq.client.hook.SendMessageHook;
+import org.apache.rocketmq.client.impl.factory.MQClientInstance;
+import org.apache.rocketmq.client.impl.producer.DefaultMQProducerImpl;
+import org.apache.rocketmq.client.impl.producer.TopicPublishInfo;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.SendResult;
+import org.apache.rocketmq.client.producer.SendStatus;
+import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageQueue;
+
+/**
+ * A stock DefaultMQProducer and the ledger rows of its sends. Sends are the synchronous
+ * `send(msg)` a Java application makes (the only mode with retries and a per-request timeout in
+ * 5.3.3), each on a thread of a small pool so a slow broker never stalls the open-loop schedule.
+ * A SendMessageHook observes every attempt (broker, start, failure) without changing anything.
+ */
+final class JavaProducer extends HostedClient {
+    /** The send in progress on this thread, filled in by the hook. */
+    private static final ThreadLocal<SendTrace> TRACE = new ThreadLocal<>();
+
+    /** One send as observed: attempts counted by the hook. */
+    static final class SendTrace {
+        final String key;
+        final boolean record;
+        int attempts;
+        double attemptStartedAt = Double.NaN;
+        String broker;
+
+        SendTrace(String key, boolean record) {
+            this.key = key;
+            this.record = record;
+        }
+    }
+
+    /** The outcome of one send, for warm-up and the schedule. */
+    record Outcome(boolean acked, int attempts, double startedAt, double endedAt) {
+    }
+
+    private final FailoverTracker failover = new FailoverTracker();
+    private final AtomicInteger threadSeq = new AtomicInteger();
+    private DefaultMQProducer producer;
+    private ThreadPoolExecutor pool;
+    private String lastBroker;
+
+    JavaProducer(ClientSpec spec, Outbox outbox, NameServerDirectory directory, int generation) {
+        super(spec, outbox, directory, generation);
+    }
+
+    @Override
+    void start(long timeoutMs) throws Exception {
+        DefaultMQProducer p = new DefaultMQProducer(spec.group);
+        p.setInstanceName(instanceName);
+        p.setUnitName(unitName());
+        if (spec.managementNodes.isEmpty()) p.setNamesrvAddr(spec.staticNamesrvAddr());
+        spec.lane.applyProducer(spec, p);
+        impl(p).registerSendMessageHook(new AttemptHook());
+        producer = p;
+        pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+            Thread t = new Thread(r, spec.id + "-send-" + threadSeq.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        p.start();
+        cid = impl(p).getMqClientFactory().getClientId();
+        awaitRoute(timeoutMs);
+        started();
+    }
+
+    /**
+     * What the first send would do (tryToFindTopicPublishInfo): ask the name server for the topic's
+     * route, until it has writable queues.
+     */
+    private void awaitRoute(long timeoutMs) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        MQClientInstance f = factory();
+        while (true) {
+            try {
+                f.updateTopicRouteInfoFromNameServer(spec.topic);
+            } catch (RuntimeException e) {
+                warnOnce("route query: " + e);
+            }
+            TopicPublishInfo info = impl(producer).getTopicPublishInfoTable().get(spec.topic);
+            if (info != null && info.ok()) return;
+            if (System.currentTimeMillis() > deadline) {
+                throw new WorkerException("no-route", "producer " + spec.id + " got no route for topic " + spec.topic
+                    + " within " + timeoutMs + " ms (name servers: " + f.getMQClientAPIImpl().getNameServerAddressList()
+                    + "); check that the topic exists" + (spec.lane == Lane.JAVA_ZONE
+                        ? " on a broker of zone " + spec.room : "") + " and that the name servers are up");
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** Queues a send on the pool; false if the pool refused it (the worker is stopping). */
+    boolean submit(Runnable send) {
+        ThreadPoolExecutor p = pool;
+        if (p == null || !alive) return false;
+        try {
+            p.execute(send);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
+    /** One synchronous send; records its `s` row (and events) when `record`. */
+    Outcome send(String key, String tag, byte[] body, Double scheduledAt, boolean record) {
+        SendTrace trace = new SendTrace(key, record);
+        Message msg = new Message(spec.topic, tag, key, body);
+        double startedAt = Clock.now();
+        TRACE.set(trace);
+        SendResult result = null;
+        Exception error = null;
+        try {
+            result = producer.send(msg);
+        } catch (Exception e) {
+            error = e;
+        } finally {
+            TRACE.remove();
+        }
+        double endedAt = Clock.now();
+        boolean acked = result != null;
+        if (record) {
+            if (acked) recordAck(trace, result, scheduledAt, startedAt, endedAt);
+            else recordFailure(trace, error, scheduledAt, startedAt, endedAt);
+        }
+        return new Outcome(acked, trace.attempts, startedAt, endedAt);
+    }
+
+    private void recordAck(SendTrace t, SendResult r, Double scheduledAt, double startedAt, double endedAt) {
+        MessageQueue mq = r.getMessageQueue();
+        String broker = mq.getBrokerName();
+        String room = spec.brokerRoom(broker);
+        double attemptStart = Double.isNaN(t.attemptStartedAt) ? startedAt : t.attemptStartedAt;
+        FailoverTracker.Failover f = failover.succeeded(broker, room, attemptStart, endedAt);
+        if (f != null) {
+            JSONObject data = new JSONObject();
+            data.put("from", f.from());
+            data.put("fromRoom", f.fromRoom());
+            data.put("to", f.to());
+            data.put("toRoom", f.toRoom());
+            data.put("reason", f.reason());
+            data.put("durationMs", f.durationMs());
+            data.put("key", t.key);
+            outbox.event("broker-failover", spec.id, spec.room, data);
+        }
+        noteBroker(broker, room, f != null);
+        JSONObject row = sendRow(t.key, scheduledAt, startedAt, attemptStart, endedAt);
+        row.put("brokerName", broker);
+        row.put("brokerRoom", room);
+        row.put("queueId", mq.getQueueId());
+        row.put("queueOffset", r.getQueueOffset());
+        row.put("status", "acked");
+        row.put("attempts", Math.max(1, t.attempts));
+        // FLUSH_*_TIMEOUT / SLAVE_NOT_AVAILABLE: stored, with a warning the application would see.
+        row.put("error", r.getSendStatus() == SendStatus.SEND_OK ? null : r.getSendStatus().name());
+        outbox.row(row);
+    }
+
+    private void recordFailure(SendTrace t, Exception e, Double scheduledAt, double startedAt, double endedAt) {
+        String reason = e == null ? "no result" : reason(e);
+        JSONObject row = sendRow(t.key, scheduledAt, startedAt,
+            Double.isNaN(t.attemptStartedAt) ? null : t.attemptStartedAt, endedAt);
+        row.put("brokerName", t.broker);
+        row.put("brokerRoom", spec.brokerRoom(t.broker));
+        row.put("queueId", null);
+        row.put("queueOffset", null);
+        row.put("status", "failed");
+        row.put("attempts", t.attempts);
+        row.put("error", reason);
+        outbox.row(row);
+        JSONObject data = new JSONObject();
+        data.put("key", t.key);
+        data.put("reason", reason);
+        data.put("attempts", t.attempts);
+        outbox.event("send-failed", spec.id, spec.room, data);
+    }
+
+    private JSONObject sendRow(String key, Double scheduledAt, double startedAt, Double attemptStartedAt, double endedAt) {
+        JSONObject row = new JSONObject();
+        row.put("k", "s");
+        row.put("key", key);
+        row.put("clientId", spec.id);
+        row.put("clientRoom", spec.room);
+        row.put("namesrvId", namesrvId());
+        row.put("namesrvRoom", namesrvRoom());
+        row.put("scheduledAt", scheduledAt);
+        row.put("startedAt", startedAt);
+        row.put("attemptStartedAt", attemptStartedAt);
+        row.put("endedAt", endedAt);
+        return row;
+    }
+
+    /** broker-choice when the acked broker changes (stock Java rotates over every queue of the route). */
+    private void noteBroker(String broker, String room, boolean afterFailover) {
+        synchronized (this) {
+            if (broker.equals(lastBroker)) return;
+            String reason = lastBroker == null ? "first-send" : afterFailover ? "failover" : "queue-rotation";
+            lastBroker = broker;
+            JSONObject data = new JSONObject();
+            data.put("brokerName", broker);
+            data.put("brokerRoom", room);
+            data.put("reason", reason);
+            outbox.event("broker-choice", spec.id, spec.room, data);
+        }
+        emitChoice();
+    }
+
+    @Override
+    void addBrokerChoice(JSONObject choice) {
+        String b;
+        synchronized (this) {
+            b = lastBroker;
+        }
+        if (b == null) return;
+        choice.put("brokerName", b);
+        String room = spec.brokerRoom(b);
+        if (room != null) choice.put("brokerRoom", room);
+    }
+
+    /** Brokers the latency fault strategy currently avoids (always none unless it is enabled). */
+    List<String> isolated() {
+        List<String> out = new ArrayList<>();
+        DefaultMQProducer p = producer;
+        if (p == null || !impl(p).isSendLatencyFaultEnable()) return out;
+        TopicPublishInfo info = impl(p).getTopicPublishInfoTable().get(spec.topic);
+        if (info == null) return out;
+        TreeSet<String> seen = new TreeSet<>();
+        for (MessageQueue mq : info.getMessageQueueList()) {
+            if (seen.add(mq.getBrokerName())
+                && !impl(p).getMqFaultStrategy().getAvailableFilter().filter(mq)) {
+                out.add(mq.getBrokerName());
+            }
+        }
+        return out;
+    }
+
+    @Override
+    void shutdownClient() {
+        if (producer != null) producer.shutdown();
+        if (pool != null) pool.shutdown();
+    }
+
+    @Override
+    JSONObject state() {
+        JSONObject s = baseState();
+        JSONArray iso = new JSONArray();
+        iso.addAll(isolated());
+        s.put("isolated", iso);
+        return s;
+    }
+
+    @Override
+    MQClientInstance factory() {
+        DefaultMQProducer p = producer;
+        return p == null ? null : impl(p).getMqClientFactory();
+    }
+
+    /**
+     * The producer's internals (hooks, route table, fault strategy): deprecated for applications,
+     * and read here only to observe, never to steer.
+     */
+    @SuppressWarnings("deprecation")
+    private static DefaultMQProducerImpl impl(DefaultMQProducer p) {
+        return p.getDefaultMQProducerImpl();
+    }
+
+    /** Counts attempts and reports failed ones; the hook runs on the sending thread. */
+    private final class AttemptHook implements SendMessageHook {
+        @Override
+        public String hookName() {
+            return "drstudio-attempts";
+        }
+
+        @Override
+        public void sendMessageBefore(SendMessageContext ctx) {
+            SendTrace t = TRACE.get();
+            if (t == null) return;
+            t.attempts++;
+            t.attemptStartedAt = Clock.now();
+            t.broker = ctx.getMq() == null ? null : ctx.getMq().getBrokerName();
+        }
+
+        @Override
+        public void sendMessageAfter(SendMessageContext ctx) {
+            SendTrace t = TRACE.get();
+            if (t == null || ctx.getException() == null || !t.record) return;
+            String reason = reason(ctx.getException());
+            String room = spec.brokerRoom(t.broker);
+            failover.failed(t.broker, room, reason, t.attemptStartedAt);
+            JSONObject data = new JSONObject();
+            data.put("key", t.key);
+            data.put("brokerName", t.broker);
+            data.put("brokerRoom", room);
+            data.put("reason", reason);
+            data.put("startMs", t.attemptStartedAt);
+            data.put("endMs", Clock.now());
+            outbox.event("send-attempt-failed", spec.id, spec.room, data);
+        }
+    }
+}
