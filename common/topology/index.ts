@@ -1,3 +1,4 @@
 export * from './schema'
 export * from './model'
 export * from './validate'
+export * from './actions'

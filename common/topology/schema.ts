@@ -16,7 +16,37 @@ const endpointFields = {
   port: portSchema.optional()
 }
 
-export const nameServerSchema = z.object({ id: idSchema, ...endpointFields })
+/** The fault actions an operator command can stand in for, in the order menus list them. */
+export const OPERATOR_ACTIONS = ['kill', 'pause', 'resume', 'restart', 'stop', 'start'] as const
+export type OperatorAction = (typeof OPERATOR_ACTIONS)[number]
+
+const actionCommandSchema = z.string().trim().min(1).max(4000)
+
+/**
+ * Operator commands that fault an attached node (DR Studio cannot signal a process it did not
+ * start), e.g. `ssh {host} sudo systemctl kill -s KILL rmq-broker`. Placeholders: {host} {port}
+ * {id} {room}; `{{` and `}}` are literal braces.
+ */
+export const nodeActionsSchema = z.strictObject({
+  kill: actionCommandSchema.optional(),
+  pause: actionCommandSchema.optional(),
+  resume: actionCommandSchema.optional(),
+  restart: actionCommandSchema.optional(),
+  stop: actionCommandSchema.optional(),
+  start: actionCommandSchema.optional()
+})
+
+/** Commands shared by every attached node of a kind in one room; a node's own `actions` win. */
+export const roomActionsSchema = z.strictObject({
+  nameserver: nodeActionsSchema.optional(),
+  broker: nodeActionsSchema.optional(),
+  management: nodeActionsSchema.optional(),
+  proxy: nodeActionsSchema.optional()
+})
+
+const actionsField = { actions: nodeActionsSchema.optional() }
+
+export const nameServerSchema = z.object({ id: idSchema, ...endpointFields, ...actionsField })
 
 export const brokerSchema = z.object({
   id: idSchema,
@@ -27,12 +57,14 @@ export const brokerSchema = z.object({
   brokerId: z.number().int().min(0),
   /** Where the operator wants the store; exported as a placeholder when absent. */
   storePath: z.string().optional(),
-  ...endpointFields
+  ...endpointFields,
+  ...actionsField
 })
 
 export const managementNodeSchema = z.object({
   id: idSchema,
-  ...endpointFields
+  ...endpointFields,
+  ...actionsField
 })
 
 export const proxySchema = z.object({
@@ -45,7 +77,8 @@ export const proxySchema = z.object({
    * Zone-pin the proxy to its room (ROCKETMQ_ZONE=<room>, ROCKETMQ_ZONE_MODE=true): name servers then
    * hand it only its room's brokers. false = a plain cluster-mode proxy that sees every broker.
    */
-  zoneMode: z.boolean().default(true)
+  zoneMode: z.boolean().default(true),
+  ...actionsField
 })
 
 export const selectionPolicySchema = z.enum(['random', 'round-robin', 'least-latency'])
@@ -83,7 +116,8 @@ export const roomSchema = z.object({
   managementNodes: z.array(managementNodeSchema).default([]),
   proxies: z.array(proxySchema).default([]),
   producers: z.array(producerSchema).default([]),
-  consumers: z.array(consumerSchema).default([])
+  consumers: z.array(consumerSchema).default([]),
+  actions: roomActionsSchema.optional()
 })
 
 export const topicSchema = z.object({
@@ -99,7 +133,23 @@ export const topologySettingsSchema = z.object({
   routeRefreshMs: z.number().int().min(100).max(600000).default(1000),
   selectionPolicy: selectionPolicySchema.default('round-robin'),
   /** RocketMQ server-side zone filter; it has no fallback, so lint warns about it. */
-  zoneMode: z.boolean().default(false)
+  zoneMode: z.boolean().default(false),
+  /** Upper bound on one operator action command (ssh …); the default is 60 s. */
+  actionTimeoutMs: z.number().int().min(1000).max(600000).optional()
+})
+
+/** Where a topology came from when DR Studio read it off a running cluster (`drstudio discover`). */
+export const topologySourceSchema = z.object({
+  kind: z.literal('discovered'),
+  /** The name servers asked, `;`-separated as RocketMQ writes them. */
+  namesrv: z.string(),
+  addressServer: z.string().optional(),
+  /** ISO time of the discovery. */
+  at: z.string(),
+  /** How brokers were put in rooms. */
+  rooms: z.enum(['zone', 'map', 'regex']),
+  /** The user allowed DR Studio to create the run topic on this cluster (off unless asked). */
+  createTopic: z.boolean().default(false)
 })
 
 export const layoutSchema = z.record(z.string(), z.object({ x: z.number(), y: z.number() }))
@@ -113,7 +163,8 @@ export const topologySchema = z.object({
   topics: z.array(topicSchema).default([]),
   rooms: z.array(roomSchema),
   /** Canvas positions keyed by node or room id; not part of the deployment. */
-  layout: layoutSchema.optional()
+  layout: layoutSchema.optional(),
+  source: topologySourceSchema.optional()
 })
 
 export type NameServerSpec = z.infer<typeof nameServerSchema>
@@ -127,6 +178,9 @@ export type TopicSpec = z.infer<typeof topicSchema>
 export type TopologySettings = z.infer<typeof topologySettingsSchema>
 export type Topology = z.infer<typeof topologySchema>
 export type SelectionPolicy = z.infer<typeof selectionPolicySchema>
+export type NodeActions = z.infer<typeof nodeActionsSchema>
+export type RoomActions = z.infer<typeof roomActionsSchema>
+export type TopologySource = z.infer<typeof topologySourceSchema>
 
 /** Every kind of node a room can hold, in the order rooms list them. */
 export const NODE_KINDS = [

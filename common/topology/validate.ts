@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { actionProblems } from './actions'
 import { hostOf, listNodes, occupiedPorts } from './model'
 import type { Topology } from './schema'
 import { topologySchema } from './schema'
@@ -190,6 +191,7 @@ export function semanticProblems(topology: Topology): Problem[] {
     }
   }
 
+  problems.push(...actionProblems(topology))
   return problems
 }
 
