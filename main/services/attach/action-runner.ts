@@ -72,7 +72,11 @@ export function describeActionResult(r: ActionRunResult): string {
 export function runActionCommand(input: ActionRunInput): Promise<ActionRunResult> {
   const now = input.now ?? Date.now
   const timeoutMs = input.timeoutMs ?? DEFAULT_ACTION_TIMEOUT_MS
-  mkdirSync(dirname(input.logFile), { recursive: true })
+  try {
+    mkdirSync(dirname(input.logFile), { recursive: true })
+  } catch {
+    // appendLog reports nothing either: the command's result matters more than its log.
+  }
   const started = now()
   appendLog(
     input.logFile,

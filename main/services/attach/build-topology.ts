@@ -115,12 +115,6 @@ export function buildTopology(
   const ids = new IdPool(placement.rooms.map((r) => r.id))
   const rooms = placement.rooms.map((r) => emptyRoom(r.id, r.name))
   const room = (id: string): RoomSpec => rooms.find((r) => r.id === id)!
-  answeredNameServers(discovery).forEach((address, i) => {
-    const placed = placement.nameServers[address]
-    if (!placed) return
-    const ns: NameServerSpec = { id: ids.take(`ns-${i + 1}`), ...endpoint(address) }
-    room(placed.room).nameServers.push(ns)
-  })
   for (const set of discovery.brokerSets) {
     for (const node of set.nodes) {
       const placed = placement.brokers[node.address]
@@ -136,6 +130,13 @@ export function buildTopology(
       room(placed.room).brokers.push(broker)
     }
   }
+  // Brokers first: their ids come from brokerName, which means something to the operator.
+  answeredNameServers(discovery).forEach((address, i) => {
+    const placed = placement.nameServers[address]
+    if (!placed) return
+    const ns: NameServerSpec = { id: ids.take(`ns-${i + 1}`), ...endpoint(address) }
+    room(placed.room).nameServers.push(ns)
+  })
   const topics = topicQueues(discovery)
   const named = opts.clientsTopic
   if (named && opts.createTopic && !topics.some((t) => t.name === named)) {

@@ -99,7 +99,7 @@ export async function connectToCluster(
   )
   const problems = [
     ...discovery.issues.filter((i) => i.level === 'error').map(fromIssue),
-    ...placement.unplaced.map(fromUnplaced)
+    ...(discovery.brokerSets.length > 0 ? placement.unplaced.map(fromUnplaced) : [])
   ]
   const warnings = [
     ...discovery.issues

@@ -52,7 +52,7 @@ export interface ObservedChange {
 
 export type ProbeOutcome =
   | { ok: true; latencyMs: number; detail?: string }
-  | { ok: false; latencyMs: number; error: string; timedOut: boolean }
+  | { ok: false; latencyMs: number; error: string; timedOut: boolean; timeoutMs?: number }
 
 /** up / slow / down for one probe; slow is an answer that took longer than `slowMs`. */
 export function classifyProbe(
@@ -63,7 +63,7 @@ export function classifyProbe(
   if (!outcome.ok) {
     return {
       state: 'down',
-      reason: outcome.timedOut ? `no answer within ${ms} ms` : outcome.error
+      reason: outcome.timedOut ? `no answer within ${outcome.timeoutMs ?? ms} ms` : outcome.error
     }
   }
   const note = outcome.detail ? ` (${outcome.detail})` : ''
@@ -217,7 +217,8 @@ export class AttachedProber extends EventEmitter<ProberEvents> {
           ok: false,
           latencyMs: elapsed(),
           error: `no answer within ${this.opts.timeoutMs} ms`,
-          timedOut: true
+          timedOut: true,
+          timeoutMs: this.opts.timeoutMs
         })
       }, this.opts.timeoutMs)
       this.opts.port.probe(target, this.opts.timeoutMs).then(
@@ -233,7 +234,13 @@ export class AttachedProber extends EventEmitter<ProberEvents> {
           cancel()
           const message = e instanceof Error ? e.message : String(e)
           const timedOut = (e as { code?: string } | null)?.code === 'timeout'
-          resolve({ ok: false, latencyMs: elapsed(), error: message, timedOut })
+          resolve({
+            ok: false,
+            latencyMs: elapsed(),
+            error: message,
+            timedOut,
+            timeoutMs: this.opts.timeoutMs
+          })
         }
       )
     })
