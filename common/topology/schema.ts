@@ -194,7 +194,7 @@ export const NODE_KINDS = [
 export type NodeKind = (typeof NODE_KINDS)[number]
 
 /** Room array key for each node kind. */
-export const ROOM_KEY: Record<NodeKind, keyof Omit<RoomSpec, 'id' | 'name'>> = {
+export const ROOM_KEY: Record<NodeKind, keyof Omit<RoomSpec, 'id' | 'name' | 'actions'>> = {
   nameserver: 'nameServers',
   broker: 'brokers',
   management: 'managementNodes',
