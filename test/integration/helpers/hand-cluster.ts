@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs'
-import type { RemotingRpc } from '../../../main/services/remoting'
+import { RemotingRpc } from '../../../main/services/remoting'
 import { startBroker, startNamesrv, type JvmProcess } from './jvm'
 
 /**
@@ -55,7 +55,19 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 60_000)
 }
 
 /** Waits until every name server lists both brokers (they register at boot, then every 30 s). */
-export async function waitForRegistration(cluster: HandCluster, rpc: RemotingRpc): Promise<void> {
+export async function waitForRegistration(
+  cluster: HandCluster,
+  client?: RemotingRpc
+): Promise<void> {
+  const rpc = client ?? new RemotingRpc()
+  try {
+    await waitForBothBrokers(cluster, rpc)
+  } finally {
+    if (!client) rpc.close()
+  }
+}
+
+async function waitForBothBrokers(cluster: HandCluster, rpc: RemotingRpc): Promise<void> {
   await eventually(async () => {
     for (const ns of cluster.nameServers) {
       const info = await rpc.getBrokerClusterInfo(ns.address, { timeoutMs: 2000 })
