@@ -43,7 +43,7 @@ test.afterAll(async ({ shell }) => {
 
 test('Connect to cluster… from the empty start screen draws the discovered rooms', async ({
   page
-}) => {
+}, testInfo) => {
   const d = new DesignerPage(page)
   const dialog = page.getByRole('dialog', { name: 'Connect to cluster' })
 
@@ -73,6 +73,10 @@ test('Connect to cluster… from the empty start screen draws the discovered roo
       'found 2 broker sets in 1 cluster(s)'
     )
     await expect(d.rooms()).toHaveCount(0)
+    await testInfo.attach('dialog with the problems', {
+      body: await dialog.screenshot(),
+      contentType: 'image/png'
+    })
   })
 
   await test.step('with the name servers in the Room map, the canvas shows both rooms', async () => {
@@ -93,5 +97,9 @@ test('Connect to cluster… from the empty start screen draws the discovered roo
       )
     }
     await expect(d.title).toContainText('discovered-HandCluster')
+    await testInfo.attach('canvas after connect', {
+      body: await page.screenshot(),
+      contentType: 'image/png'
+    })
   })
 })

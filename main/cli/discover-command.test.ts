@@ -79,7 +79,7 @@ describe('drstudio discover', () => {
     expect(existsSync(out)).toBe(false)
     expect(stderr.text).toContain('1 problem(s); nothing was written')
     expect(stderr.text).toContain(
-      '  - name server 10.9.0.1:9876 (10.9.0.1:9876): name servers carry no zone and no rule names this one\n' +
+      '  - name server 10.9.0.1:9876: name servers carry no zone and no rule names this one\n' +
         '    fix: add "10.9.0.1:9876: <room>" to the rooms map (--rooms-map FILE), or use --namesrv-rooms-by-host REGEX'
     )
   })

@@ -243,7 +243,7 @@ describe('connectToCluster', () => {
     expect(r.topology).toBeNull()
     expect(r.problems.map((x) => [x.code, x.subject])).toEqual([
       ['broker-unplaced', 'b1 brokerId 0 (10.1.0.2:10911)'],
-      ['namesrv-unplaced', 'name server 10.1.0.9:9876 (10.1.0.9:9876)']
+      ['namesrv-unplaced', 'name server 10.1.0.9:9876']
     ])
     expect(r.problems[0]?.fix).toContain('the Room map')
   })

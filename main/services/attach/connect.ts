@@ -49,7 +49,8 @@ export interface ConnectResult {
 function fromUnplaced(u: Unplaced): ConnectProblem {
   return {
     code: u.kind === 'broker' ? 'broker-unplaced' : 'namesrv-unplaced',
-    subject: `${u.subject} (${u.address})`,
+    // A name server's subject is its address already.
+    subject: u.kind === 'broker' ? `${u.subject} (${u.address})` : u.subject,
     message: u.reason,
     fix: u.fix
   }
