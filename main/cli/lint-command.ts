@@ -1,4 +1,9 @@
-import { countFindings, formatFinding, hasLintErrors, lintTopology } from '../../common/lint/lint'
+import {
+  countFindings,
+  formatFinding,
+  hasLintErrors,
+  lintTopology
+} from '../../common/lint/lint'
 import { loadTopologyForCli } from '../services/export/load-topology'
 
 /** Where CLI commands print; process streams by default, buffers in tests. */
