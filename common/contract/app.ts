@@ -13,6 +13,7 @@ export const appInfoSchema = z.object({
 export const menuCommandSchema = z.enum([
   'new',
   'open',
+  'connect',
   'save',
   'save-as',
   'export',

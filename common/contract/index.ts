@@ -1,11 +1,13 @@
 import type { z } from 'zod'
 import { appEvents, appRequests } from './app'
+import { attachEvents, attachRequests } from './attach'
 import type { EventSpec, RequestSpec } from './define'
 import { runsEvents, runsRequests } from './runs'
 import { sandboxEvents, sandboxRequests } from './sandbox'
 import { topologyEvents, topologyRequests } from './topology'
 
 export * from './app'
+export * from './attach'
 export * from './runs'
 export * from './sandbox'
 export * from './topology'
@@ -16,7 +18,8 @@ export const requests = {
   ...appRequests,
   ...topologyRequests,
   ...sandboxRequests,
-  ...runsRequests
+  ...runsRequests,
+  ...attachRequests
 } satisfies Record<string, RequestSpec>
 
 /** Every engine → renderer event, listed once. */
@@ -24,7 +27,8 @@ export const events = {
   ...appEvents,
   ...topologyEvents,
   ...sandboxEvents,
-  ...runsEvents
+  ...runsEvents,
+  ...attachEvents
 } satisfies Record<string, EventSpec>
 
 export type RequestChannel = keyof typeof requests

@@ -218,6 +218,23 @@ export const gatesSchema = z.object({
 })
 export type Gates = z.infer<typeof gatesSchema>
 
+/**
+ * When to stop a workload early (an attached cluster is someone's real cluster): over `windowMs`,
+ * more than `maxFailedShare` of sends failed, or the 99th percentile of acknowledged sends took
+ * longer than `maxSendP99Ms`. Nothing is judged before `minSends` sends are in the window.
+ */
+export const abortSchema = z
+  .object({
+    maxFailedShare: z.number().min(0).max(1).optional(),
+    maxSendP99Ms: z.number().positive().optional(),
+    windowMs: durationSchema.default(10_000),
+    minSends: z.number().int().min(1).default(20)
+  })
+  .refine((a) => a.maxFailedShare !== undefined || a.maxSendP99Ms !== undefined, {
+    message: 'an abort block needs maxFailedShare, maxSendP99Ms or both'
+  })
+export type AbortRules = z.infer<typeof abortSchema>
+
 export const scenarioSchema = z.object({
   kind: z.literal('drstudio/scenario').default('drstudio/scenario'),
   version: z.literal(1).default(1),
@@ -228,7 +245,8 @@ export const scenarioSchema = z.object({
   workload: workloadSchema.default(workloadSchema.parse({})),
   client: clientTuningSchema.default(clientTuningSchema.parse({})),
   timeline: z.array(anyTimelineStepSchema).default([]),
-  gates: gatesSchema.default(gatesSchema.parse({}))
+  gates: gatesSchema.default(gatesSchema.parse({})),
+  abort: abortSchema.optional()
 })
 export type Scenario = z.infer<typeof scenarioSchema>
 export type ScenarioInput = z.input<typeof scenarioSchema>

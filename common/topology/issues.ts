@@ -58,7 +58,27 @@ const KNOWN_KEYS = [
   'rate',
   'messageSize',
   'lane',
-  'fallbackRooms'
+  'fallbackRooms',
+  'network',
+  'mode',
+  'links',
+  'latencyMs',
+  'jitterMs',
+  'lossPct',
+  'bandwidthMbit',
+  'actions',
+  'actionTimeoutMs',
+  'source',
+  'kill',
+  'pause',
+  'resume',
+  'restart',
+  'stop',
+  'start',
+  'nameserver',
+  'broker',
+  'management',
+  'proxy'
 ]
 
 function distance(a: string, b: string): number {

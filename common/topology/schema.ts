@@ -49,7 +49,37 @@ const endpointFields = {
 
 // Strict objects: an unknown key is almost always a typo ("prot", "probeIntervalMS") that would
 // otherwise be dropped without a word and replaced by a default.
-export const nameServerSchema = z.strictObject({ id: idSchema, ...endpointFields })
+/** The fault actions an operator command can stand in for, in the order menus list them. */
+export const OPERATOR_ACTIONS = ['kill', 'pause', 'resume', 'restart', 'stop', 'start'] as const
+export type OperatorAction = (typeof OPERATOR_ACTIONS)[number]
+
+const actionCommandSchema = z.string().trim().min(1).max(4000)
+
+/**
+ * Operator commands that fault an attached node (DR Studio cannot signal a process it did not
+ * start), e.g. `ssh {host} sudo systemctl kill -s KILL rmq-broker`. Placeholders: {host} {port}
+ * {id} {room}; `{{` and `}}` are literal braces.
+ */
+export const nodeActionsSchema = z.strictObject({
+  kill: actionCommandSchema.optional(),
+  pause: actionCommandSchema.optional(),
+  resume: actionCommandSchema.optional(),
+  restart: actionCommandSchema.optional(),
+  stop: actionCommandSchema.optional(),
+  start: actionCommandSchema.optional()
+})
+
+/** Commands shared by every attached node of a kind in one room; a node's own `actions` win. */
+export const roomActionsSchema = z.strictObject({
+  nameserver: nodeActionsSchema.optional(),
+  broker: nodeActionsSchema.optional(),
+  management: nodeActionsSchema.optional(),
+  proxy: nodeActionsSchema.optional()
+})
+
+const actionsField = { actions: nodeActionsSchema.optional() }
+
+export const nameServerSchema = z.strictObject({ id: idSchema, ...endpointFields, ...actionsField })
 
 export const brokerSchema = z.strictObject({
   id: idSchema,
@@ -60,12 +90,14 @@ export const brokerSchema = z.strictObject({
   brokerId: z.number().int().min(0),
   /** Where the operator wants the store; exported as a placeholder when absent. */
   storePath: z.string().optional(),
-  ...endpointFields
+  ...endpointFields,
+  ...actionsField
 })
 
 export const managementNodeSchema = z.strictObject({
   id: idSchema,
-  ...endpointFields
+  ...endpointFields,
+  ...actionsField
 })
 
 export const proxySchema = z.strictObject({
@@ -78,7 +110,8 @@ export const proxySchema = z.strictObject({
    * Zone-pin the proxy to its room (ROCKETMQ_ZONE=<room>, ROCKETMQ_ZONE_MODE=true): name servers then
    * hand it only its room's brokers. false = a plain cluster-mode proxy that sees every broker.
    */
-  zoneMode: z.boolean().default(true)
+  zoneMode: z.boolean().default(true),
+  ...actionsField
 })
 
 export const selectionPolicySchema = z.enum(['random', 'round-robin', 'least-latency'])
@@ -116,7 +149,8 @@ export const roomSchema = z.strictObject({
   managementNodes: z.array(managementNodeSchema).default([]),
   proxies: z.array(proxySchema).default([]),
   producers: z.array(producerSchema).default([]),
-  consumers: z.array(consumerSchema).default([])
+  consumers: z.array(consumerSchema).default([]),
+  actions: roomActionsSchema.optional()
 })
 
 export const topicSchema = z.strictObject({
@@ -132,7 +166,23 @@ export const topologySettingsSchema = z.strictObject({
   routeRefreshMs: z.number().int().min(100).max(600000).default(1000),
   selectionPolicy: selectionPolicySchema.default('round-robin'),
   /** RocketMQ server-side zone filter; it has no fallback, so lint warns about it. */
-  zoneMode: z.boolean().default(false)
+  zoneMode: z.boolean().default(false),
+  /** Upper bound on one operator action command (ssh …); the default is 60 s. */
+  actionTimeoutMs: z.number().int().min(1000).max(600000).optional()
+})
+
+/** Where a topology came from when DR Studio read it off a running cluster (`drstudio discover`). */
+export const topologySourceSchema = z.strictObject({
+  kind: z.literal('discovered'),
+  /** The name servers asked, `;`-separated as RocketMQ writes them. */
+  namesrv: z.string(),
+  addressServer: z.string().optional(),
+  /** ISO time of the discovery. */
+  at: z.string(),
+  /** How brokers were put in rooms. */
+  rooms: z.enum(['zone', 'map', 'regex']),
+  /** The user allowed DR Studio to create the run topic on this cluster (off unless asked). */
+  createTopic: z.boolean().default(false)
 })
 
 const linkFields = {
@@ -152,7 +202,7 @@ export const linkSpecSchema = z.object({
 })
 
 /** A link entry as written: absent fields come from `links.default`. */
-export const linkOverrideSchema = z.object({
+export const linkOverrideSchema = z.strictObject({
   latencyMs: linkFields.latencyMs.optional(),
   jitterMs: linkFields.jitterMs.optional(),
   lossPct: linkFields.lossPct.optional(),
@@ -164,7 +214,7 @@ export const linkOverrideSchema = z.object({
  * back to loopback (network faults then disabled) with a one-line reason. Link keys are
  * `room1~room2` (order-insensitive) and override `default` field by field.
  */
-export const networkSettingsSchema = z.object({
+export const networkSettingsSchema = z.strictObject({
   mode: z.enum(['auto', 'namespaces', 'loopback']).default('auto'),
   links: z.record(z.string(), linkOverrideSchema).default({})
 })
@@ -187,7 +237,8 @@ export const topologySchema = z.strictObject({
   /** Absent = `{ mode: 'auto' }` with instant links; optional so existing files stay byte-identical. */
   network: networkSettingsSchema.optional(),
   /** Canvas positions keyed by node or room id; not part of the deployment. */
-  layout: layoutSchema.optional()
+  layout: layoutSchema.optional(),
+  source: topologySourceSchema.optional()
 })
 
 export type NameServerSpec = z.infer<typeof nameServerSchema>
@@ -201,6 +252,9 @@ export type TopicSpec = z.infer<typeof topicSchema>
 export type TopologySettings = z.infer<typeof topologySettingsSchema>
 export type Topology = z.infer<typeof topologySchema>
 export type SelectionPolicy = z.infer<typeof selectionPolicySchema>
+export type NodeActions = z.infer<typeof nodeActionsSchema>
+export type RoomActions = z.infer<typeof roomActionsSchema>
+export type TopologySource = z.infer<typeof topologySourceSchema>
 export type LinkSpec = z.infer<typeof linkSpecSchema>
 export type LinkOverride = z.infer<typeof linkOverrideSchema>
 export type NetworkSettings = z.infer<typeof networkSettingsSchema>
@@ -218,7 +272,7 @@ export const NODE_KINDS = [
 export type NodeKind = (typeof NODE_KINDS)[number]
 
 /** Room array key for each node kind. */
-export const ROOM_KEY: Record<NodeKind, keyof Omit<RoomSpec, 'id' | 'name'>> = {
+export const ROOM_KEY: Record<NodeKind, keyof Omit<RoomSpec, 'id' | 'name' | 'actions'>> = {
   nameserver: 'nameServers',
   broker: 'brokers',
   management: 'managementNodes',

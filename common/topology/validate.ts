@@ -1,3 +1,4 @@
+import { actionProblems } from './actions'
 import { notAnObject, schemaProblems } from './issues'
 import { parseJsonStrict } from './json-text'
 import { hostOf, listNodes, occupiedPorts } from './model'
@@ -176,6 +177,7 @@ export function semanticProblems(topology: Topology): Problem[] {
   }
 
   problems.push(...networkProblems(topology))
+  problems.push(...actionProblems(topology))
   return problems
 }
 

@@ -45,6 +45,7 @@ export function menuTemplate(
       submenu: [
         { label: 'New', accelerator: 'CmdOrCtrl+N', click: send('new') },
         { label: 'Open…', accelerator: 'CmdOrCtrl+O', click: send('open') },
+        { label: 'Connect to Cluster…', click: send('connect') },
         { type: 'separator' },
         { label: 'Save', accelerator: 'CmdOrCtrl+S', click: send('save') },
         { label: 'Save As…', accelerator: 'CmdOrCtrl+Shift+S', click: send('save-as') },

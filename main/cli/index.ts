@@ -7,6 +7,7 @@ import { runManagementNode } from '../services/management'
 import { runScenarioCommand } from './scenario-command'
 import { recordedResults } from './recorded-results'
 import { runClusterInfoCommand, runRouteCommand } from './cluster-commands'
+import { runDiscoverCommand, type DiscoverOptions } from './discover-command'
 import { runSandboxCheck, runSandboxUp } from './sandbox-commands'
 import { runServeCommand } from './serve-command'
 import { runValidateCommand } from './validate-command'
@@ -137,6 +138,36 @@ export function buildProgram(): Command {
     .action((opts: { namesrv: string; json?: boolean }) =>
       guarded(() => runClusterInfoCommand(opts))
     )
+
+  program
+    .command('discover')
+    .description(
+      'read a running cluster from its name servers into a topology of attached nodes, one room per zone (or by map or name)'
+    )
+    .option('--namesrv <list>', 'name servers, "host:port;host:port"')
+    .option(
+      '--address-server <url>',
+      'an address server (http://host:8080/rocketmq/nsaddr) listing them'
+    )
+    .option('--rooms <how>', 'zone (default when every broker has a zone), map or name')
+    .option('--rooms-map <file>', 'JSON/YAML: broker name, host, host:port or subnet → room')
+    .option('--rooms-by-name <regex>', "a broker's room is the first capture group of its name")
+    .option(
+      '--namesrv-rooms-by-host <regex>',
+      "a name server's room is the first capture group of its host"
+    )
+    .option('--topic <topic>', 'the topic the workload will use (checked now)')
+    .option('--clients', 'add one producer and one consumer per room on --topic')
+    .option(
+      '--create-topic',
+      'let DR Studio create --topic on this cluster (never done unless asked)'
+    )
+    .option('--name <name>', 'topology name')
+    .requiredOption('--out <file>', 'where to write the topology')
+    .option('--force', 'overwrite --out if it exists')
+    .addOption(new Option('--timeout <ms>', 'per-request timeout').default(3000).argParser(Number))
+    .option('--json', 'machine-readable summary on stdout')
+    .action((opts: DiscoverOptions) => guarded(() => runDiscoverCommand(opts)))
 
   program
     .command('route')

@@ -15,6 +15,7 @@ import {
   writeTopologyFile
 } from '../documents/documents'
 import { EngineEvents } from './events'
+import { discoverForApp } from '../attach/app-discover'
 import { exportTopology } from '../export'
 import { latestResultsFromReports } from '../export/results'
 import { LedgerReader } from '../ledger'
@@ -314,7 +315,10 @@ export class Engine {
       'topology:lint': async ({ document }) => {
         const result = validateTopology(document)
         return { findings: result.ok ? lintTopology(result.topology) : [] }
-      }
+      },
+      // Connect to cluster…: reads the operator's cluster; the renderer opens the result untitled.
+      'cluster:discover': async (input) =>
+        discoverForApp(input, (p) => this.events.emit('cluster:discover-progress', p))
     }
   }
 

@@ -22,6 +22,8 @@ import {
 import {
   clusterInfoSchema,
   consumerListSchema,
+  kvTableSchema,
+  topicListSchema,
   topicRouteSchema,
   type ClusterInfo,
   type TopicRoute
@@ -242,6 +244,51 @@ export class RemotingRpc extends EventEmitter<RemotingClientEvents> {
       options
     )
     return this.parseBody(namesrvAddress, res, clusterInfoSchema, 'ClusterInfo')
+  }
+
+  /**
+   * GET_ALL_TOPIC_LIST_FROM_NAMESERVER (206): topic names only, system topics included. A name
+   * server with `enableAllTopicList=false` answers SYSTEM_ERROR "disable" (a RemoteError).
+   */
+  async getAllTopicListFromNameserver(
+    namesrvAddress: string,
+    options: CallOptions = {}
+  ): Promise<string[]> {
+    const res = await this.call(
+      namesrvAddress,
+      { code: RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER },
+      options
+    )
+    return this.parseBody(namesrvAddress, res, topicListSchema, 'TopicList').topicList
+  }
+
+  /** GET_KV_CONFIG (101): a name server's KV entry; undefined when it has none (QUERY_NOT_FOUND). */
+  async getKvConfig(
+    namesrvAddress: string,
+    input: { namespace: string; key: string },
+    options: CallOptions = {}
+  ): Promise<string | undefined> {
+    const req: RemotingRequest = {
+      code: RequestCode.GET_KV_CONFIG,
+      extFields: toExtFields({ namespace: input.namespace, key: input.key })
+    }
+    const res = await this.invoke(namesrvAddress, req, options.timeoutMs)
+    if (res.code === ResponseCode.QUERY_NOT_FOUND) return undefined
+    this.expect(namesrvAddress, req, res, [ResponseCode.SUCCESS])
+    return res.extFields.value
+  }
+
+  /** GET_BROKER_RUNTIME_INFO (28): the broker's own stats (`mqadmin brokerStatus`), read-only. */
+  async getBrokerRuntimeInfo(
+    brokerAddress: string,
+    options: CallOptions = {}
+  ): Promise<Record<string, string>> {
+    const res = await this.call(
+      brokerAddress,
+      { code: RequestCode.GET_BROKER_RUNTIME_INFO },
+      options
+    )
+    return this.parseBody(brokerAddress, res, kvTableSchema, 'KVTable').table
   }
 
   /** UPDATE_AND_CREATE_TOPIC (17) to one master broker, which then registers it with its namesrvs. */

@@ -69,6 +69,23 @@ export const consumerListSchema = z.object({
     .transform((v) => v ?? [])
 })
 
+/** TopicList (GET_ALL_TOPIC_LIST_FROM_NAMESERVER): every topic the name server has a route for. */
+export const topicListSchema = z.object({
+  topicList: z
+    .array(z.string())
+    .nullish()
+    .transform((v) => v ?? []),
+  brokerAddr: nullableString
+})
+
+/** KVTable (GET_BROKER_RUNTIME_INFO and friends): string → string. */
+export const kvTableSchema = z.object({
+  table: z
+    .record(z.string(), z.string())
+    .nullish()
+    .transform((v) => v ?? {})
+})
+
 export type BrokerData = z.infer<typeof brokerDataSchema>
 export type QueueData = z.infer<typeof queueDataSchema>
 export type TopicRoute = z.infer<typeof topicRouteSchema>

@@ -1,6 +1,7 @@
 import { ReactFlowProvider } from '@xyflow/react'
 import { useEffect } from 'react'
 import { Canvas } from '../canvas/canvas'
+import { ConnectDialog } from '../components/connect-dialog'
 import { ConfirmDialog, LogDialog, ShortcutsDialog } from '../components/dialogs'
 import { ExportDialog } from '../components/export-dialog'
 import { FilePicker } from '../components/file-picker'
@@ -75,6 +76,7 @@ export function App() {
       <AddNodeMenu />
       <RunsView />
       <ExportDialog />
+      <ConnectDialog />
       <ConfirmDialog />
       <LogDialog />
       <ShortcutsDialog />

@@ -9,12 +9,13 @@ import {
   useReactFlow,
   useStore
 } from '@xyflow/react'
-import { Plus } from 'lucide-react'
+import { Cable, Plus } from 'lucide-react'
 import type { RefObject } from 'react'
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { setFlowInstance } from '../lib/flow-instance'
 import type { FlowNode, LiveFlowEdge } from '../model/flow-model'
 import { useCanvasStore } from '../stores/canvas-store'
+import { useConnectStore } from '../stores/connect-store'
 import { useEditorStore } from '../stores/editor-store'
 import { useUiStore } from '../stores/ui-store'
 import { ComponentNode } from './component-node'
@@ -92,9 +93,18 @@ function EmptyState() {
       <p className="canvas-empty-text">
         Every machine room runs a full set: name servers, brokers, a management node and clients.
       </p>
-      <button type="button" className="btn btn-primary" onClick={addRoom}>
-        <Plus size={16} aria-hidden="true" /> Add your first room
-      </button>
+      <div className="canvas-empty-actions">
+        <button type="button" className="btn btn-primary" onClick={addRoom}>
+          <Plus size={16} aria-hidden="true" /> Add your first room
+        </button>
+        <button
+          type="button"
+          className="btn"
+          onClick={() => useConnectStore.getState().setOpen(true)}
+        >
+          <Cable size={16} aria-hidden="true" /> Connect to a running cluster…
+        </button>
+      </div>
     </div>
   )
 }

@@ -1,4 +1,5 @@
 import {
+  Cable,
   FileOutput,
   FilePlus2,
   FolderOpen,
@@ -155,6 +156,11 @@ export function Toolbar() {
             showLabel={false}
           />
           <RecentMenuButton />
+          <ToolButton
+            command="connect"
+            icon={<Cable size={16} aria-hidden="true" />}
+            showLabel={false}
+          />
           <ToolButton
             command="save"
             icon={<Save size={16} aria-hidden="true" />}

@@ -1,6 +1,7 @@
 import type { MenuCommand } from '../../../common/contract'
 import { EDIT_MENU_COMMANDS } from '../../../common/contract/app'
 import { selectDoc, useEditorStore } from '../stores/editor-store'
+import { useConnectStore } from '../stores/connect-store'
 import { useExportStore } from '../stores/export-store'
 import { useFileStore } from '../stores/file-store'
 import { useRunsStore } from '../stores/runs-store'
@@ -13,6 +14,7 @@ import { invoke } from './bridge'
 export type CommandId =
   | 'new'
   | 'open'
+  | 'connect'
   | 'save'
   | 'save-as'
   | 'export'
@@ -44,6 +46,7 @@ export interface CommandInfo {
 export const COMMANDS: Record<CommandId, CommandInfo> = {
   new: { label: 'New', keys: 'Ctrl+Alt+N' },
   open: { label: 'Open', keys: 'Ctrl+O' },
+  connect: { label: 'Connect to cluster…' },
   save: { label: 'Save', keys: 'Ctrl+S' },
   'save-as': { label: 'Save As', keys: 'Ctrl+Shift+S' },
   export: { label: 'Export', keys: 'Ctrl+E' },
@@ -78,6 +81,9 @@ export function runCommand(id: CommandId): void {
       return
     case 'open':
       void files.open()
+      return
+    case 'connect':
+      useConnectStore.getState().setOpen(true)
       return
     case 'save':
       void files.save()
@@ -246,6 +252,7 @@ export function handleGlobalKeyDown(e: KeyboardEvent): void {
   const ui = useUiStore.getState()
   if (ui.confirm || ui.log || ui.shortcutsOpen) return
   if (useRunsStore.getState().open || useExportStore.getState().open) return
+  if (useConnectStore.getState().open) return
   if (id === 'deselect' && (ui.addMenuOpen || ui.nodeMenu)) return
   e.preventDefault()
   // Keyboard users act on the focused node even if they never pressed Enter to select it.

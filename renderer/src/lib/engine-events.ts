@@ -1,4 +1,5 @@
 import type { EventPayload, NodeStatus } from '../../../common/contract'
+import { useConnectStore } from '../stores/connect-store'
 import { answerDocumentQuery, useFileStore } from '../stores/file-store'
 import { useLiveStore } from '../stores/live-store'
 import { useRunsStore } from '../stores/runs-store'
@@ -60,5 +61,6 @@ export function subscribeEngineEvents(): () => void {
   offs.push(on('scenario:state', (p) => useScenarioStore.getState().applyState(p)))
   offs.push(on('scenario:report', (p) => useScenarioStore.getState().applyReport(p)))
   offs.push(on('runs:changed', (p) => useRunsStore.getState().applyChanged(p.runId)))
+  offs.push(on('cluster:discover-progress', (p) => useConnectStore.getState().applyProgress(p)))
   return () => offs.forEach((off) => off())
 }

@@ -31,6 +31,8 @@ export interface FileState {
   open(): Promise<void>
   openPath(path: string): Promise<void>
   openLocalFile(file: File): Promise<void>
+  /** Opens a topology the engine built (Connect to cluster…) as an untitled document. */
+  openDiscovered(opened: Opened): Promise<boolean>
   save(): Promise<boolean>
   saveAs(): Promise<boolean>
   refreshRecent(): Promise<void>
@@ -155,6 +157,11 @@ export const useFileStore = create<FileState>()((set, get) => ({
     } finally {
       set({ busy: false })
     }
+  },
+
+  async openDiscovered(opened) {
+    if (!(await confirmDiscard('Opening the discovered cluster'))) return false
+    return loadOpened(opened, `${opened.name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'cluster'}.json`)
   },
 
   async save() {

@@ -108,9 +108,13 @@ interface StartSpec {
 async function startJvm(spec: StartSpec): Promise<JvmProcess> {
   assertJars()
   const logFile = join(spec.dir, 'stdout.log')
-  const env: Record<string, string | undefined> = { ...process.env, ...spec.env }
-  delete env.NAMESRV_ADDR // an inherited value would silently change where brokers register
+  const env: Record<string, string | undefined> = { ...process.env }
+  // Inherited values would silently change where brokers register and which room they claim.
+  delete env.NAMESRV_ADDR
   delete env.ROCKETMQ_HOME
+  delete env.ROCKETMQ_ZONE
+  delete env.ROCKETMQ_ZONE_MODE
+  Object.assign(env, spec.env)
   const child = spawn(
     'java',
     [
@@ -231,7 +235,8 @@ export interface BrokerSpec {
   namesrvAddr?: string
   brokerName?: string
   clusterName?: string
-  zone?: string
+  /** ROCKETMQ_ZONE (default room1); null starts the broker without a zone, as many operators do. */
+  zone?: string | null
   extraConf?: Record<string, string | number | boolean>
 }
 
@@ -274,7 +279,7 @@ export async function startBroker(root: string, spec: BrokerSpec): Promise<JvmPr
     args: ['-c', confFile],
     heap: ['-Xms64m', '-Xmx256m', '-XX:MaxDirectMemorySize=256m'],
     logback: 'rmq.broker.logback.xml',
-    env: { ROCKETMQ_ZONE: spec.zone ?? 'room1' },
+    env: spec.zone === null ? {} : { ROCKETMQ_ZONE: spec.zone ?? 'room1' },
     readyLine: /The broker\[.*\] boot success/
   })
 }

@@ -1,0 +1,105 @@
+import { expect, test } from './fixtures'
+import { DesignerPage } from './pages/designer'
+import {
+  startHandCluster,
+  waitForRegistration,
+  type HandCluster
+} from '../test/integration/helpers/hand-cluster'
+import {
+  assertJars,
+  makeRunDir,
+  removeRunDir,
+  runningJvmPids,
+  stopAllJvms
+} from '../test/integration/helpers/jvm'
+
+// Issue 11: Connect to cluster… on a cluster the operator started by hand (two name servers and two
+// brokers from the same jars, plain config files, a static namesrvAddr, ROCKETMQ_ZONE per room).
+// [Start → broker killed out of band → producer-1 reroutes: later, with the engine work.]
+test.describe.configure({ mode: 'serial', timeout: 240_000 })
+
+let root: string
+let cluster: HandCluster
+
+test.beforeAll(async () => {
+  test.setTimeout(200_000)
+  assertJars()
+  root = await makeRunDir('attach-e2e')
+  cluster = await startHandCluster(root, { zones: true })
+  await waitForRegistration(cluster)
+})
+
+test.afterAll(async ({ shell }) => {
+  await stopAllJvms()
+  expect(runningJvmPids()).toEqual([])
+  if (root) await removeRunDir(root)
+  // Leave the shared window as a fresh one: the default topology, nothing unsaved.
+  const accept = (dialog: { accept(): Promise<void> }) => void dialog.accept()
+  shell.page.on('dialog', accept)
+  await shell.page.reload()
+  await shell.page.locator('body[data-app-state="ready"]').waitFor()
+  shell.page.off('dialog', accept)
+})
+
+test('Connect to cluster… from the empty start screen draws the discovered rooms', async ({
+  page
+}, testInfo) => {
+  const d = new DesignerPage(page)
+  const dialog = page.getByRole('dialog', { name: 'Connect to cluster' })
+
+  await test.step('a new, empty topology offers Connect to a running cluster', async () => {
+    await d.tool('New').click()
+    if (await d.discardDialog.isVisible()) {
+      await d.discardDialog.getByRole('button', { name: 'Discard changes' }).click()
+    }
+    await expect(d.rooms()).toHaveCount(0)
+    await d.canvas.getByRole('button', { name: 'Connect to a running cluster…' }).click()
+    await expect(dialog).toBeVisible()
+  })
+
+  await test.step('by zone alone, the name servers cannot be placed: the dialog says how to fix it', async () => {
+    await dialog.getByLabel('Name servers', { exact: true }).fill(cluster.namesrvAddr)
+    await dialog
+      .getByLabel('Rooms', { exact: true })
+      .selectOption({ label: 'By zone (ROCKETMQ_ZONE)' })
+    await dialog.getByLabel('Room map', { exact: true }).fill('')
+    await dialog.getByRole('button', { name: 'Connect' }).click()
+    const problems = dialog.getByRole('region', { name: 'Discovery problems' })
+    await expect(problems).toContainText('2 problems: nothing is guessed')
+    for (const ns of cluster.nameServers) {
+      await expect(problems).toContainText(`Fix: add "${ns.address}: <room>" to the Room map`)
+    }
+    await expect(dialog.getByRole('list', { name: 'Discovery progress' })).toContainText(
+      'found 2 broker sets in 1 cluster(s)'
+    )
+    await expect(d.rooms()).toHaveCount(0)
+    await testInfo.attach('dialog with the problems', {
+      body: await dialog.screenshot(),
+      contentType: 'image/png'
+    })
+  })
+
+  await test.step('with the name servers in the Room map, the canvas shows both rooms', async () => {
+    await dialog
+      .getByLabel('Room map', { exact: true })
+      .fill(`${cluster.nameServers[0].address}: room1\n${cluster.nameServers[1].address}: room2`)
+    await dialog.getByRole('button', { name: 'Connect' }).click()
+    await expect(dialog).toBeHidden()
+    await expect(d.rooms()).toHaveCount(2)
+    for (const [i, room] of (['room1', 'room2'] as const).entries()) {
+      await expect(d.room(room, 2)).toBeVisible()
+      const broker = d.node('broker', `broker-${'ab'[i]}`, room)
+      await expect(broker).toBeVisible()
+      await expect(broker.getByLabel('attached to an external endpoint')).toBeVisible()
+      await expect(broker).toContainText(cluster.brokers[i]!.address)
+      await expect(d.node('name server', `ns-${i + 1}`, room)).toContainText(
+        cluster.nameServers[i]!.address
+      )
+    }
+    await expect(d.title).toContainText('discovered-HandCluster')
+    await testInfo.attach('canvas after connect', {
+      body: await page.screenshot(),
+      contentType: 'image/png'
+    })
+  })
+})
