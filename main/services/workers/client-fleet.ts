@@ -29,10 +29,13 @@ export interface WorkerChannel {
   readonly alive: boolean
 }
 
-/** Which process hosts a client: one per room and runtime (zone mode is JVM-wide for Java). */
+/**
+ * Which process hosts a client: one Node worker per room; one Java JVM per room and Java lane
+ * (the address server, zone mode and java-tuned's timers are JVM-wide system properties).
+ */
 export interface WorkerKey {
   room: string
-  runtime: 'node' | 'java' | 'java-zone'
+  runtime: 'node' | 'java' | 'java-zone' | 'java-tuned'
 }
 
 export function workerKeyOf(spec: Pick<ClientSpec, 'room' | 'lane'>): WorkerKey {
@@ -41,15 +44,14 @@ export function workerKeyOf(spec: Pick<ClientSpec, 'room' | 'lane'>): WorkerKey 
 }
 
 export function runtimeOfLane(lane: WorkerLane): WorkerKey['runtime'] {
-  if (lane === 'java-zone') return 'java-zone'
-  if (lane === 'java' || lane === 'java-tuned') return 'java'
-  return 'node'
+  return lane === 'java' || lane === 'java-zone' || lane === 'java-tuned' ? lane : 'node'
 }
 
 export const workerName = (k: WorkerKey): string =>
   k.runtime === 'node' ? `worker-${k.room}` : `${k.runtime}-worker-${k.room}`
 
-export type WorkerFactory = (key: WorkerKey) => WorkerChannel
+/** Spawns the worker for a key; `first` is the client it is spawned for (Java JVMs read it). */
+export type WorkerFactory = (key: WorkerKey, first: ClientSpec) => WorkerChannel
 
 export interface FleetEvents {
   rows: [WireRow[]]
@@ -102,14 +104,14 @@ export class ClientFleet extends EventEmitter<FleetEvents> {
   async create(spec: ClientSpec): Promise<void> {
     const key = workerKeyOf(spec)
     const name = workerName(key)
-    const w = await this.worker(key)
+    const w = await this.worker(key, spec)
     await w.request('client.create', { spec })
     this.clients.set(spec.id, { spec, key: name, alive: false })
   }
 
   async start(id: string, timeoutMs: number): Promise<{ cid: string | null }> {
     const c = this.client(id)
-    const w = await this.worker(workerKeyOf(c.spec))
+    const w = await this.worker(workerKeyOf(c.spec), c.spec)
     const r = await w.request('client.start', { id, timeoutMs }, timeoutMs + 5000)
     c.alive = true
     return r
@@ -256,14 +258,14 @@ export class ClientFleet extends EventEmitter<FleetEvents> {
     return out
   }
 
-  private async worker(key: WorkerKey): Promise<WorkerChannel> {
+  private async worker(key: WorkerKey, first: ClientSpec): Promise<WorkerChannel> {
     const name = workerName(key)
     const existing = this.workers.get(name)
     if (existing?.channel.alive) {
       await existing.ready
       return existing.channel
     }
-    const channel = this.factory(key)
+    const channel = this.factory(key, first)
     channel.on('rows', (rows) => this.emit('rows', rows))
     channel.on('choice', (c) => this.emit('choice', c))
     channel.on('exit', (e) => {
@@ -293,7 +295,7 @@ export class ClientFleet extends EventEmitter<FleetEvents> {
 /** Every worker a room may need (Node, Java, Java zone-mode), for placing them in its network. */
 export function workerIdsFor(rooms: readonly string[]): { id: string; room: string }[] {
   return rooms.flatMap((room) =>
-    (['node', 'java', 'java-zone'] as const).map((runtime) => ({
+    (['node', 'java', 'java-zone', 'java-tuned'] as const).map((runtime) => ({
       id: workerName({ room, runtime }),
       room
     }))

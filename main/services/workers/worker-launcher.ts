@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { WorkerFactory, WorkerKey } from './client-fleet'
+import type { ClientSpec } from './protocol'
 import { workerName } from './client-fleet'
 import type { WorkerCommand } from './worker-connection'
 import { WorkerConnection } from './worker-connection'
@@ -32,8 +33,8 @@ export function roomWorkerEntry(root: string, opts: { preferBuilt: boolean }): N
 export interface WorkerLaunchOptions {
   /** Node room workers. */
   node: NodeEntry
-  /** The Java client worker's command for a room (absent: java lanes are refused with the fix). */
-  java?: (key: WorkerKey) => WorkerCommand
+  /** The Java client worker's command for a room and lane (absent: java lanes are refused with the fix). */
+  java?: (key: WorkerKey, first: ClientSpec) => WorkerCommand
   /** Runs a command inside a room's network (namespace prefix, parent-death wrapper); default none. */
   wrap?: (key: WorkerKey, argv: string[]) => string[]
   /** Folder of worker logs, read when a worker starts (a sandbox run folder). */
@@ -45,7 +46,7 @@ let deathTie: DeathTie | undefined
 
 /** Spawns real client-worker processes: the production WorkerFactory. */
 export function processWorkers(opts: WorkerLaunchOptions): WorkerFactory {
-  return (key) => {
+  return (key, first) => {
     const name = workerName(key)
     let command: WorkerCommand
     if (key.runtime === 'node') {
@@ -55,7 +56,7 @@ export function processWorkers(opts: WorkerLaunchOptions): WorkerFactory {
         ...(opts.cwd ? { cwd: opts.cwd } : {})
       }
     } else if (opts.java) {
-      command = opts.java(key)
+      command = opts.java(key, first)
     } else {
       throw new Error(
         `${name}: the Java client worker is not available here; run \`npm run setup\` to build it (needs Java 17+ and Maven)`
