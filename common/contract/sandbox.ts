@@ -10,7 +10,8 @@ export const nodeStateSchema = z.enum([
   'killed',
   'down',
   'failed',
-  'attached'
+  'attached',
+  'slow'
 ])
 export type NodeState = z.infer<typeof nodeStateSchema>
 
@@ -24,7 +25,10 @@ export const nodeStatusSchema = z.object({
   state: nodeStateSchema,
   address: z.string().optional(),
   pid: z.number().optional(),
-  detail: z.string().optional()
+  detail: z.string().optional(),
+  /** An operator's node DR Studio watches but does not run (the canvas marks it "not ours"). */
+  attached: z.boolean().optional(),
+  restorable: z.boolean().optional()
 })
 export type NodeStatus = z.infer<typeof nodeStatusSchema>
 

@@ -78,6 +78,14 @@ export interface LedgerEventData {
   }
   /** Scheduled sends a producer did not make (down, or too many in flight), since the last row. */
   'sends-skipped': { down: number; inflightCap: number }
+  /** An attached node stopped answering DR Studio's probes (an out-of-band failure counts as a fault). */
+  'node-observed-down': { nodeId: string; kind: string; reason: string; latencyMs: number | null }
+  /** An attached node answers again. */
+  'node-observed-up': { nodeId: string; kind: string; reason: string; latencyMs: number | null }
+  /** A server node's state as the sandbox saw it change during the run (replay reads these). */
+  'node-state': { nodeId: string; kind: string; state: string; detail?: string; attached?: boolean }
+  /** The workload was stopped early by the scenario's abort block. */
+  aborted: { rule: string; reason: string }
   /** A client worker died on its own: every client it hosted is down (a fault of those clients). */
   'worker-exit': { worker: string; room: string; clients: string[]; reason: string }
   counters: { sent: number; acked: number; failed: number; consumed: number; inflight: number }

@@ -314,8 +314,11 @@ export type SelectionReport = z.infer<typeof selectionReportSchema>
 
 export const faultReportSchema = z.object({
   atMs: z.number(),
-  /** A node action, or a network fault (then `nodes` are the rooms or nodes it names). */
-  action: z.union([faultActionSchema, networkActionSchema]),
+  /**
+   * A node action, a network fault (then `nodes` are the rooms or nodes it names), or what DR Studio
+   * observed of an attached node it does not run (`observed-down` counts as a fault for RTO).
+   */
+  action: z.union([faultActionSchema, networkActionSchema, z.enum(['observed-down', 'observed-up'])]),
   target: z.array(z.string()),
   nodes: z.array(z.string()),
   ok: z.boolean(),
@@ -365,6 +368,8 @@ export const reportSchema = z.object({
     })
     .optional(),
   gates: z.array(gateResultSchema),
+  /** Set when the abort block stopped the workload early: why (the run then fails). */
+  aborted: z.string().optional(),
   clients: z.array(clientReportSchema),
   failovers: z.array(failoverReportSchema),
   selections: z.array(selectionReportSchema),

@@ -75,8 +75,19 @@ export function buildProgram(): Command {
     .argument('<file>', 'scenario YAML (e.g. resources/scenarios/room1-brokers-down.yaml)')
     .option('--report <file>', 'write the report JSON here')
     .option('--json', 'print the report JSON instead of the scorecard')
-    .action((file: string, opts: { report?: string; json?: boolean }) =>
-      guarded(() => runScenarioCommand(file, opts))
+    .option(
+      '--allow-actions',
+      "on an attached cluster: run the topology's operator commands (actions) the timeline needs"
+    )
+    .option(
+      '--create-topic',
+      "on an attached cluster: let DR Studio create the run's topic if it is missing"
+    )
+    .action(
+      (
+        file: string,
+        opts: { report?: string; json?: boolean; allowActions?: boolean; createTopic?: boolean }
+      ) => guarded(() => runScenarioCommand(file, opts))
     )
 
   program

@@ -11,6 +11,11 @@ import { ScenarioRunner } from '../services/scenario/scenario-runner'
 import { findAppPaths } from '../services/app-paths'
 import { localWorkers, sandboxPlace } from '../services/workers/worker-launcher'
 import { formatScorecard } from '../services/scenario/scorecard'
+import type { PlannedAction } from '../services/attach/action-policy'
+import { cliActionGate } from '../services/attach/action-policy'
+import { planClients, targetNodes } from '../services/scenario/plan'
+import { isNetworkStep } from '../../common/scenario/schema'
+import { resolveTarget } from '../../common/scenario/selectors'
 
 export interface ScenarioCommandOptions {
   /** Write the report JSON here. */
@@ -18,6 +23,10 @@ export interface ScenarioCommandOptions {
   /** Print the report JSON instead of the scorecard. */
   json?: boolean
   dataDir?: string
+  /** On an attached cluster: run the operator commands the timeline needs. */
+  allowActions?: boolean
+  /** On an attached cluster: create the run's topic if missing. */
+  createTopic?: boolean
   stdout?: NodeJS.WritableStream
   stderr?: NodeJS.WritableStream
 }
@@ -42,6 +51,11 @@ export async function runScenarioCommand(
     )
     return 2
   }
+  const gate = cliActionGate(loaded.topology, plannedActions(loaded), options.allowActions ?? false)
+  if (!gate.ok) {
+    err.write(`scenario ${loaded.scenario.name} would touch your cluster: ${gate.message}\n`)
+    return 2
+  }
   const dataDir = options.dataDir ?? defaultDataDir()
   const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
   const paths = findAppPaths()
@@ -49,10 +63,12 @@ export async function runScenarioCommand(
     dataDir,
     repoRoot: paths.root,
     managementCommand: managementCommandFor(paths),
+    attached: { allowActions: options.allowActions ?? false },
     ...machineSandboxOptions(paths.root)
   })
   const runner = new ScenarioRunner({
     recorder,
+    ...(options.createTopic ? { createTopic: true } : {}),
     workers: localWorkers({
       root: paths.root,
       preferBuilt: true,
@@ -82,4 +98,17 @@ export async function runScenarioCommand(
     await sandbox.stop().catch(() => undefined)
     recorder.close()
   }
+}
+
+/** The node actions a scenario's timeline will take, resolved to node ids (for the attached gate). */
+function plannedActions(loaded: LoadedScenario): PlannedAction[] {
+  const nodes = targetNodes(loaded.topology, planClients(loaded.scenario, loaded.topology))
+  return loaded.scenario.timeline.flatMap((step) => {
+    if (isNetworkStep(step)) return []
+    const r = resolveTarget(step.target, nodes)
+    if (!r.ok) return []
+    return r.nodes
+      .filter((n) => n.kind !== 'producer' && n.kind !== 'consumer')
+      .map((n) => ({ action: step.action, nodeId: n.id }))
+  })
 }

@@ -252,7 +252,10 @@ describe('export boots on real RocketMQ 5.3.3', () => {
     const recorder = new Recorder(openDatabase(join(root, 'ledger.db')))
     try {
       const loaded = loadScenarioFile(join(REPO, 'resources/scenarios/healthy.yaml'))
-      const report = await new ScenarioRunner({ recorder, workers: sourceWorkers(root) }).run(loaded, cluster)
+      const report = await new ScenarioRunner({ recorder, workers: sourceWorkers(root) }).run(
+        loaded,
+        cluster
+      )
       expect(report.totals.lost).toBe(0)
       expect(report.totals.acked).toBeGreaterThan(0)
       expect(report.gates.filter((g) => !g.passed)).toEqual([])

@@ -496,7 +496,11 @@ export class Engine {
         this.choiceForwarder(loaded.topology, () => runner.currentRunId)
       )
       // A live interactive session on the same sandbox sees the scenario's faults too.
-      runner.on('fault', (f) => this.session?.recordFault(f.action, f.nodes, f.error))
+      // (Observations of attached nodes each run records itself.)
+      runner.on('fault', (f) => {
+        if (f.action === 'observed-down' || f.action === 'observed-up') return
+        this.session?.recordFault(f.action, f.nodes, f.error)
+      })
       runner.on('report', (r) => this.emitReport(r))
       await runner.run(loaded, this.requireSandbox(), { signal })
     } catch (e) {

@@ -19,7 +19,8 @@ import { drain } from './run/drain'
 import type { OpenRun } from './run/open-run'
 import { openRun } from './run/open-run'
 import { shapeReport, snapshotFor } from './run/report'
-import type { AdminRemoting, RunContext, RunProgress, TopicPolicy } from './run/run-context'
+import type { AdminRemoting, RunContext, RunProgress } from './run/run-context'
+import { runNaming } from './run/attached-policy'
 import { settleConsumers, warmUpProducers } from './run/settle'
 import {
   createClients,
@@ -50,7 +51,8 @@ export interface InteractiveSessionOptions {
   admin?: () => AdminRemoting
   management?: ManagementPort
   clock?: Clock
-  topicPolicy?: TopicPolicy
+  /** On an attached cluster: the user allowed DR Studio to create the topology's topics. */
+  createTopic?: boolean
   /** Budget for every name server to route the topology's topics (default 90 s). */
   readyTimeoutMs?: number
   /** Upper bound on the drain after producers stop (default 15 s). */
@@ -103,15 +105,21 @@ export class InteractiveSession extends EventEmitter<InteractiveSessionEvents> {
     super()
     this.runId = opts.runId
     const loaded = sessionScenario(opts.topology)
+    const naming = runNaming({
+      topology: opts.topology,
+      runId: opts.runId,
+      kind: 'session',
+      ...(opts.createTopic !== undefined ? { createTopic: opts.createTopic } : {})
+    })
     this.run = openRun({
       recorder: opts.recorder,
       runId: opts.runId,
       loaded,
       cluster: opts.cluster,
       workers: opts.workers,
-      // The topology's own topics and groups, so the canvas edges and names match.
-      names: { topicOf: (t) => t, groupOf: (g) => g },
-      topicPolicy: opts.topicPolicy ?? 'create',
+      // The topology's own topics (and, on the sandbox, groups), so canvas edges and names match.
+      names: naming.names,
+      topicPolicy: naming.topicPolicy,
       signal: AbortSignal.any([this.stopCtrl.signal, this.hardCtrl.signal]),
       ...(opts.clock ? { clock: opts.clock } : {}),
       ...(opts.management ? { management: opts.management } : {}),
@@ -289,9 +297,11 @@ export class InteractiveSession extends EventEmitter<InteractiveSessionEvents> {
       startedAt: this.startedAt,
       endedAt: new Date(),
       topic: [...new Set(ctx.plans.map((p) => p.topic))].join(','),
-      group: [...new Set(ctx.plans.filter((p) => p.role === 'consumer').map((p) => p.group))].join(
-        ','
-      ),
+      group: [
+        ...new Set(
+          ctx.plans.filter((p) => p.role === 'consumer').map((p) => ctx.names.groupOf(p.group))
+        )
+      ].join(','),
       workload: this.workload ?? null,
       drain: drained,
       snapshot: snapshotFor(ctx, t0)

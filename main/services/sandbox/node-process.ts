@@ -21,6 +21,10 @@ export interface NodeStatus {
   /** host:port clients use (a broker's listenPort, a proxy's gRPC port). */
   address?: string
   detail?: string
+  /** An operator's node DR Studio watches but does not run. */
+  attached?: boolean
+  /** Attached and taken down by DR Studio's own command: a restore brings it back. */
+  restorable?: boolean
 }
 
 /** Boot-success lines RocketMQ prints to stdout (NamesrvStartup, BrokerStartup, ProxyStartup). */

@@ -76,6 +76,14 @@ class FakeSpawner implements ProcessSpawner {
   }
 }
 
+async function waitFor(cond: () => boolean, ms = 2000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}
+
 function bootLine(req: SpawnRequest): string {
   const main = req.args.find((a) => a.startsWith('org.apache.rocketmq.'))
   if (main?.endsWith('NamesrvStartup')) return 'The Name Server boot success. serializeType=JSON'
@@ -439,24 +447,74 @@ describe('Sandbox (fake processes)', () => {
     expect(sandbox.running).toBe(false)
   })
 
-  it('attaches to nodes with host and port, and refuses to touch them', async () => {
+  it('watches attached nodes with real probes and faults them only through operator commands', async () => {
+    const probed: string[] = []
+    const ran: string[] = []
+    let answering = true
+    sandbox = make({
+      attached: {
+        probe: {
+          probe: async (t) => {
+            probed.push(t.address!)
+            if (!answering) throw new Error('ECONNREFUSED')
+            return {}
+          }
+        },
+        run: async (input) => {
+          ran.push(input.command)
+          return {
+            nodeId: input.nodeId,
+            action: input.action,
+            command: input.command,
+            ok: true,
+            exitCode: 0,
+            signal: null,
+            timedOut: false,
+            durationMs: 1,
+            lastLines: [],
+            logFile: input.logFile
+          }
+        }
+      }
+    })
     const topo = twoRooms((raw) => {
       raw.settings.namesrvDiscovery = 'static'
-      raw.rooms[1].nameServers[0] = { id: 'ns-2', host: '10.0.0.5', port: 9876 }
+      raw.rooms[1].nameServers[0] = {
+        id: 'ns-2',
+        host: '10.0.0.5',
+        port: 9876,
+        actions: { kill: 'ssh {host} sudo systemctl kill -s KILL rmq-namesrv-{port}' }
+      }
     })
+    const observed: string[] = []
+    sandbox.on('observed', (c) => observed.push(`${c.nodeId} ${c.to}`))
     const status = await sandbox.start(topo)
-    expect(status.nodes.find((n) => n.nodeId === 'ns-2')).toMatchObject({
-      state: 'attached',
-      address: '10.0.0.5:9876',
-      detail: 'reachable'
-    })
     expect(spawner.byNode('ns-2')).toEqual([])
     const conf = readFileSync(join(status.runDir!, 'broker-1', 'broker.conf'), 'utf8')
     const ns1 = status.nodes.find((n) => n.nodeId === 'ns-1')!.address
     expect(conf).toContain(`namesrvAddr=${ns1};10.0.0.5:9876`)
-    const err = (await sandbox.killNode('ns-2').catch((e: unknown) => e)) as SandboxError
-    expect(err.code).toBe('node-attached')
-    expect(err.message).toContain('node ns-2 is attached (10.0.0.5:9876); DR Studio cannot kill it')
+    await waitFor(() => observed.includes('ns-2 up'))
+    expect(probed).toContain('10.0.0.5:9876')
+    expect(sandbox.node('ns-2')).toMatchObject({
+      state: 'up',
+      attached: true,
+      address: '10.0.0.5:9876'
+    })
+    // No command for pause; the kill command needs the user's consent.
+    const noCmd = (await sandbox.pauseNode('ns-2').catch((e: unknown) => e)) as SandboxError
+    expect(noCmd.message).toMatch(/no pause command for it \(it has: kill\)/)
+    const refused = (await sandbox.killNode('ns-2').catch((e: unknown) => e)) as SandboxError
+    expect(refused.message).toContain(
+      'would run your command `ssh 10.0.0.5 sudo systemctl kill -s KILL rmq-namesrv-9876`'
+    )
+    expect(refused.message).toContain('--allow-actions')
+    expect(ran).toEqual([])
+    sandbox.allowOperatorActions(true)
+    answering = false
+    const after = await sandbox.killNode('ns-2')
+    expect(ran).toEqual(['ssh 10.0.0.5 sudo systemctl kill -s KILL rmq-namesrv-9876'])
+    expect(after).toMatchObject({ state: 'down', attached: true, restorable: true })
+    expect(observed).toContain('ns-2 down')
   })
 
   it('explains a management-discovery room without a management node', async () => {

@@ -36,6 +36,11 @@ import { SandboxNetwork } from './sandbox-network'
 import type { NodeAction, NodeState } from './state'
 import { checkAction, RUNNING_STATES } from './state'
 import { TypedEmitter } from './typed-emitter'
+import { RemotingRpc } from '../remoting/remoting-rpc'
+import type { AttachedOptions } from './attached-nodes'
+import { AttachedNodes } from './attached-nodes'
+import type { ObservedChange } from '../attach/prober'
+import { remotingProbePort } from '../attach/remoting-ports'
 
 export type { NodeStatus } from './node-process'
 export { BOOT_LINE } from './node-process'
@@ -54,6 +59,8 @@ export interface ProgressEvent {
 export interface SandboxEvents extends Record<string, unknown> {
   'node-state': NodeStatus
   progress: ProgressEvent
+  /** An attached node's observed state changed (up / slow / down): a run records it. */
+  observed: ObservedChange
   /** Mode, links and active faults of the rooms' networks, on every change. */
   network: NetworkStatus
 }
@@ -95,6 +102,8 @@ export interface SandboxOptions {
    * loopback, as in unit tests; the shells pass the real lab.
    */
   network?: SandboxNetworkDeps
+  /** How nodes of an operator's cluster are watched and faulted (default: remoting probes, no commands). */
+  attached?: Partial<AttachedOptions>
   /** Ids of the client workers to give a place in each room's network (see workers/client-fleet). */
   workerIds?: (rooms: string[]) => { id: string; room: string }[]
   /** Per-node boot budget (default 90 s). */
@@ -155,6 +164,8 @@ export class Sandbox {
   private teardownRun: Promise<void> | undefined
   private registration: Promise<RegistrationReport> | undefined
   private unregisterExit: (() => void) | undefined
+  private topology: Topology | undefined
+  private readonly attachedNodes: AttachedNodes
 
   constructor(options: SandboxOptions) {
     this.opts = options
@@ -164,6 +175,34 @@ export class Sandbox {
     this.clock = options.clock ?? systemClock
     this.repoRoot = options.repoRoot ?? defaultRepoRoot()
     this.net = new SandboxNetwork(options.network)
+    this.attachedNodes = new AttachedNodes(
+      {
+        probe:
+          options.attached?.probe ?? remotingProbePort(new RemotingRpc({ connectTimeoutMs: 1000 })),
+        ...(options.attached?.allowActions !== undefined
+          ? { allowActions: options.attached.allowActions }
+          : {}),
+        ...(options.attached?.run ? { run: options.attached.run } : {})
+      },
+      (change) => this.emitter.emit('observed', change)
+    )
+  }
+
+  /** Node state changes and attached nodes' observed states, for a run's ledger (ClusterPort.watch). */
+  watch(fns: {
+    nodeState?: (s: NodeStatus) => void
+    observed?: (c: ObservedChange) => void
+  }): () => void {
+    const offs = [
+      ...(fns.nodeState ? [this.on('node-state', fns.nodeState)] : []),
+      ...(fns.observed ? [this.on('observed', fns.observed)] : [])
+    ]
+    return () => offs.forEach((off) => off())
+  }
+
+  /** Lets operator commands run on attached nodes (the app, once the user confirmed). */
+  allowOperatorActions(allow: boolean): void {
+    this.attachedNodes.allow(allow)
   }
 
   /** Subscribes to node-state, progress or network events; returns the unsubscribe function. */
@@ -192,13 +231,23 @@ export class Sandbox {
       runId: this.currentRunId,
       runDir: this.currentRunDir,
       startedAt: this.startedAt,
-      nodes: [...this.nodes.values()].map((rt) => rt.status())
+      nodes: [...this.nodes.values()].map((rt) => this.nodeStatus(rt))
+    }
+  }
+
+  private nodeStatus(rt: NodeProcess): NodeStatus {
+    const s = rt.status()
+    if (!rt.attached) return s
+    return {
+      ...s,
+      attached: true,
+      ...(this.attachedNodes.restorable(rt.id) ? { restorable: true } : {})
     }
   }
 
   /** Status of one node. */
   node(nodeId: string): NodeStatus {
-    return this.runtime(nodeId).status()
+    return this.nodeStatus(this.runtime(nodeId))
   }
 
   /** Pids of every live child, for RSS sampling and diagnostics. */
@@ -300,6 +349,7 @@ export class Sandbox {
     this.sweepOrphans()
     const runDir = join(this.root, makeRunName(this.clock.now(), runId))
     this.registration = undefined
+    this.topology = topology
     this.currentRunId = runId ?? null
     this.currentRunDir = runDir
     liveSandboxes.add(this)
@@ -319,7 +369,7 @@ export class Sandbox {
       const ours = [...this.nodes.values()].filter((rt) => !rt.attached)
       for (const rt of ours) rt.command = writeNodeConfig(rt, this.commandContext(topology, runDir))
       for (const rt of this.nodes.values()) this.emitState(rt)
-      await this.probeAttached()
+      this.attachedNodes.start(topology, this.nodes)
       await this.bootGroup(
         ours.filter((rt) => rt.kind === 'nameserver' || rt.kind === 'management'),
         bootAbort.signal
@@ -516,6 +566,7 @@ export class Sandbox {
     this.topicCreator = undefined
     this.registrationProbe?.close?.()
     this.registrationProbe = undefined
+    this.attachedNodes.stop()
     await this.net.down().catch((e: Error) => this.progress('', `network clean-up: ${e.message}`))
     this.emitter.emit('network', this.net.status())
     const runDir = this.currentRunDir
@@ -538,6 +589,10 @@ export class Sandbox {
         `Cannot ${action} node ${nodeId}: the sandbox is not running; start it first.`,
         { nodeId }
       )
+    }
+    if (rt.attached) {
+      await rt.enqueue(() => this.attachedNodes.act(rt, this.topology!, action))
+      return this.nodeStatus(rt)
     }
     await rt.enqueue(async () => {
       const check = checkAction(rt.state, action)
@@ -699,19 +754,6 @@ export class Sandbox {
           )
         })
       )
-    )
-  }
-
-  private async probeAttached(): Promise<void> {
-    const net = this.opts.net ?? realNetProbe
-    await Promise.all(
-      [...this.nodes.values()]
-        .filter((rt) => rt.attached)
-        .map(async (rt) => {
-          const ok = await net.tcp(rt.host, rt.port, 2000)
-          rt.detail = ok ? 'reachable' : `unreachable (${rt.host}:${rt.port} refused or timed out)`
-          this.emitState(rt)
-        })
     )
   }
 

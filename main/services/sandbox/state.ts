@@ -1,6 +1,15 @@
 /** Lifecycle of one sandbox node, as the UI shows it (same values as common/contract's NodeState). */
 export type NodeState =
-  'stopped' | 'starting' | 'up' | 'paused' | 'killed' | 'down' | 'failed' | 'attached'
+  | 'stopped'
+  | 'starting'
+  | 'up'
+  | 'paused'
+  | 'killed'
+  | 'down'
+  | 'failed'
+  | 'attached'
+  /** An attached node that answers, but slower than half its probe timeout. */
+  | 'slow'
 
 /** What an operator can do to a node. */
 export type NodeAction = 'start' | 'stop' | 'kill' | 'pause' | 'resume' | 'restart'

@@ -1,4 +1,5 @@
 import type { FaultAction, NetworkFault } from '../../../common/scenario/schema'
+import type { ObservedChange } from '../attach/prober'
 
 /** A server node as the runner sees it (the sandbox's NodeStatus satisfies this). */
 export interface ClusterNode {
@@ -8,6 +9,9 @@ export interface ClusterNode {
   state: string
   /** host:port (a management node's HTTP port). */
   address?: string
+  /** An operator's node: restored only when DR Studio took it down (`restorable`). */
+  attached?: boolean
+  restorable?: boolean
 }
 
 /**
@@ -19,6 +23,14 @@ export interface ClusterPort {
   act(nodeId: string, action: FaultAction): Promise<unknown>
   /** Network faults between rooms and nodes (the sandbox when rooms are namespaces). */
   applyNetworkFault?(step: NetworkFault): Promise<unknown>
+  /**
+   * Node state changes while a run records them, and an attached node's observed state (the
+   * sandbox watches the operator's nodes); returns the unsubscribe.
+   */
+  watch?(fns: {
+    nodeState?: (s: ClusterNode & { detail?: string }) => void
+    observed?: (c: ObservedChange) => void
+  }): () => void
   /** Whether network faults are available, and why not. */
   network?(): { mode: string; faultsDisabled: string | null; faults: readonly unknown[] }
 }

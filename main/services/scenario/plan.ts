@@ -2,6 +2,7 @@ import type { Scenario } from '../../../common/scenario/schema'
 import type { TargetNode } from '../../../common/scenario/selectors'
 import { resolveTarget } from '../../../common/scenario/selectors'
 import { isNetworkStep } from '../../../common/scenario/schema'
+import { isAttachedCluster } from '../engine/run/attached-policy'
 import type { Topology } from '../../../common/topology/schema'
 import { listNodes, topicsOf } from '../../../common/topology/model'
 
@@ -151,6 +152,11 @@ export function checkScenario(scenario: Scenario, topology: Topology): string[] 
   if (lanes.has('baseline') && proxies.length === 0) {
     problems.push(
       'clients on the baseline lane need a proxy to connect to; add a proxy to the topology (zoneMode false for the plain one users run today)'
+    )
+  }
+  if (isAttachedCluster(topology) && (scenario.workload.lanes?.length ?? 0) > 1) {
+    problems.push(
+      'workload.lanes runs every lane on its own topic, which an attached cluster does not have; run one lane at a time against it (workload.lane)'
     )
   }
   if (!clients.some((c) => c.role === 'producer')) {

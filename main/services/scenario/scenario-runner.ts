@@ -8,7 +8,8 @@ import { drain } from '../engine/run/drain'
 import type { OpenRun } from '../engine/run/open-run'
 import { openRun } from '../engine/run/open-run'
 import { shapeReport, snapshotFor } from '../engine/run/report'
-import type { AdminRemoting, RunProgress, TopicPolicy } from '../engine/run/run-context'
+import type { AdminRemoting, RunProgress } from '../engine/run/run-context'
+import { runNaming } from '../engine/run/attached-policy'
 import { settleConsumers, warmUpProducers } from '../engine/run/settle'
 import {
   createClients,
@@ -49,8 +50,8 @@ export interface ScenarioRunnerOptions {
   clock?: Clock
   /** Budget for the deployment to route the run's topic through every name server. */
   readyTimeoutMs?: number
-  /** `require-existing` on an attached cluster unless the user allowed topic creation. */
-  topicPolicy?: TopicPolicy
+  /** On an attached cluster: the user allowed DR Studio to create the run's topic (--create-topic). */
+  createTopic?: boolean
 }
 
 /** Where a run's ledger rows go if SQLite refuses them: beside the database. */
@@ -94,15 +95,20 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
       scenarioName: scenario.name
     })
     this.runId = runId
-    const suffix = (base: string): string => `${base}-r${runId}`
+    const naming = runNaming({
+      topology,
+      runId,
+      kind: 'scenario',
+      ...(this.opts.createTopic !== undefined ? { createTopic: this.opts.createTopic } : {})
+    })
     const run = openRun({
       recorder,
       runId,
       loaded,
       cluster,
       workers: this.opts.workers,
-      names: { topicOf: suffix, groupOf: suffix },
-      topicPolicy: this.opts.topicPolicy ?? 'create',
+      names: naming.names,
+      topicPolicy: naming.topicPolicy,
       clock,
       ...(this.opts.management ? { management: this.opts.management } : {}),
       ...(this.opts.admin ? { admin: this.opts.admin } : {}),
@@ -171,6 +177,7 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
     ctx.progress('workload', `${producers} producers for ${scenario.workload.duration} ms`)
     const workload = await runWorkload(ctx, {
       duration: scenario.workload.duration,
+      until: run.workloadStopped,
       onStart: (t0) => (run.t0 = t0)
     })
     cancelled()
@@ -211,6 +218,7 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
       group: groups.join(','),
       workload,
       drain: drained,
+      aborted: run.abortedBecause,
       snapshot: snapshotFor(ctx, workload.t0)
     })
   }

@@ -71,6 +71,7 @@ export function createHostedClient(
     group: spec.group,
     managementNodes: spec.managementNodes,
     ...(spec.managementNodes.length === 0 ? { initialNameServers: spec.nameServers } : {}),
+    brokerRooms: spec.brokerRooms,
     ...(t.policy !== undefined ? { policy: t.policy } : {}),
     ...(t.routeRefreshMs !== undefined ? { routeRefreshMs: t.routeRefreshMs } : {}),
     ...(t.requestTimeoutMs !== undefined ? { requestTimeoutMs: t.requestTimeoutMs } : {}),
@@ -93,6 +94,7 @@ export function createHostedClient(
     {
       ...common,
       expression: spec.tag,
+      ...(spec.startOffsets ? { startOffsets: spec.startOffsets } : {}),
       ...(t.rebalanceIntervalMs !== undefined
         ? { rebalanceIntervalMs: t.rebalanceIntervalMs }
         : {}),

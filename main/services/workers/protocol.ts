@@ -61,6 +61,12 @@ export interface ClientSpec {
   }>
   /** Room of every broker group (brokerName → room), for lanes whose library does not report zones. */
   brokerRooms: Record<string, string>
+  /**
+   * Where a consumer starts on a queue its group never committed (`brokerName#queueId` → offset):
+   * the queue's end when the run began, so a run on an existing topic reads only its own messages.
+   * Absent: from the start of the queue (a fresh sandbox topic).
+   */
+  startOffsets?: Record<string, number>
   /** Lane-specific extras (e.g. the Java lanes' address server `host:port`, the baseline endpoint). */
   extra?: Record<string, string | number | boolean>
 }

@@ -17,6 +17,9 @@ export interface JvmProcess {
   dir: string
   logFile: string
   child: ChildProcess
+  /** The exact command and environment it was started with (to start it again by hand). */
+  argv: string[]
+  env: Record<string, string>
   /** Sends a signal (default SIGKILL) and resolves once the process has exited. */
   stop(signal?: NodeJS.Signals): Promise<void>
 }
@@ -115,26 +118,23 @@ async function startJvm(spec: StartSpec): Promise<JvmProcess> {
   delete env.ROCKETMQ_ZONE
   delete env.ROCKETMQ_ZONE_MODE
   Object.assign(env, spec.env)
-  const child = spawn(
-    'java',
-    [
-      ...spec.heap,
-      '-XX:+UseSerialGC',
-      '-XX:TieredStopAtLevel=1',
-      '-XX:+IgnoreUnrecognizedVMOptions',
-      '--add-opens=java.base/java.nio=ALL-UNNAMED',
-      '--add-opens=java.base/java.lang=ALL-UNNAMED',
-      '--add-exports=java.base/sun.nio.ch=ALL-UNNAMED',
-      `-Drocketmq.home.dir=${spec.dir}`,
-      `-Duser.home=${spec.dir}`,
-      `-Drmq.logback.configurationFile=${spec.logback}`,
-      '-cp',
-      `${ROCKETMQ_LIB}/*`,
-      spec.mainClass,
-      ...spec.args
-    ],
-    { cwd: spec.dir, env, stdio: ['ignore', 'pipe', 'pipe'] }
-  )
+  const javaArgs = [
+    ...spec.heap,
+    '-XX:+UseSerialGC',
+    '-XX:TieredStopAtLevel=1',
+    '-XX:+IgnoreUnrecognizedVMOptions',
+    '--add-opens=java.base/java.nio=ALL-UNNAMED',
+    '--add-opens=java.base/java.lang=ALL-UNNAMED',
+    '--add-exports=java.base/sun.nio.ch=ALL-UNNAMED',
+    `-Drocketmq.home.dir=${spec.dir}`,
+    `-Duser.home=${spec.dir}`,
+    `-Drmq.logback.configurationFile=${spec.logback}`,
+    '-cp',
+    `${ROCKETMQ_LIB}/*`,
+    spec.mainClass,
+    ...spec.args
+  ]
+  const child = spawn('java', javaArgs, { cwd: spec.dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
   running.add(child)
   const exited = new Promise<void>((done) => {
     child.once('exit', () => {
@@ -182,6 +182,8 @@ async function startJvm(spec: StartSpec): Promise<JvmProcess> {
     dir: spec.dir,
     logFile,
     child,
+    argv: ['java', ...javaArgs],
+    env: { ...(spec.env ?? {}) },
     stop: async (signal: NodeJS.Signals = 'SIGKILL') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
       await exited

@@ -100,3 +100,34 @@ describe('DrConsumer', () => {
     expect(b.ledger.kinds('client-stopped')).toEqual([{ role: 'consumer', mode: 'crash' }])
   })
 })
+
+describe('where a new group starts on an existing topic', () => {
+  it('never before the run began, whatever offset the broker reports for the new group', async () => {
+    const cluster = new FakeCluster()
+    cluster.nameServers.set('ns1:9876', 'up')
+    cluster.brokers.set('a:10911', { name: 'broker-a', room: 'room1', health: 'up' })
+    // Messages of earlier runs (and of production) already sit in the queue.
+    cluster.backlog.set('broker-a#0', ['old-1', 'old-2', 'old-3', 'run-1'])
+    cluster.consumerIds.set('a:10911', [])
+    const ledger = new RecordingLedger()
+    const consumer = new DrConsumer(
+      {
+        id: 'consumer-1',
+        room: 'room1',
+        topic: 'payments',
+        group: 'drstudio-run-9',
+        managementNodes: [],
+        initialNameServers: [{ id: 'ns-1', room: 'room1', address: 'ns1:9876' }],
+        routeRefreshMs: 50,
+        rebalanceIntervalMs: 50,
+        pollTimeoutMs: 20,
+        startOffsets: { 'broker-a#0': 3 }
+      },
+      { remoting: () => cluster.remoting(), management: new FakeManagement([]), ledger }
+    )
+    await consumer.start()
+    await until(() => ledger.deliveries.length > 0, 'a delivery')
+    await consumer.stop('crash')
+    expect(ledger.deliveries.map((d) => d.key)).toEqual(['run-1'])
+  })
+})

@@ -24,6 +24,8 @@ export interface ConsumerOptions {
   expression?: string
   managementNodes: readonly ManagementNodeRef[]
   initialNameServers?: readonly NameServerCandidate[]
+  /** Rooms of brokers without a zone (an operator's brokers started without ROCKETMQ_ZONE). */
+  brokerRooms?: Readonly<Record<string, string>>
   policy?: SelectionPolicy
   routeRefreshMs?: number
   requestTimeoutMs?: number
@@ -36,6 +38,8 @@ export interface ConsumerOptions {
   managementRefreshMs?: number
   managementTimeoutMs?: number
   countersIntervalMs?: number
+  /** Start offsets of queues the group never committed (`brokerName#queueId`); default 0. */
+  startOffsets?: Readonly<Record<string, number>>
   /** See allocateNearby: what consumers of a room without brokers do. */
   homeless?: 'share' | 'idle'
   pullBatch?: number
@@ -114,6 +118,8 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       countersIntervalMs: 1000,
       homeless: 'share',
       pullBatch: 32,
+      brokerRooms: {},
+      startOffsets: {},
       ...options
     }
     this.id = options.id
@@ -135,6 +141,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
         managementTimeoutMs: this.opts.managementTimeoutMs,
         routeRefreshMs: this.opts.routeRefreshMs,
         requestTimeoutMs: this.opts.requestTimeoutMs,
+        brokerRooms: this.opts.brokerRooms,
         ...(this.opts.initialNameServers
           ? { initialNameServers: this.opts.initialNameServers }
           : {})
@@ -413,8 +420,10 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
           const off = await this.remoting.queryConsumerOffset(addr, base, {
             timeoutMs: this.opts.requestTimeoutMs
           })
-          // Never committed: each run uses a fresh group, so start at the beginning of the queue.
-          o.offset = off ?? 0
+          // Each run uses a fresh group, so nothing before where the run began is ours: a broker
+          // answers 0 for a new group on a young queue, and one restarted after a kill may have lost
+          // the last commits. Start at the later of the two (0 on a fresh sandbox topic).
+          o.offset = Math.max(off ?? 0, this.opts.startOffsets[queueKey(ref)] ?? 0)
           o.committed = o.offset
           continue
         }

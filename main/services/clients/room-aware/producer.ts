@@ -22,6 +22,8 @@ export interface ProducerOptions {
   group: string
   managementNodes: readonly ManagementNodeRef[]
   initialNameServers?: readonly NameServerCandidate[]
+  /** Rooms of brokers without a zone (an operator's brokers started without ROCKETMQ_ZONE). */
+  brokerRooms?: Readonly<Record<string, string>>
   policy?: SelectionPolicy
   routeRefreshMs?: number
   /** Whole-send budget across retries. */
@@ -114,6 +116,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       managementTimeoutMs: 500,
       countersIntervalMs: 1000,
       heartbeatIntervalMs: 1000,
+      brokerRooms: {},
       ...options
     }
     this.id = options.id
@@ -135,6 +138,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
         managementTimeoutMs: this.opts.managementTimeoutMs,
         routeRefreshMs: this.opts.routeRefreshMs,
         requestTimeoutMs: this.opts.requestTimeoutMs,
+        brokerRooms: this.opts.brokerRooms,
         ...(this.opts.initialNameServers
           ? { initialNameServers: this.opts.initialNameServers }
           : {})

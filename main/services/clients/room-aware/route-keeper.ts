@@ -19,6 +19,8 @@ export interface RouteKeeperOptions {
   requestTimeoutMs: number
   /** How long a name server this client saw fail is skipped (unless nothing else is left). */
   failedTtlMs?: number
+  /** Rooms of brokers that carry no zone (brokerName → room), from the topology. */
+  brokerRooms?: Readonly<Record<string, string>>
 }
 
 export interface RouteKeeperEvents {
@@ -144,7 +146,7 @@ export class RouteKeeper extends EventEmitter<RouteKeeperEvents> {
           })
         }
         if (changedNs) this.emit('namesrv', ns)
-        const brokers = routeToBrokers(route)
+        const brokers = routeToBrokers(route, this.opts.brokerRooms)
         const sig = routeSignature(brokers)
         if (sig !== this.signature) {
           this.signature = sig
@@ -186,6 +188,7 @@ export interface RoutingOptions {
   routeRefreshMs: number
   requestTimeoutMs: number
   initialNameServers?: readonly NameServerCandidate[]
+  brokerRooms?: Readonly<Record<string, string>>
 }
 
 /** The routing every client owns: its remoting connections, name-server directory (601) and route keeper (602). */
@@ -218,7 +221,8 @@ export function createRouting(
       topic: opts.topic,
       policy: opts.policy,
       refreshMs: opts.routeRefreshMs,
-      requestTimeoutMs: opts.requestTimeoutMs
+      requestTimeoutMs: opts.requestTimeoutMs,
+      ...(opts.brokerRooms ? { brokerRooms: opts.brokerRooms } : {})
     },
     { remoting, directory, ledger: deps.ledger, clock: deps.clock, random: deps.random }
   )

@@ -5,9 +5,13 @@ import type { QueueRef } from './allocate-nearby'
 const PERM_READ = 4
 const PERM_WRITE = 2
 
-/** Joins a route's broker and queue data into per-broker candidates tagged with their room. */
+/**
+ * Joins a route's broker and queue data into per-broker candidates tagged with their room: the
+ * broker's zone, else the room the topology puts it in (brokers started without ROCKETMQ_ZONE).
+ */
 export function routeToBrokers(
-  route: Pick<TopicRoute, 'brokerDatas' | 'queueDatas'>
+  route: Pick<TopicRoute, 'brokerDatas' | 'queueDatas'>,
+  brokerRooms: Readonly<Record<string, string>> = {}
 ): BrokerCandidate[] {
   const queues = new Map(route.queueDatas.map((q) => [q.brokerName, q]))
   return route.brokerDatas
@@ -15,7 +19,7 @@ export function routeToBrokers(
       const q = queues.get(b.brokerName)
       return {
         brokerName: b.brokerName,
-        room: b.zoneName ?? null,
+        room: b.zoneName ?? brokerRooms[b.brokerName] ?? null,
         masterAddr: b.brokerAddrs['0'],
         writeQueues: q && q.perm & PERM_WRITE ? q.writeQueueNums : 0,
         readQueues: q && q.perm & PERM_READ ? q.readQueueNums : 0

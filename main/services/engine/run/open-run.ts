@@ -8,7 +8,14 @@ import type { Recorder } from '../../ledger/recorder'
 import { RemotingRpc } from '../../remoting/remoting-rpc'
 import type { ClusterPort } from '../../scenario/cluster'
 import type { LoadedScenario } from '../../scenario/load-scenario'
+import type { ClientPlan } from '../../scenario/plan'
 import { planClients } from '../../scenario/plan'
+import type { AbortBreach } from '../../../../common/scenario/abort'
+import { evaluateAbort, pruneSends } from '../../../../common/scenario/abort'
+import type { Op } from '../../../../common/scenario/metrics'
+import type { AbortRules } from '../../../../common/scenario/schema'
+import { decideRates } from '../../attach/workload-safety'
+import { isAttachedCluster } from './attached-policy'
 import type { WorkerFactory } from '../../workers/client-fleet'
 import { ClientFleet } from '../../workers/client-fleet'
 import type { WireRow } from '../../workers/protocol'
@@ -49,6 +56,67 @@ export interface OpenRun {
   abort(reason: Error): void
   /** The workload start, once known (faults are timed from it). */
   t0: number
+  /** Stops recording the cluster's node states (close() does it). */
+  unwatch: () => void
+  /** Resolves when the scenario's abort block stopped the workload, with why. */
+  workloadStopped: Promise<string>
+  abortedBecause: string | null
+}
+
+/**
+ * The plans with their rates: as the topology or scenario says on the sandbox; on an attached
+ * cluster a low default (capped in total) unless the scenario sets a rate.
+ */
+function ratedPlans(loaded: LoadedScenario): { plans: ClientPlan[]; note: string | null } {
+  const plans = planClients(loaded.scenario, loaded.topology)
+  const attached = isAttachedCluster(loaded.topology)
+  if (!attached) return { plans, note: null }
+  const producers = plans.filter((p) => p.role === 'producer')
+  const decision = decideRates({
+    producers: producers.map((p) => ({ id: p.id, rate: p.rate })),
+    attached,
+    ...(loaded.scenario.workload.rate !== undefined
+      ? { explicitRate: loaded.scenario.workload.rate }
+      : {})
+  })
+  const rate = new Map(decision.rates.map((r) => [r.id, r.rate]))
+  return {
+    plans: plans.map((p) => (rate.has(p.id) ? { ...p, rate: rate.get(p.id)! } : p)),
+    note: decision.note
+  }
+}
+
+/** Watches send outcomes as rows arrive and says when the abort block is breached. */
+class AbortMonitor {
+  private sends: Op[] = []
+  private timer: NodeJS.Timeout | undefined
+
+  constructor(private readonly rules: AbortRules) {}
+
+  feed(rows: readonly WireRow[]): void {
+    for (const r of rows) {
+      if (r.k !== 's') continue
+      this.sends.push({
+        startMs: r.scheduledAt ?? r.startedAt,
+        endMs: r.endedAt,
+        ok: r.status === 'acked'
+      })
+    }
+  }
+
+  start(clock: Clock, onBreach: (b: AbortBreach) => void): void {
+    this.timer = setInterval(() => {
+      const now = clock.now()
+      this.sends = pruneSends(this.sends, now, this.rules.windowMs)
+      const verdict = evaluateAbort(this.rules, this.sends, now)
+      if (verdict.breached) onBreach(verdict)
+    }, 500)
+    this.timer.unref?.()
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer)
+  }
 }
 
 /**
@@ -70,15 +138,24 @@ export function openRun(o: OpenRunOptions): OpenRun {
   ledger.on('event', o.on.ledgerEvent)
   ledger.on('error', (e) => ctrl.abort(e))
   const fleet = new ClientFleet(o.workers, () => clock.now())
-  fleet.on('rows', (rows) => writeRows(ledger, rows))
+  const abort = o.loaded.scenario.abort ? new AbortMonitor(o.loaded.scenario.abort) : null
+  fleet.on('rows', (rows) => {
+    writeRows(ledger, rows)
+    abort?.feed(rows)
+  })
   fleet.on('choice', o.on.choice)
   const tStart = clock.now()
+  const rated = ratedPlans(o.loaded)
+  let stopWorkload!: (reason: string) => void
+  const workloadStopped = new Promise<string>((r) => (stopWorkload = r))
   const run: OpenRun = {
     t0: 0,
+    workloadStopped,
+    abortedBecause: null,
     ctx: {
       runId: o.runId,
       loaded: o.loaded,
-      plans: planClients(o.loaded.scenario, o.loaded.topology),
+      plans: rated.plans,
       fleet,
       ledger,
       reader: new LedgerReader(o.recorder.db),
@@ -93,7 +170,8 @@ export function openRun(o: OpenRunOptions): OpenRun {
       topicPolicy: o.topicPolicy,
       readyTimeoutMs: o.readyTimeoutMs ?? 90_000,
       endpoints: { managementNodes: [], nameServers: [] },
-      notes: [],
+      startOffsets: new Map(),
+      notes: rated.note ? [rated.note] : [],
       applied: [],
       progress: (phase, message) => {
         ledger.event('phase', null, null, {
@@ -105,12 +183,23 @@ export function openRun(o: OpenRunOptions): OpenRun {
     },
     ledgerFailure: () => ledger.failure,
     abort: (reason) => ctrl.abort(reason),
+    unwatch: () => undefined,
     close: async () => {
+      abort?.stop()
+      run.unwatch()
       await fleet.close()
       run.ctx.admin.close()
       ledger.close()
     }
   }
+  run.unwatch = watchCluster(run)
+  abort?.start(clock, (breach) => {
+    if (run.abortedBecause) return
+    run.abortedBecause = breach.reason
+    ledger.event('aborted', null, null, { rule: breach.rule, reason: breach.reason })
+    run.ctx.progress('workload', `aborting the workload: ${breach.reason}`)
+    stopWorkload(breach.reason)
+  })
   fleet.on('worker-exit', (e) => {
     ledger.event('worker-exit', null, e.room, e)
     if (e.clients.length > 0) {
@@ -127,6 +216,46 @@ export function openRun(o: OpenRunOptions): OpenRun {
     }
   })
   return run
+}
+
+/**
+ * Records every server node's state change (replay reads them) and what DR Studio observes of an
+ * operator's nodes: an attached node that stops answering is a fault of the run, out of band or not.
+ */
+function watchCluster(run: OpenRun): () => void {
+  const { ctx } = run
+  if (!ctx.cluster.watch) return () => undefined
+  return ctx.cluster.watch({
+    nodeState: (s) =>
+      ctx.ledger.event('node-state', null, s.room, {
+        nodeId: s.nodeId,
+        kind: s.kind,
+        state: s.state,
+        ...(s.detail ? { detail: s.detail } : {}),
+        ...(s.attached ? { attached: true } : {})
+      }),
+    observed: (c) => {
+      const down = c.to === 'down'
+      const back = c.from === 'down' && (c.to === 'up' || c.to === 'slow')
+      if (!down && !back) return
+      ctx.ledger.event(down ? 'node-observed-down' : 'node-observed-up', null, c.room, {
+        nodeId: c.nodeId,
+        kind: c.kind,
+        reason: c.reason,
+        latencyMs: c.latencyMs
+      })
+      recordFault(
+        ctx,
+        {
+          action: down ? 'observed-down' : 'observed-up',
+          target: [c.nodeId],
+          nodes: [c.nodeId],
+          kinds: [c.kind]
+        },
+        run.t0
+      )
+    }
+  })
 }
 
 /** Worker rows into the one ledger writer, tagged with nothing more: they are already complete. */

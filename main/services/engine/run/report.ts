@@ -38,6 +38,8 @@ export interface ReportInput {
   group: string
   workload: Pick<WorkloadResult, 'scheduled' | 'skipped'> | null
   drain: Pick<DrainResult, 'graceMs' | 'lateDeliveries' | 'drainedAt'> | null
+  /** Why the abort block stopped the workload early (the run then fails), if it did. */
+  aborted?: string | null
   snapshot: RunSnapshot
 }
 
@@ -154,7 +156,8 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     ...(scenario.description ? { description: scenario.description } : {}),
     topology: topology.name,
     runId: input.runId,
-    passed: gates.every((g) => g.passed),
+    passed: !input.aborted && gates.every((g) => g.passed),
+    ...(input.aborted ? { aborted: input.aborted } : {}),
     topic: input.topic,
     consumerGroup: input.group,
     startedAt: input.startedAt.toISOString(),

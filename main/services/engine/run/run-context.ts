@@ -23,7 +23,8 @@ export interface RunProgress {
 export type AdminRemoting = Pick<
   RemotingRpc,
   'updateAndCreateTopic' | 'getRouteInfoByTopic' | 'close'
->
+> &
+  Partial<Pick<RemotingRpc, 'getMaxOffset'>>
 
 /** A fault applied during a run (timeline step or operator action), for the report. */
 export interface AppliedStep {
@@ -68,6 +69,8 @@ export interface RunContext {
   topicPolicy: TopicPolicy
   readyTimeoutMs: number
   endpoints: RunEndpoints
+  /** Per run topic: each queue's end when the run began, where new consumer groups start. */
+  startOffsets: Map<string, Record<string, number>>
   notes: string[]
   applied: AppliedStep[]
   progress(phase: RunPhase, message: string): void

@@ -1,4 +1,9 @@
 import { topicsOf } from '../../../../common/topology/model'
+import type { TopicCheck } from '../../attach/topic-check'
+import { checkTopic, formatTopicCheck } from '../../attach/topic-check'
+import type { QueueData } from '../../remoting/types'
+import { ResponseCode } from '../../remoting/codes'
+import { RemoteError } from '../../remoting/errors'
 import type { ClusterNode } from '../../scenario/cluster'
 import { restoreAction } from '../../scenario/cluster'
 import type { ClientPlan } from '../../scenario/plan'
@@ -37,6 +42,8 @@ export async function restoreNodes(ctx: RunContext): Promise<string[]> {
   }
   await Promise.all(
     cluster.status().nodes.map(async (n) => {
+      // An operator's node is brought back only from what DR Studio did to it.
+      if (n.attached && !n.restorable) return
       const action = restoreAction(n.state)
       if (!action) return
       try {
@@ -84,6 +91,9 @@ export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
       topology.rooms.flatMap((r) => r.brokers.map((b) => [b.brokerName, r.id] as const))
     ),
     tag: WORKLOAD_TAG,
+    ...(plan.role === 'consumer' && ctx.startOffsets.has(ctx.names.topicOf(plan.topic))
+      ? { startOffsets: ctx.startOffsets.get(ctx.names.topicOf(plan.topic))! }
+      : {}),
     tuning: {
       policy: t.policy ?? topology.settings.selectionPolicy,
       routeRefreshMs: t.routeRefresh ?? topology.settings.routeRefreshMs,
@@ -108,7 +118,11 @@ export async function prepareTopics(ctx: RunContext): Promise<void> {
   for (const base of new Set(ctx.plans.map((p) => p.topic))) {
     const topic = ctx.names.topicOf(base)
     if (ctx.topicPolicy === 'create') await createTopic(ctx, topic, queues.get(base) ?? 4)
-    else await requireTopic(ctx, topic)
+    else {
+      await requireTopic(ctx, topic)
+      // Someone else's topic holds messages of other runs and of production: read only ours.
+      ctx.startOffsets.set(topic, await queueEnds(ctx, topic))
+    }
   }
 }
 
@@ -181,48 +195,83 @@ async function waitRouted(ctx: TopicContext, topic: string, want: Set<string>): 
   }
 }
 
-async function requireTopic(ctx: RunContext, topic: string): Promise<void> {
-  const nameServers = ctx.cluster
-    .status()
-    .nodes.filter((n) => n.kind === 'nameserver' && isServing(n))
-  const rooms = [...new Set(ctx.plans.map((p) => p.room))]
-  const brokerRoom = new Map(
-    ctx.loaded.topology.rooms.flatMap((r) => r.brokers.map((b) => [b.brokerName, r.id] as const))
+/** Each queue's current end offset (`brokerName#queueId` → offset) on every serving master. */
+async function queueEnds(ctx: RunContext, topic: string): Promise<Record<string, number>> {
+  const ns = ctx.cluster.status().nodes.find((n) => n.kind === 'nameserver' && isServing(n))
+  const getMaxOffset = ctx.admin.getMaxOffset?.bind(ctx.admin)
+  if (!ns || !getMaxOffset) return {}
+  const route = await ctx.admin.getRouteInfoByTopic(ns.address!, topic, { timeoutMs: 3000 })
+  const ends: Record<string, number> = {}
+  await Promise.all(
+    route.queueDatas.flatMap((q) => {
+      const addr = route.brokerDatas.find((b) => b.brokerName === q.brokerName)?.brokerAddrs['0']
+      if (!addr) return []
+      return Array.from({ length: q.readQueueNums }, async (_, queueId) => {
+        ends[`${q.brokerName}#${queueId}`] = await getMaxOffset(
+          addr,
+          { brokerName: q.brokerName, topic, queueId },
+          { timeoutMs: 3000 }
+        )
+      })
+    })
   )
-  const errors: string[] = []
-  for (const ns of nameServers) {
-    try {
-      const route = await ctx.admin.getRouteInfoByTopic(ns.address!, topic, { timeoutMs: 3000 })
-      const withQueues = new Set(
-        route.queueDatas
-          .filter((q) => q.readQueueNums > 0 && q.writeQueueNums > 0)
-          .map((q) => brokerRoom.get(q.brokerName) ?? null)
-      )
-      const missing = rooms.filter((r) => !withQueues.has(r))
-      if (missing.length === 0) return
-      throw new TopicNotReadyError(topic, missing)
-    } catch (e) {
-      if (e instanceof TopicNotReadyError) throw e
-      errors.push(`${ns.nodeId}: ${(e as Error).message}`)
-    }
-  }
-  // No name server routes it (a missing topic answers TOPIC_NOT_EXIST) or none answered at all.
-  throw new TopicNotReadyError(topic, rooms, errors.join('; ') || 'no name server is serving')
+  return ends
 }
 
-/** An attached cluster lacks the run's topic, or its queues in some rooms. */
+/** How long a topic that exists but lacks a room's queues is waited for (a broker re-registering). */
+const PARTIAL_ROUTE_WAIT_MS = 20_000
+
+/**
+ * An attached cluster's topic must exist with writable queues in every room that has a master.
+ * A missing topic is refused at once; one routed without some room's broker is waited for a
+ * little (that broker may be restarting), then refused. Either way nothing is created.
+ */
+async function requireTopic(ctx: RunContext, topic: string): Promise<void> {
+  const { clock, signal } = ctx
+  const deadline = clock.now() + PARTIAL_ROUTE_WAIT_MS
+  for (;;) {
+    const nameServers = ctx.cluster
+      .status()
+      .nodes.filter((n) => n.kind === 'nameserver' && isServing(n))
+    let best: TopicCheck | null = null
+    const errors: string[] = []
+    for (const ns of nameServers) {
+      let queues: QueueData[] | null
+      try {
+        queues = (await ctx.admin.getRouteInfoByTopic(ns.address!, topic, { timeoutMs: 3000 }))
+          .queueDatas
+      } catch (e) {
+        // TOPIC_NOT_EXIST: the name server answered, and the topic is not there.
+        if (!(e instanceof RemoteError && e.responseCode === ResponseCode.TOPIC_NOT_EXIST)) {
+          errors.push(`${ns.nodeId}: ${(e as Error).message}`)
+          continue
+        }
+        queues = null
+      }
+      const check = checkTopic({ topic, queues, topology: ctx.loaded.topology })
+      if (check.ok) return
+      if (!best || (!check.missing && best.missing)) best = check
+    }
+    if (!best) {
+      throw new TopicNotReadyError(topic, [
+        `no name server answered (${errors.join('; ') || 'none is serving'})`
+      ])
+    }
+    if (best.ok) return
+    if (best.missing || clock.now() > deadline || signal.aborted) {
+      throw new TopicNotReadyError(topic, formatTopicCheck(best))
+    }
+    await pause(500, signal)
+  }
+}
+
+/** An attached cluster lacks the run's topic, or its queues in some rooms: what and the two fixes. */
 export class TopicNotReadyError extends Error {
   constructor(
     readonly topic: string,
-    readonly rooms: string[],
-    detail?: string
+    readonly lines: string[]
   ) {
-    super(
-      `topic ${topic} has no queues in ${rooms.join(', ')} on the attached cluster${detail ? ` (${detail})` : ''}. ` +
-        `Either create it there yourself (mqadmin updateTopic -t ${topic} -c <cluster> -n <namesrv>) ` +
-        `with queues on a broker of every room, or let DR Studio create it (--create-topic, or tick ` +
-        `"Let DR Studio create the topic" in Connect to cluster…).`
-    )
+    super(lines.join('\n'))
     this.name = 'TopicNotReadyError'
   }
 }

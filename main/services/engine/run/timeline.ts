@@ -11,7 +11,15 @@ import { targetNodes } from '../../scenario/plan'
 import type { AppliedStep, RunContext } from './run-context'
 
 /** Actions that take a node out of service; the first one marks "before the fault" for locality. */
-export const FAULT_ACTIONS = new Set(['kill', 'pause', 'stop', 'isolate', 'partition', 'loss'])
+export const FAULT_ACTIONS = new Set([
+  'kill',
+  'pause',
+  'stop',
+  'isolate',
+  'partition',
+  'loss',
+  'observed-down'
+])
 
 /**
  * Records a fault (timeline step or operator action) in the ledger and in the run's list.
@@ -20,7 +28,7 @@ export const FAULT_ACTIONS = new Set(['kill', 'pause', 'stop', 'isolate', 'parti
 export function recordFault(
   ctx: RunContext,
   input: {
-    action: FaultAction | NetworkAction
+    action: FaultAction | NetworkAction | 'observed-down' | 'observed-up'
     target: string[]
     nodes: string[]
     kinds: string[]
