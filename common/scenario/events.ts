@@ -77,6 +77,68 @@ export interface LedgerEventData {
     phase: 'setup' | 'settle' | 'workload' | 'drain' | 'restore' | 'report'
     detail?: string
   }
+  /**
+   * A server node (name server, broker, proxy, management node…) changed state during the run,
+   * so a replay can redraw it from the ledger alone. `clientId` is null; `room` is the node's room.
+   */
+  'node-state': {
+    nodeId: string
+    kind: string
+    room: string
+    state: RecordedNodeState
+    detail?: string
+  }
+  /**
+   * What one name server listed when sampled: every broker it knows (with its zone) and, when a
+   * topic is sampled, that topic's route. `error` is set when the name server did not answer.
+   */
+  'namesrv-view': {
+    namesrvId: string
+    room: string
+    brokers: NamesrvViewBroker[]
+    route?: { topic: string; brokers: NamesrvViewBroker[] }
+    error?: string
+  }
+  /** A network fault was applied to a link between rooms or a node pair (see main/services/network). */
+  'network-fault': NetworkFaultData
+  /** A network fault was undone (`heal` of one fault, or of everything when `target` is absent). */
+  'network-heal': { faultId?: string; target?: string[]; peer?: string[]; reason?: string }
+}
+
+/** The states a replay knows; the sandbox's `NodeState` plus what a sampler or attach may see. */
+export type RecordedNodeState =
+  | 'stopped'
+  | 'starting'
+  | 'up'
+  | 'paused'
+  | 'killed'
+  | 'down'
+  | 'failed'
+  | 'attached'
+  | 'observed-down'
+
+/** One broker as a name server lists it: its broker name, master address and zone (room). */
+export interface NamesrvViewBroker {
+  brokerName: string
+  address: string | null
+  room: string | null
+}
+
+/**
+ * A network fault as recorded: `action` is the vocabulary of the network service (isolate,
+ * partition, one-way, delay, loss, bandwidth), `target` and `peer` are room or node ids.
+ */
+export interface NetworkFaultData {
+  faultId?: string
+  action: string
+  target: string[]
+  peer?: string[]
+  delayMs?: number
+  jitterMs?: number
+  lossPercent?: number
+  bandwidthKbit?: number
+  ok?: boolean
+  error?: string
 }
 
 export type LedgerEventKind = keyof LedgerEventData

@@ -1,0 +1,2 @@
+export * from './replay-state'
+export * from './replay-view'
