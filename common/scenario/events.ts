@@ -97,7 +97,10 @@ export interface LedgerEventData {
     room: string
     brokers: NamesrvViewBroker[]
     route?: { topic: string; brokers: NamesrvViewBroker[] }
+    /** The name server did not answer at all: it hands out nothing. */
     error?: string
+    /** Only the route query failed; `brokers` is still what it listed. */
+    routeError?: string
   }
   /** A network fault was applied to a link between rooms or a node pair (see main/services/network). */
   'network-fault': NetworkFaultData
