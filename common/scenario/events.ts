@@ -131,7 +131,7 @@ export interface NamesrvViewBroker {
  * A network fault as recorded: `action` is the vocabulary of the network service (isolate,
  * partition, one-way, delay, loss, bandwidth), `target` and `peer` are room or node ids.
  */
-export interface NetworkFaultData {
+export type NetworkFaultData = {
   faultId?: string
   action: string
   target: string[]

@@ -10,8 +10,9 @@ const broker = (name: string, zone: string, addr: string): BrokerData =>
     cluster: 'DrCluster',
     brokerName: name,
     brokerAddrs: { '0': addr },
-    zoneName: zone
-  }) as BrokerData
+    zoneName: zone,
+    enableActingMaster: false
+  }) satisfies BrokerData
 
 /** A fake name-server port: what each address lists, changeable between sweeps. */
 class FakeNamesrvs implements NamesrvQueryPort {
@@ -32,7 +33,7 @@ class FakeNamesrvs implements NamesrvQueryPort {
     if (this.noTopic.has(address)) throw new RemoteError(address, 105, 17, 'No topic route info')
     const brokers = this.listed.get(address) ?? []
     return {
-      orderTopicConf: null,
+      orderTopicConf: undefined,
       queueDatas: brokers.map((b) => ({
         brokerName: b.brokerName,
         readQueueNums: 4,
@@ -42,7 +43,7 @@ class FakeNamesrvs implements NamesrvQueryPort {
       })),
       brokerDatas: brokers,
       filterServerTable: {}
-    } as TopicRoute
+    } satisfies TopicRoute
   }
 }
 
