@@ -126,13 +126,25 @@ export const runsRequests = {
     z.object({ limit: z.number().int().min(1).max(1000).default(200) }),
     z.array(runRowSchema)
   ),
+  /**
+   * A run: its row, report, events (counters excluded) and counter samples. Without `afterId` the
+   * first 5000 events by time. With `afterId` (0 for the start) one page of `limit` events in
+   * ledger (id) order, `nextAfterId` set while more follow, and counters only on the first page:
+   * how a replay reads a whole run. `topology` is the document the run was started with.
+   */
   'runs:get': request(
-    z.object({ id: z.number().int() }),
+    z.object({
+      id: z.number().int(),
+      afterId: z.number().int().min(0).optional(),
+      limit: z.number().int().min(1).max(20_000).optional()
+    }),
     z.object({
       run: runRowSchema,
       report: z.unknown().nullable(),
       events: z.array(storedEventSchema),
-      counters: z.array(counterSampleSchema)
+      counters: z.array(counterSampleSchema),
+      topology: z.unknown().optional(),
+      nextAfterId: z.number().int().nullable().optional()
     })
   ),
   'runs:delete': request(z.object({ id: z.number().int() }), z.object({ deleted: z.boolean() })),
