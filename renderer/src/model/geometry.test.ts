@@ -130,7 +130,8 @@ describe('edge routing around nodes', () => {
   it('gives up (null) when no lane is free', () => {
     const s = { x: 100, y: 300 }
     const t = { x: 100, y: 0 }
-    const wall = { x: -10_000, y: 100, w: 20_000, h: 50 }
+    // A node right under the server's bottom, wider than anything: no way in from below.
+    const wall = { x: -10_000, y: 2, w: 20_000, h: 30 }
     expect(orthogonalRoute(s, t, [wall])).toBeNull()
   })
 
