@@ -326,7 +326,12 @@ export function orthogonalRoute(s: XY, t: XY, obstacles: readonly Box[]): Orthog
 }
 
 /** Obstacles near the straight line between two points (a cheap filter before routing). */
-export function obstaclesNear(s: XY, t: XY, boxes: readonly Box[], pad = NODE_W + GAP): Box[] {
+export function obstaclesNear<B extends Box>(
+  s: XY,
+  t: XY,
+  boxes: readonly B[],
+  pad = NODE_W + GAP
+): B[] {
   const x0 = Math.min(s.x, t.x) - pad
   const x1 = Math.max(s.x, t.x) + pad
   const y0 = Math.min(s.y, t.y) - NODE_H
