@@ -3,7 +3,7 @@ import type { LiveMetrics } from '../../../common/contract'
 import type { Topology } from '../../../common/topology/schema'
 import { topologySettingsSchema } from '../../../common/topology/schema'
 import type { DeliveryRecord, SendRecord } from '../ledger/types'
-import { LiveMetricsAggregator, metricsTopology } from './live-metrics'
+import { LiveMetricsAggregator, metricsTopology, withLiveMetrics } from './live-metrics'
 import type { TimerPort } from './namesrv-sampler'
 
 const topology: Topology = {
@@ -246,5 +246,33 @@ describe('LiveMetricsAggregator', () => {
     m.event({ kind: 'pull-failed', clientId: 'consumer-2', atMs: 9_999 })
     const s = m.snapshot()
     expect(s.clients.map((c) => c.failures)).toEqual([0, 1, 0, 0])
+  })
+})
+
+describe('withLiveMetrics', () => {
+  it('writes every row to the ledger and feeds the aggregator', () => {
+    const { m } = setup()
+    const rows: string[] = []
+    const ledger = withLiveMetrics(
+      {
+        event: (kind) => rows.push(`event ${kind}`),
+        send: (r) => rows.push(`send ${r.key}`),
+        delivery: (d) => rows.push(`delivery ${d.key}`)
+      },
+      m
+    )
+    ledger.send(send('producer-1', 9_900, 'broker-a'))
+    ledger.delivery(delivery('consumer-1', 9_950, 'broker-a'))
+    ledger.event(
+      'pull-failed',
+      'consumer-1',
+      'room1',
+      { brokerName: 'broker-a', brokerRoom: 'room1', reason: 'x' },
+      9_960
+    )
+    expect(rows).toEqual(['send producer-1-9900', 'delivery k-9950', 'event pull-failed'])
+    const s = m.snapshot()
+    expect(client(s, 'producer-1').rate).toBe(1)
+    expect(client(s, 'consumer-1')).toMatchObject({ rate: 1, failures: 1 })
   })
 })

@@ -3,7 +3,7 @@ import type { LedgerEvent } from '../../../common/scenario/events'
 import { percentile } from '../../../common/scenario/metrics'
 import type { Topology } from '../../../common/topology/schema'
 import { listNodes } from '../../../common/topology/model'
-import type { DeliveryRecord, SendRecord } from '../ledger/types'
+import type { DeliveryRecord, LedgerPort, SendRecord } from '../ledger/types'
 import type { TimerPort } from './namesrv-sampler'
 
 /** What the aggregator knows of the topology: roles, rooms, broker masters and message sizes. */
@@ -264,4 +264,25 @@ function win(map: Map<string, Window>, k: string): Window {
   let w = map.get(k)
   if (!w) map.set(k, (w = new Window()))
   return w
+}
+
+/**
+ * The ledger a run's clients write to, also feeding the live figures: every row reaches the
+ * ledger first, then the aggregator. Wrap the run's LedgerWriter with it where the run starts.
+ */
+export function withLiveMetrics(ledger: LedgerPort, metrics: LiveMetricsAggregator): LedgerPort {
+  return {
+    event(kind, clientId, room, data, atMs) {
+      ledger.event(kind, clientId, room, data, atMs)
+      metrics.event({ kind, clientId, atMs: atMs ?? Date.now() })
+    },
+    send(record) {
+      ledger.send(record)
+      metrics.send(record)
+    },
+    delivery(record) {
+      ledger.delivery(record)
+      metrics.delivery(record)
+    }
+  }
 }

@@ -249,3 +249,35 @@ describe('layoutMarkerLabels', () => {
     expect(placed.map((p) => p.shown)).toEqual([true, true, true, false])
   })
 })
+
+describe('ledger lines as an operator reads them', () => {
+  const line = (kind: string, data: Record<string, unknown>) =>
+    describeLedgerEvent({ kind, clientId: 'consumer-1', room: 'room1', data })
+
+  it('a takeover names whose queues the consumer took over', () => {
+    expect(
+      line('consumer-takeover', {
+        fromRoom: 'room2',
+        toRoom: 'room1',
+        queues: 4,
+        reason: 'room room1 has no broker serving orders'
+      })
+    ).toBe('took over 4 queue(s) of room2 for room1: room room1 has no broker serving orders')
+  })
+
+  it('words node states, name-server samples and network faults', () => {
+    expect(
+      line('node-state', { nodeId: 'broker-1', state: 'starting', detail: 'port 10911' })
+    ).toBe('broker-1 starting: port 10911')
+    expect(line('namesrv-view', { namesrvId: 'ns-2', brokers: [{}, {}] })).toBe(
+      'ns-2 lists 2 broker(s)'
+    )
+    expect(line('namesrv-view', { namesrvId: 'ns-1', brokers: [], error: 'timeout' })).toBe(
+      'ns-1 did not answer: timeout'
+    )
+    expect(line('network-fault', { action: 'partition', target: ['room1'], peer: ['room2'] })).toBe(
+      'network partition room1 ↔ room2'
+    )
+    expect(ledgerSeverity('network-fault')).toBe('fault')
+  })
+})
