@@ -1,11 +1,15 @@
 import { ChevronDown, ChevronRight, Pause, Play, SkipBack, SkipForward, X } from 'lucide-react'
 import type { KeyboardEvent as ReactKeyboardEvent } from 'react'
 import { memo, useEffect, useMemo, useState } from 'react'
-import { failoverLine } from '../model/plot-data'
+import { failoverLine, layoutMarkerLabels } from '../model/plot-data'
 import { REPLAY_SPEEDS, REPLAY_STEP_MS, useReplayStore } from '../stores/replay-store'
 import { NamesrvSwimlanes } from './namesrv-swimlanes'
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`
+/** A mark's width along the scrub bar, in thousandths of it (about 10 px on a wide bar). */
+const MARK_WIDTH_PERMILLE = 12
+const MARK_ROWS = 6
+const MARK_ROW_PX = 13
 
 /** Space, ←/→, Home/End and +/-: the replay's keys, wherever focus is outside a text field. */
 export function replayKey(
@@ -87,6 +91,18 @@ const Scrubber = memo(function Scrubber() {
   const t = useReplayStore((s) => s.t)
   const markers = useReplayStore((s) => s.markers)
   const span = Math.max(1, endMs - startMs)
+  // Marks close together (a fault and the failovers it causes) stack in rows, so each stays clickable.
+  const rows = useMemo(
+    () =>
+      layoutMarkerLabels(
+        markers.map((m) => ((m.atMs - startMs) / span) * 1000),
+        markers.map(() => MARK_WIDTH_PERMILLE),
+        MARK_ROWS,
+        1
+      ).map((p) => (p.shown ? p.row : MARK_ROWS - 1)),
+    [markers, startMs, span]
+  )
+  const height = (Math.max(0, ...rows) + 1) * MARK_ROW_PX
   const onKeyDown = (e: ReactKeyboardEvent<HTMLInputElement>) => {
     // The slider's own arrows would move by one step of its range; the replay's keys apply instead.
     const action = replayKey(e.key)
@@ -97,7 +113,7 @@ const Scrubber = memo(function Scrubber() {
     }
   }
   return (
-    <div className="replay-scrub">
+    <div className="replay-scrub" style={{ paddingBottom: height + 2 }}>
       <input
         type="range"
         className="replay-range"
@@ -110,7 +126,7 @@ const Scrubber = memo(function Scrubber() {
         onChange={(e) => useReplayStore.getState().seek(startMs + Number(e.currentTarget.value))}
         onKeyDown={onKeyDown}
       />
-      <ol className="replay-marks" aria-label="Faults and failovers">
+      <ol className="replay-marks" aria-label="Faults and failovers" style={{ height }}>
         {markers.map((m, i) => (
           <li
             key={i}
