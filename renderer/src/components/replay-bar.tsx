@@ -131,7 +131,7 @@ const Scrubber = memo(function Scrubber() {
           <li
             key={i}
             className={`replay-mark mark-${m.kind}`}
-            style={{ left: `${((m.atMs - startMs) / span) * 100}%` }}
+            style={{ left: `${((m.atMs - startMs) / span) * 100}%`, top: rows[i]! * MARK_ROW_PX }}
           >
             <button
               type="button"
