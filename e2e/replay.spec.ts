@@ -5,8 +5,8 @@ import { ReplayPage } from './pages/replay'
 // Issue 15: watching a run live (metrics on the canvas) and again afterwards (Runs ▸ Replay).
 test.describe.configure({ timeout: FLOW_TIMEOUT_MS })
 
-/** Steps of the playhead (1 s each) a client gets to fail over after the fault, at most. */
-const MAX_STEPS_TO_FAILOVER = 15
+/** How far from the kill producer-1's failover may be marked (its RTO bound on a loaded machine). */
+const MAX_SECONDS_TO_FAILOVER = 15
 
 test('live metrics change when broker-1 is killed: its TPS drops to 0, broker-2 takes the load', async ({
   live
@@ -41,31 +41,36 @@ test('replays a recorded broker-kill run: producer-1’s edge moves at the fault
   const replay = new ReplayPage(page, live.runId!)
   await replay.open()
 
-  await test.step('at the kill mark broker-1 is killed and producer-1 still uses it', async () => {
-    const kill = replay.mark(/kill broker-1 at /)
-    await expect(kill).toHaveCount(1)
-    await kill.click()
+  // The ledger stamps a fault when its action completes, so a client that noticed the kill at once
+  // may fail over a little before the fault's row: the failover is judged against the kill's time.
+  const killMark = replay.mark(/kill broker-1 at /)
+  const failoverMark = replay.mark(/producer-1 broker → broker-b at /).first()
+  await test.step('the kill and producer-1’s failover are marked close together', async () => {
+    await expect(killMark).toHaveCount(1)
+    await expect(failoverMark).toBeAttached()
+    const kill = await replay.markSeconds(killMark)
+    const failover = await replay.markSeconds(failoverMark)
+    expect(Math.abs(failover - kill), 'seconds between the kill and the failover').toBeLessThan(
+      MAX_SECONDS_TO_FAILOVER
+    )
+  })
+
+  await test.step('at the kill broker-1 is killed; producer-1’s edge moves at its failover mark', async () => {
+    await killMark.click()
     await replay.expectState('broker-1', /killed|down/)
-    await expect(replay.edge('producer-1', 'broker-1')).toBeAttached()
-  })
-  const atKill = await replay.seconds()
-
-  await test.step('stepping on, producer-1’s edge moves to broker-2 within a few seconds', async () => {
-    let steps = 0
-    while ((await replay.edge('producer-1', 'broker-2').count()) === 0) {
-      expect(steps, 'steps after the kill until producer-1 failed over').toBeLessThan(
-        MAX_STEPS_TO_FAILOVER
-      )
-      await replay.press('ArrowRight')
-      steps++
-    }
+    await failoverMark.click()
+    await expect(replay.edge('producer-1', 'broker-2')).toBeAttached()
     await expect(replay.edge('producer-1', 'broker-1')).toHaveCount(0)
-    expect(await replay.seconds()).toBeGreaterThan(atKill)
-    await live.attachCanvas(testInfo, 'replay after producer-1 failed over')
+    await live.attachCanvas(testInfo, 'replay at producer-1’s failover')
+    // One step (1 s) earlier it still used its own room's broker.
+    await replay.press('ArrowLeft')
+    await expect(replay.edge('producer-1', 'broker-1')).toBeAttached()
+    await expect(replay.edge('producer-1', 'broker-2')).toHaveCount(0)
+    await replay.press('ArrowRight')
+    await expect(replay.edge('producer-1', 'broker-2')).toBeAttached()
   })
 
-  await test.step('the failover is marked, and Home goes back to before the fault', async () => {
-    await expect(replay.mark(/producer-1 broker → broker-b at /).first()).toBeAttached()
+  await test.step('Home goes back to before the fault', async () => {
     await replay.press('Home')
     expect(await replay.seconds()).toBe(0)
     await expect(replay.edge('producer-1', 'broker-2')).toHaveCount(0)

@@ -47,6 +47,14 @@ export class ReplayPage {
     return Number(/^([\d.]+) s of/.exec(text)?.[1] ?? NaN)
   }
 
+  /** Seconds since the run's first row at which a mark sits (from its accessible name). */
+  async markSeconds(mark: Locator): Promise<number> {
+    const name = (await mark.getAttribute('aria-label')) ?? ''
+    const m = / at ([\d.]+) s$/.exec(name)
+    expect(m, `time in the mark "${name}"`).not.toBeNull()
+    return Number(m![1])
+  }
+
   /** The edge the canvas draws from a client to a target at the playhead. */
   edge(client: string, target: string): Locator {
     const link = target.startsWith('ns-') ? 'name server' : 'broker'
