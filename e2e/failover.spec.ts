@@ -43,7 +43,7 @@ test('room1 consumers down: consumer-2 takes over room1’s queues, nothing is l
   await live.kill('consumer-1')
   await test.step('the Timeline shows consumer-2 taking over room1’s queues', async () => {
     await live.expectLiveEvents(testInfo, 'timeline after the takeover', [
-      ['consumer-takeover', 'consumer-2', 'of room1 → room2']
+      ['consumer-takeover', 'consumer-2', 'took over', 'of room1 for room2']
     ])
     await live.attachCanvas(testInfo, 'canvas after the takeover')
     // Consumers draw their name-server edge only (they read queues of several brokers), so the
@@ -55,7 +55,7 @@ test('room1 consumers down: consumer-2 takes over room1’s queues, nothing is l
     const takeover = card
       .getByRole('list', { name: 'Failovers' })
       .getByRole('listitem')
-      .filter({ hasText: /^consumer-2: queues room1 → room2, / })
+      .filter({ hasText: /^consumer-2 \(room2\) took over room1's queues, / })
     await expect(takeover.first()).toBeVisible()
   })
 })

@@ -50,6 +50,65 @@ export const liveChoiceEventSchema = z.object({
   at: z.number()
 })
 
+/**
+ * Throttled live figures of the run in progress (`live:metrics`, every ~500 ms): computed by the
+ * engine from the same rows the ledger records, over a sliding window of `windowMs`.
+ */
+export const liveMetricsSchema = z.object({
+  runId: z.number().nullable(),
+  atMs: z.number(),
+  windowMs: z.number().positive(),
+  clients: z.array(
+    z.object({
+      clientId: z.string(),
+      room: z.string(),
+      role: z.enum(['producer', 'consumer']),
+      /** Sends acknowledged (producers) or messages delivered (consumers) per second. */
+      rate: z.number().nonnegative(),
+      /** p99 of send latency (from the scheduled time) or of delivery lag (from birth), ms. */
+      p99Ms: z.number().nullable(),
+      /** Failed sends, failed attempts and failed pulls in the window. */
+      failures: z.number().int().nonnegative()
+    })
+  ),
+  brokers: z.array(
+    z.object({
+      brokerName: z.string(),
+      /** Topology node id of the master, when it resolves. */
+      brokerId: z.string().nullable(),
+      room: z.string().nullable(),
+      /** Messages stored per second (acknowledged sends). */
+      tps: z.number().nonnegative(),
+      /** Messages delivered from it per second. */
+      deliveredPerSecond: z.number().nonnegative()
+    })
+  ),
+  /** Per client edge (client → broker): messages per second. */
+  edges: z.array(
+    z.object({
+      clientId: z.string(),
+      brokerName: z.string(),
+      brokerId: z.string().nullable(),
+      rate: z.number().nonnegative()
+    })
+  ),
+  /**
+   * Traffic that crossed rooms, per direction (sends: client room → broker room; deliveries:
+   * broker room → consumer room). Totals since the run began, rates over the window.
+   */
+  roomLinks: z.array(
+    z.object({
+      fromRoom: z.string(),
+      toRoom: z.string(),
+      messages: z.number().int().nonnegative(),
+      bytes: z.number().nonnegative(),
+      rate: z.number().nonnegative(),
+      bytesPerSecond: z.number().nonnegative()
+    })
+  )
+})
+export type LiveMetrics = z.infer<typeof liveMetricsSchema>
+
 export const runsRequests = {
   'scenario:list': request(z.object({}), z.array(builtinScenarioSchema)),
   /** Starts a scenario (built-in id or a file path) on the sandbox; its report arrives as `scenario:report`. */
@@ -67,13 +126,25 @@ export const runsRequests = {
     z.object({ limit: z.number().int().min(1).max(1000).default(200) }),
     z.array(runRowSchema)
   ),
+  /**
+   * A run: its row, report, events (counters excluded) and counter samples. Without `afterId` the
+   * first 5000 events by time. With `afterId` (0 for the start) one page of `limit` events in
+   * ledger (id) order, `nextAfterId` set while more follow, and counters only on the first page:
+   * how a replay reads a whole run. `topology` is the document the run was started with.
+   */
   'runs:get': request(
-    z.object({ id: z.number().int() }),
+    z.object({
+      id: z.number().int(),
+      afterId: z.number().int().min(0).optional(),
+      limit: z.number().int().min(1).max(20_000).optional()
+    }),
     z.object({
       run: runRowSchema,
       report: z.unknown().nullable(),
       events: z.array(storedEventSchema),
-      counters: z.array(counterSampleSchema)
+      counters: z.array(counterSampleSchema),
+      topology: z.unknown().optional(),
+      nextAfterId: z.number().int().nullable().optional()
     })
   ),
   'runs:delete': request(z.object({ id: z.number().int() }), z.object({ deleted: z.boolean() })),
@@ -122,5 +193,6 @@ export const runsEvents = {
   'scenario:report': event(z.object({ report: z.unknown() })),
   'ledger:event': event(ledgerEventSchema),
   'client:choice': event(liveChoiceEventSchema),
+  'live:metrics': event(liveMetricsSchema),
   'runs:changed': event(z.object({ runId: z.number().nullable() }))
 }

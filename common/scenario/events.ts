@@ -82,8 +82,6 @@ export interface LedgerEventData {
   'node-observed-down': { nodeId: string; kind: string; reason: string; latencyMs: number | null }
   /** An attached node answers again. */
   'node-observed-up': { nodeId: string; kind: string; reason: string; latencyMs: number | null }
-  /** A server node's state as the sandbox saw it change during the run (replay reads these). */
-  'node-state': { nodeId: string; kind: string; state: string; detail?: string; attached?: boolean }
   /** The workload was stopped early by the scenario's abort block. */
   aborted: { rule: string; reason: string }
   /** A client worker died on its own: every client it hosted is down (a fault of those clients). */
@@ -95,6 +93,74 @@ export interface LedgerEventData {
     phase: 'setup' | 'settle' | 'workload' | 'drain' | 'restore' | 'report'
     detail?: string
   }
+  /**
+   * A server node (name server, broker, proxy, management node…) changed state during the run,
+   * so a replay can redraw it from the ledger alone. `clientId` is null; `room` is the node's room.
+   */
+  'node-state': {
+    nodeId: string
+    kind: string
+    room: string
+    state: RecordedNodeState
+    detail?: string
+    /** An operator's node DR Studio watches but does not run. */
+    attached?: boolean
+  }
+  /**
+   * What one name server listed when sampled: every broker it knows (with its zone) and, when a
+   * topic is sampled, that topic's route. `error` is set when the name server did not answer.
+   */
+  'namesrv-view': {
+    namesrvId: string
+    room: string
+    brokers: NamesrvViewBroker[]
+    route?: { topic: string; brokers: NamesrvViewBroker[] }
+    /** The name server did not answer at all: it hands out nothing. */
+    error?: string
+    /** Only the route query failed; `brokers` is still what it listed. */
+    routeError?: string
+  }
+  /** A network fault was applied to a link between rooms or a node pair (see main/services/network). */
+  'network-fault': NetworkFaultData
+  /** A network fault was undone (`heal` of one fault, or of everything when `target` is absent). */
+  'network-heal': { faultId?: string; target?: string[]; peer?: string[]; reason?: string }
+}
+
+/** The states a replay knows; the sandbox's `NodeState` plus what a sampler or attach may see. */
+export type RecordedNodeState =
+  | 'stopped'
+  | 'starting'
+  | 'up'
+  | 'paused'
+  | 'killed'
+  | 'down'
+  | 'failed'
+  | 'attached'
+  | 'slow'
+  | 'observed-down'
+
+/** One broker as a name server lists it: its broker name, master address and zone (room). */
+export interface NamesrvViewBroker {
+  brokerName: string
+  address: string | null
+  room: string | null
+}
+
+/**
+ * A network fault as recorded: `action` is the vocabulary of the network service (isolate,
+ * partition, one-way, delay, loss, bandwidth), `target` and `peer` are room or node ids.
+ */
+export type NetworkFaultData = {
+  faultId?: string
+  action: string
+  target: string[]
+  peer?: string[]
+  delayMs?: number
+  jitterMs?: number
+  lossPercent?: number
+  bandwidthKbit?: number
+  ok?: boolean
+  error?: string
 }
 
 export type LedgerEventKind = keyof LedgerEventData

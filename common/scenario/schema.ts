@@ -318,7 +318,11 @@ export const faultReportSchema = z.object({
    * A node action, a network fault (then `nodes` are the rooms or nodes it names), or what DR Studio
    * observed of an attached node it does not run (`observed-down` counts as a fault for RTO).
    */
-  action: z.union([faultActionSchema, networkActionSchema, z.enum(['observed-down', 'observed-up'])]),
+  action: z.union([
+    faultActionSchema,
+    networkActionSchema,
+    z.enum(['observed-down', 'observed-up'])
+  ]),
   target: z.array(z.string()),
   nodes: z.array(z.string()),
   ok: z.boolean(),

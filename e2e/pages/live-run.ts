@@ -31,6 +31,7 @@ const WORKLOAD_MS = 90_000 // every node up → consumers settled and producers 
 const REROUTE_MS = 90_000 // a fault → the client's new edge on the canvas
 const STATE_MS = 30_000 // an action → the node's new badge
 const STOP_MS = 120_000 // Stop → drained, reported, Start enabled again
+const METRICS_MS = 30_000 // a change in traffic → the next live-metrics snapshots on the canvas
 
 /** A whole flow: boot, settle, fault, reroute, drain and report. */
 export const FLOW_TIMEOUT_MS = 420_000
@@ -86,6 +87,33 @@ export class LiveRunPage {
   edgesOf(client: ClientId, link: 'ns' | 'broker'): Locator {
     const word = link === 'ns' ? 'name server' : 'broker'
     return this.canvas.getByRole('img', { name: new RegExp(`^${re(client)} uses ${word} `) })
+  }
+
+  /** A node's live figures: a client's rate, p99 and failures, or a broker's TPS. */
+  figures(id: NodeId): Locator {
+    return this.node(id).getByRole('img', { name: new RegExp(`^${re(id)} live: `) })
+  }
+
+  /** A broker's stored messages per second as its node shows it now. */
+  async tps(id: Extract<NodeId, `broker-${string}`>): Promise<number> {
+    const name = (await this.figures(id).getAttribute('aria-label', { timeout: METRICS_MS })) ?? ''
+    const m = /live: ([\d.]+) TPS/.exec(name)
+    expect(m, `TPS of ${id} in "${name}"`).not.toBeNull()
+    return Number(m![1])
+  }
+
+  /** Polls a broker's TPS until `check` holds (snapshots arrive every ~500 ms). */
+  async expectTps(
+    id: Extract<NodeId, `broker-${string}`>,
+    check: (tps: number) => boolean,
+    what: string
+  ): Promise<void> {
+    await expect
+      .poll(async () => check(await this.tps(id)), {
+        message: `${id} ${what}`,
+        timeout: METRICS_MS
+      })
+      .toBe(true)
   }
 
   /** A row of the live Timeline's event list that mentions every given text. */

@@ -27,6 +27,7 @@ import { loadScenarioFile } from '../scenario/load-scenario'
 import { ScenarioRunner } from '../scenario/scenario-runner'
 import { hasClients, InteractiveSession } from './interactive-session'
 import { masterNodeIds, toLiveChoice } from './live-choice'
+import { getRunDetail } from './run-detail'
 import type { WorkerFactory } from '../workers/client-fleet'
 import type { WorkerPlace } from '../workers/worker-launcher'
 import { localWorkers } from '../workers/worker-launcher'
@@ -268,17 +269,7 @@ export class Engine {
       'scenario:run': async ({ id, path }) => this.startScenario(id, path),
       'scenario:cancel': async () => ({ cancelled: await this.cancelScenario() }),
       'runs:list': async ({ limit }) => recorder.listRuns(limit),
-      'runs:get': async ({ id }) => {
-        const run = recorder.listRuns(100_000).find((r) => r.id === id)
-        if (!run) throw new Error(`run ${id} does not exist (it may have been deleted)`)
-        const reader = new LedgerReader(recorder.db)
-        return {
-          run,
-          report: recorder.getRunReport(id),
-          events: reader.events(id, { excludeKinds: ['counters'], limit: 5000 }),
-          counters: reader.counters(id)
-        }
-      },
+      'runs:get': async (input) => getRunDetail(recorder, input),
       'runs:delete': async ({ id }) => {
         const deleted = recorder.deleteRun(id)
         this.events.emit('runs:changed', { runId: id })
@@ -352,6 +343,7 @@ export class Engine {
     })
     session.on('progress', (p) => this.events.emit('scenario:progress', p))
     session.on('ledger-event', (e) => this.events.emit('ledger:event', e))
+    session.on('metrics', (m) => this.events.emit('live:metrics', m))
     session.on(
       'choice',
       this.choiceForwarder(topology, () => runId)
@@ -393,12 +385,14 @@ export class Engine {
     const sandbox = this.requireSandbox()
     const session = this.session
     if (session?.clientIds.includes(nodeId)) return session.actOnClient(nodeId, action)
+    // A fault is stamped when it began: a kill waits for the process to go.
+    const startedAt = performance.timeOrigin + performance.now()
     try {
       const status = await sandbox.act(nodeId, action)
-      session?.recordFault(action, [nodeId])
+      session?.recordFault(action, [nodeId], undefined, undefined, startedAt)
       return status
     } catch (e) {
-      session?.recordFault(action, [nodeId], (e as Error).message)
+      session?.recordFault(action, [nodeId], (e as Error).message, undefined, startedAt)
       throw e
     }
   }
@@ -422,13 +416,14 @@ export class Engine {
       ...('target' in fault && fault.target ? [fault.target] : []),
       ...('peer' in fault && fault.peer ? [fault.peer] : [])
     ]
+    const startedAt = performance.timeOrigin + performance.now()
     try {
       if (!sandbox.applyNetworkFault)
         throw new Error(this.networkStatus().faultsDisabled ?? 'no network lab')
       await sandbox.applyNetworkFault(fault)
-      this.session?.recordFault(fault.action, named, undefined, fault)
+      this.session?.recordFault(fault.action, named, undefined, fault, startedAt)
     } catch (e) {
-      this.session?.recordFault(fault.action, named, (e as Error).message, fault)
+      this.session?.recordFault(fault.action, named, (e as Error).message, fault, startedAt)
       throw e
     }
     return this.networkStatus()
@@ -491,6 +486,7 @@ export class Engine {
         this.events.emit('scenario:progress', p)
       })
       runner.on('ledger-event', (e) => this.events.emit('ledger:event', e))
+      runner.on('metrics', (m) => this.events.emit('live:metrics', m))
       runner.on(
         'choice',
         this.choiceForwarder(loaded.topology, () => runner.currentRunId)

@@ -10,6 +10,7 @@ import { scenarioSchema } from '../../../common/scenario/schema'
 import type { Topology } from '../../../common/topology/schema'
 import type { Clock, ManagementPort } from '../clients/room-aware/ports'
 import type { Recorder } from '../ledger/recorder'
+import type { LiveMetrics } from '../../../common/contract/runs'
 import type { ClusterPort } from '../scenario/cluster'
 import type { LoadedScenario } from '../scenario/load-scenario'
 import { rescueFileFor } from '../scenario/scenario-runner'
@@ -39,6 +40,8 @@ export interface InteractiveSessionEvents {
   choice: [ClientChoice]
   /** Setup failed (clients could not start); the session still reports on stop. */
   failure: [Error]
+  /** Throttled live figures (IPC `live:metrics`). */
+  metrics: [LiveMetrics]
 }
 
 export interface InteractiveSessionOptions {
@@ -131,7 +134,8 @@ export class InteractiveSession extends EventEmitter<InteractiveSessionEvents> {
       on: {
         progress: (p) => this.emit('progress', p),
         ledgerEvent: (e) => this.emit('ledger-event', e),
-        choice: (c) => this.emit('choice', c)
+        choice: (c) => this.emit('choice', c),
+        metrics: (m) => this.emit('metrics', m)
       }
     })
     this.tStart = this.run.ctx.clock.now()
@@ -160,7 +164,8 @@ export class InteractiveSession extends EventEmitter<InteractiveSessionEvents> {
     action: FaultAction | NetworkAction,
     nodeIds: string[],
     error?: string,
-    network?: NetworkFault
+    network?: NetworkFault,
+    atAbs?: number
   ): void {
     const kinds = new Map(this.opts.cluster.status().nodes.map((n) => [n.nodeId, n.kind]))
     recordFault(
@@ -173,7 +178,8 @@ export class InteractiveSession extends EventEmitter<InteractiveSessionEvents> {
           (id) => kinds.get(id) ?? this.ctx.plans.find((p) => p.id === id)?.role ?? ''
         ),
         ...(error !== undefined ? { error } : {}),
-        ...(network ? { network: network as Record<string, unknown> } : {})
+        ...(network ? { network: network as Record<string, unknown> } : {}),
+        ...(atAbs !== undefined ? { atAbs } : {})
       },
       this.run.t0
     )
@@ -186,14 +192,15 @@ export class InteractiveSession extends EventEmitter<InteractiveSessionEvents> {
   ): Promise<{ nodeId: string; kind: string; room: string; state: 'up' | 'stopped' | 'killed' }> {
     const plan = this.ctx.plans.find((p) => p.id === nodeId)
     if (!plan) throw new Error(`${nodeId} is not a client of this session`)
+    const startedAt = this.ctx.clock.now()
     try {
       if (!this.ctx.fleet.ids.includes(nodeId)) {
         throw new Error(`${nodeId} has not started yet; wait until routes are ready`)
       }
       await actOnClient(this.ctx, nodeId, action)
-      this.recordFault(action, [nodeId])
+      this.recordFault(action, [nodeId], undefined, undefined, startedAt)
     } catch (e) {
-      this.recordFault(action, [nodeId], (e as Error).message)
+      this.recordFault(action, [nodeId], (e as Error).message, undefined, startedAt)
       throw e
     }
     const alive = this.ctx.fleet.isAlive(nodeId)
@@ -228,6 +235,7 @@ export class InteractiveSession extends EventEmitter<InteractiveSessionEvents> {
     ctx.progress('setup', `waiting until every name server routes the topology's topics`)
     ctx.endpoints = resolveEndpoints(ctx)
     await prepareTopics(ctx)
+    this.run.sampleNameServers(ctx.names.topicOf(ctx.plans[0]?.topic ?? ''))
     await waitManagement(ctx)
     if (ctx.signal.aborted) return
     await createClients(ctx)

@@ -216,6 +216,28 @@ export class LedgerReader {
     return rows.map((r) => ({ ...r, data: JSON.parse(r.data) as Record<string, unknown> }))
   }
 
+  /**
+   * One page of a run's events in insertion (id) order, for reading a whole run in pieces:
+   * pass the last id of a page as `afterId` for the next. Callers sort by time themselves.
+   */
+  eventsPage(
+    runId: number,
+    opts: { afterId?: number; limit: number; excludeKinds?: string[] }
+  ): StoredEvent[] {
+    const excluded = opts.excludeKinds ?? []
+    const rows = this.db
+      .prepare(
+        `SELECT id, at_ms AS atMs, kind, client_id AS clientId, room, data_json AS data FROM ledger_events
+          WHERE run_id = ? AND id > ?
+          ${excluded.length ? `AND kind NOT IN (${excluded.map(() => '?').join(', ')})` : ''}
+          ORDER BY id LIMIT ?`
+      )
+      .all(runId, opts.afterId ?? 0, ...excluded, opts.limit) as (Omit<StoredEvent, 'data'> & {
+      data: string
+    })[]
+    return rows.map((r) => ({ ...r, data: JSON.parse(r.data) as Record<string, unknown> }))
+  }
+
   /** Which name-server and broker rooms served each client, before and after the first fault. */
   selections(runId: number, firstFaultAtMs: number | null): SelectionRow[] {
     const cut = firstFaultAtMs ?? Number.MAX_VALUE

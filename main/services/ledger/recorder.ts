@@ -124,6 +124,13 @@ export class Recorder {
     return row?.report_json ? JSON.parse(row.report_json) : null
   }
 
+  /** The topology a run was started with, as stored (null for runs that did not keep it). */
+  getRunTopology(id: number): unknown {
+    const row = this.db.prepare('SELECT topology_json FROM runs WHERE id = ?').get(id) as
+      { topology_json: string | null } | undefined
+    return row?.topology_json ? JSON.parse(row.topology_json) : null
+  }
+
   /** Reports of finished scenario runs of a topology, newest first (export READMEs quote them). */
   scenarioReports(topologyName: string, limit = 50): unknown[] {
     const rows = this.db

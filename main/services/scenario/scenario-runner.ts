@@ -21,6 +21,7 @@ import {
 } from '../engine/run/setup'
 import { runWorkload } from '../engine/run/workload'
 import type { Recorder } from '../ledger/recorder'
+import type { LiveMetrics } from '../../../common/contract/runs'
 import type { WorkerFactory } from '../workers/client-fleet'
 import type { ClusterPort } from './cluster'
 import type { LoadedScenario } from './load-scenario'
@@ -39,6 +40,8 @@ export interface ScenarioRunnerEvents {
   /** A timeline step was applied. */
   fault: [FaultReport]
   report: [ScenarioReport]
+  /** Throttled live figures (IPC `live:metrics`). */
+  metrics: [LiveMetrics]
 }
 
 export interface ScenarioRunnerOptions {
@@ -120,7 +123,8 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
       on: {
         progress: (p) => this.emit('progress', p),
         ledgerEvent: (e) => this.emit('ledger-event', e),
-        choice: (c) => this.emit('choice', c)
+        choice: (c) => this.emit('choice', c),
+        metrics: (m) => this.emit('metrics', m)
       }
     })
     run.ctx.onFault = (f) => this.emit('fault', f)
@@ -153,6 +157,7 @@ export class ScenarioRunner extends EventEmitter<ScenarioRunnerEvents> {
     notes.push(...(await restoreNodes(ctx)))
     ctx.endpoints = resolveEndpoints(ctx)
     await prepareTopics(ctx)
+    run.sampleNameServers(ctx.names.topicOf(ctx.plans[0]?.topic ?? ''))
     await waitManagement(ctx)
     await createClients(ctx)
     await startClients(ctx, 'consumer')

@@ -6,6 +6,7 @@ import { ConfirmDialog, LogDialog, ShortcutsDialog } from '../components/dialogs
 import { ExportDialog } from '../components/export-dialog'
 import { FilePicker } from '../components/file-picker'
 import { NodeMenu } from '../components/node-menu'
+import { ReplayBar } from '../components/replay-bar'
 import { RunsView } from '../components/runs-view'
 import { StatusBar } from '../components/status-bar'
 import { Toasts } from '../components/toasts'
@@ -65,6 +66,7 @@ export function App() {
           <ReactFlowProvider>
             <Canvas />
           </ReactFlowProvider>
+          <ReplayBar />
           <ProblemsPanel />
           <Dock />
         </div>

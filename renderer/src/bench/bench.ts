@@ -97,12 +97,15 @@ export function startBench(params: URLSearchParams): void {
   // Live-edge channels are not in the contract yet; the bench batches them as engine-events will.
   const live = new FrameBatcher<unknown>((b) => useLiveStore.getState().applyChoices(b))
   const liveListeners = new Set<(p: unknown) => void>([(p) => live.push(p)])
+  const current = new Map<string, { brokerId: string; room: string; brokerRoom: string }>()
   const choose = (clientId: string, room: string, cross: boolean) => {
     const r = cross ? pick(roomIds.filter((x) => x !== room)) : room
+    const brokerId = pick(brokersByRoom.get(r) ?? [])
+    current.set(clientId, { brokerId, room, brokerRoom: r })
     return {
       clientId,
       namesrvId: pick(nsByRoom.get(room) ?? []),
-      brokerId: pick(brokersByRoom.get(r) ?? []),
+      brokerId,
       room
     }
   }
@@ -199,6 +202,8 @@ export function startBench(params: URLSearchParams): void {
       requestAnimationFrame(step)
     })
 
+  if (params.get('metrics') === '1') startMetrics(clients, current)
+
   window.__drstudioBench = {
     config: { nodes: all.length, rooms: roomIds.length, eventsPerSecond },
     stats,
@@ -208,4 +213,64 @@ export function startBench(params: URLSearchParams): void {
     panZoom
   }
   if (params.get('events') !== '0') startEvents()
+}
+
+/**
+ * `&metrics=1`: a `live:metrics` snapshot every 500 ms for every client, broker, client edge and
+ * room pair, shaped as the engine's aggregator sends it, through the same bridge channel.
+ */
+function startMetrics(
+  clients: readonly { id: string; kind: string; room: string }[],
+  current: ReadonlyMap<string, { brokerId: string; room: string; brokerRoom: string }>
+): void {
+  const totals = new Map<string, { messages: number; bytes: number }>()
+  setInterval(() => {
+    const rate = () => Math.round(Math.random() * 2000) / 10
+    const brokers = new Map<string, number>()
+    const edges: { clientId: string; brokerName: string; brokerId: string; rate: number }[] = []
+    const links = new Map<string, number>()
+    const rows = clients.map((c) => {
+      const r = rate()
+      const cur = current.get(c.id)
+      if (cur) {
+        edges.push({ clientId: c.id, brokerName: cur.brokerId, brokerId: cur.brokerId, rate: r })
+        brokers.set(cur.brokerId, (brokers.get(cur.brokerId) ?? 0) + r)
+        if (cur.brokerRoom !== cur.room) {
+          const k = `${cur.room}\u0000${cur.brokerRoom}`
+          links.set(k, (links.get(k) ?? 0) + r)
+        }
+      }
+      return {
+        clientId: c.id,
+        room: c.room,
+        role: c.kind as 'producer' | 'consumer',
+        rate: r,
+        p99Ms: Math.round(Math.random() * 500) / 10,
+        failures: Math.random() < 0.05 ? Math.ceil(Math.random() * 5) : 0
+      }
+    })
+    const roomLinks = [...links].map(([k, r]) => {
+      const [fromRoom, toRoom] = k.split('\u0000') as [string, string]
+      const t = totals.get(k) ?? { messages: 0, bytes: 0 }
+      t.messages += Math.round(r / 2)
+      t.bytes += Math.round(r / 2) * 256
+      totals.set(k, t)
+      return { fromRoom, toRoom, ...t, rate: r, bytesPerSecond: r * 256 }
+    })
+    emit('live:metrics', {
+      runId: 1,
+      atMs: Date.now(),
+      windowMs: 2000,
+      clients: rows,
+      brokers: [...brokers].map(([id, tps]) => ({
+        brokerName: id,
+        brokerId: id,
+        room: null,
+        tps,
+        deliveredPerSecond: 0
+      })),
+      edges,
+      roomLinks
+    })
+  }, 500)
 }

@@ -17,10 +17,11 @@ import type { FlowNode, LiveFlowEdge } from '../model/flow-model'
 import { useCanvasStore } from '../stores/canvas-store'
 import { useConnectStore } from '../stores/connect-store'
 import { useEditorStore } from '../stores/editor-store'
+import { useReplayStore } from '../stores/replay-store'
 import { useUiStore } from '../stores/ui-store'
 import { ComponentNode } from './component-node'
 import { LiveEdgeLayer } from './live-edge'
-import { FAR_ZOOM, MAX_ANIMATED_EDGES, useFlowMotion } from './lod'
+import { FAR_ZOOM, MAX_ANIMATED_EDGES, useCanvasLod, useFlowMotion } from './lod'
 import { MiniMapShape } from './minimap-room'
 import { RoomNode } from './room-node'
 import './canvas.css'
@@ -49,6 +50,7 @@ function ViewportHints({ target }: { target: RefObject<HTMLElement | null> }) {
     el.dataset.lod = far ? 'far' : 'near'
     el.dataset.flow = manyEdges ? 'static' : 'animated'
     useFlowMotion.setState({ animated: !far && !manyEdges })
+    useCanvasLod.setState({ far })
   }, [far, manyEdges, target])
   return null
 }
@@ -128,6 +130,8 @@ export function Canvas() {
   const nodes = useCanvasStore((s) => s.nodes)
   const onNodesChange = useCanvasStore((s) => s.onNodesChange)
   const empty = useEditorStore((s) => s.history.present.rooms.length === 0)
+  // A replay shows a recorded run: nothing on the canvas can be moved.
+  const replaying = useReplayStore((s) => s.active)
 
   const onNodeContextMenu: NodeMouseHandler<FlowNode> = useCallback((e, n) => {
     e.preventDefault()
@@ -147,7 +151,11 @@ export function Canvas() {
   }, [])
 
   return (
-    <section ref={sectionRef} className="canvas" aria-label="Topology canvas">
+    <section
+      ref={sectionRef}
+      className={`canvas${replaying ? ' is-replay' : ''}`}
+      aria-label="Topology canvas"
+    >
       {/* No `edges`: live edges are drawn by LiveEdgeLayer in one svg, not one svg each. */}
       <ReactFlow<FlowNode, LiveFlowEdge>
         nodes={nodes}
@@ -161,6 +169,7 @@ export function Canvas() {
         selectionKeyCode="Shift"
         multiSelectionKeyCode={MULTI_SELECT_KEYS}
         nodesConnectable={false}
+        nodesDraggable={!replaying}
         edgesFocusable={false}
         elevateEdgesOnSelect={false}
         onlyRenderVisibleElements={nodes.length > VIRTUALIZE_ABOVE}

@@ -6,9 +6,12 @@ import { memo, useCallback, useLayoutEffect, useRef } from 'react'
 import type { ComponentFlowNode } from '../model/flow-model'
 import { effectiveNodeState, nodeAriaLabel } from '../model/flow-model'
 import { useLiveStore } from '../stores/live-store'
+import { useReplayStore } from '../stores/replay-store'
 import { useRunStore } from '../stores/run-store'
 import { useUiStore } from '../stores/ui-store'
 import { KindIcon } from './kind-icon'
+import { useCanvasLod } from './lod'
+import { BrokerTps, ClientFiguresLine } from './node-figures'
 
 const HIDDEN_STATES = new Set(['stopped'])
 
@@ -46,7 +49,11 @@ function ComponentNodeView({ data, selected }: NodeProps<ComponentFlowNode>) {
   const reported = useRunStore((s) => s.states[nodeId])
   const running = useRunStore((s) => s.running)
   const routed = useLiveStore((s) => isClient && s.choices[nodeId] !== undefined)
-  const state = effectiveNodeState(reported, isClient, running, routed)
+  // A replay shows the recorded state at its playhead instead of the sandbox's.
+  const replayed = useReplayStore((s) => (s.active ? (s.nodeStates[nodeId] ?? 'up') : undefined))
+  const state = replayed ?? effectiveNodeState(reported, isClient, running, routed)
+  // Live figures only near enough to read them, and never during a replay (they are not recorded).
+  const showFigures = useCanvasLod((s) => !s.far) && running && !replayed
   const progress = useRunStore((s) => s.progress[nodeId])
   const address = useRunStore((s) => s.nodes[nodeId]?.address)
   const ref = useRef<HTMLDivElement>(null)
@@ -113,9 +120,14 @@ function ComponentNodeView({ data, selected }: NodeProps<ComponentFlowNode>) {
             </span>
           )}
         </div>
-        <div className="cnode-sub" title={progress ?? address ?? subtitle}>
-          {detailLine(kind, state, subtitle, progress, address)}
-        </div>
+        {showFigures && isClient && state !== 'starting' ? (
+          <ClientFiguresLine nodeId={nodeId} fallback={subtitle} />
+        ) : (
+          <div className="cnode-sub" title={progress ?? address ?? subtitle}>
+            {detailLine(kind, state, subtitle, progress, address)}
+            {showFigures && kind === 'broker' && <BrokerTps nodeId={nodeId} />}
+          </div>
+        )}
       </div>
       {!HIDDEN_STATES.has(state) && <span className={`badge badge-${state}`}>{state}</span>}
       <button

@@ -1,5 +1,6 @@
 import { create } from 'zustand'
 import { FLASH_MS, useLiveStore } from '../stores/live-store'
+import { useReplayStore } from '../stores/replay-store'
 
 const NONE: ReadonlySet<string> = new Set()
 
@@ -15,6 +16,8 @@ let timer: ReturnType<typeof setTimeout> | null = null
 export function refreshFlashing(now = Date.now()): void {
   if (timer) clearTimeout(timer)
   timer = null
+  // A replay flashes by its own clock (see the replay store).
+  if (useReplayStore.getState().active) return
   const ids = new Set<string>()
   let next = Infinity
   for (const [clientId, at] of Object.entries(useLiveStore.getState().flashes)) {
@@ -31,4 +34,9 @@ export function refreshFlashing(now = Date.now()): void {
 
 useLiveStore.subscribe((s, prev) => {
   if (s.flashes !== prev.flashes) refreshFlashing()
+})
+
+useReplayStore.subscribe((s, prev) => {
+  if (s.active && s.flashing !== prev.flashing) useFlashing.setState({ ids: s.flashing })
+  else if (!s.active && prev.active) refreshFlashing()
 })

@@ -2,11 +2,14 @@ import { Position, ViewportPortal, getBezierPath } from '@xyflow/react'
 import type { CSSProperties } from 'react'
 import { memo, useMemo } from 'react'
 import type { FlowNode, LiveFlowEdge } from '../model/flow-model'
-import type { XY } from '../model/geometry'
+import type { Box, XY } from '../model/geometry'
+import { bezierObstructed, obstaclesNear, orthogonalRoute } from '../model/geometry'
 import { useCanvasStore } from '../stores/canvas-store'
 import { useLiveStore } from '../stores/live-store'
+import { edgeKey, formatRate, useMetricsStore } from '../stores/metrics-store'
 import { useFlashing } from './flash-tracker'
-import { useFlowMotion } from './lod'
+import { useCanvasLod, useFlowMotion } from './lod'
+import { RoomLinks } from './room-links'
 
 /**
  * Dash travel time for a message rate, in a few steps: faster traffic, faster flow; 0 stands still.
@@ -19,13 +22,6 @@ export function flowDuration(rate: number): number {
   if (rate < 100) return 1.2
   if (rate < 500) return 0.7
   return 0.4
-}
-
-interface Box {
-  x: number
-  y: number
-  w: number
-  h: number
 }
 
 /** Absolute boxes of the flow nodes: members are positioned relative to their room. */
@@ -45,34 +41,79 @@ export function nodeBoxes(nodes: readonly FlowNode[]): Map<string, Box> {
   return out
 }
 
+/** A drawn live edge: its svg path and where its label goes. */
+export interface LiveRoute {
+  d: string
+  label: XY
+}
+
 /**
- * Bezier path of a live edge as React Flow's default edge drew it: from the client's handle (top
- * centre) to the server's (bottom centre). Null if an end is not on the canvas.
+ * Path of a live edge from the client's handle (top centre) to the server's (bottom centre): React
+ * Flow's bezier when that crosses no other node, else a route around them through the gaps
+ * between nodes. Null if an end is not on the canvas.
  */
-export function livePath(edge: LiveFlowEdge, boxes: ReadonlyMap<string, Box>): string | null {
+export function liveRoute(
+  edge: LiveFlowEdge,
+  boxes: ReadonlyMap<string, Box>,
+  obstacles: readonly (Box & { id: string })[] = []
+): LiveRoute | null {
   const s = boxes.get(edge.source)
   const t = boxes.get(edge.target)
   if (!s || !t) return null
-  const [path] = getBezierPath({
-    sourceX: s.x + s.w / 2,
-    sourceY: s.y,
+  const from = { x: s.x + s.w / 2, y: s.y }
+  const to = { x: t.x + t.w / 2, y: t.y + t.h }
+  const near = obstaclesNear(from, to, obstacles).filter(
+    (o) => o.id !== edge.source && o.id !== edge.target
+  )
+  if (near.length && bezierObstructed(from, to, near)) {
+    const around = orthogonalRoute(from, to, near)
+    if (around) return { d: around.d, label: around.label }
+  }
+  const [d, labelX, labelY] = getBezierPath({
+    sourceX: from.x,
+    sourceY: from.y,
     sourcePosition: Position.Top,
-    targetX: t.x + t.w / 2,
-    targetY: t.y + t.h,
+    targetX: to.x,
+    targetY: to.y,
     targetPosition: Position.Bottom
   })
-  return path
+  return { d, label: { x: labelX, y: labelY } }
 }
 
-// Paths per node layout, per edge object: a reroute recomputes only the edges that moved.
-const pathCache = new WeakMap<ReadonlyMap<string, Box>, WeakMap<LiveFlowEdge, string | null>>()
+/** The bezier alone (no obstacles), as React Flow's default edge drew it. */
+export function livePath(edge: LiveFlowEdge, boxes: ReadonlyMap<string, Box>): string | null {
+  return liveRoute(edge, boxes)?.d ?? null
+}
 
-function cachedPath(edge: LiveFlowEdge, boxes: ReadonlyMap<string, Box>): string | null {
-  let byEdge = pathCache.get(boxes)
-  if (!byEdge) pathCache.set(boxes, (byEdge = new WeakMap()))
-  let d = byEdge.get(edge)
-  if (d === undefined) byEdge.set(edge, (d = livePath(edge, boxes)))
-  return d
+/** Component boxes with their ids: what live edges route around. */
+function obstaclesOf(nodes: readonly FlowNode[], boxes: ReadonlyMap<string, Box>) {
+  return nodes.flatMap((n) => (n.type === 'component' ? [{ ...boxes.get(n.id)!, id: n.id }] : []))
+}
+
+// Routes per node layout, per edge object: a reroute recomputes only the edges that moved.
+const routeCache = new WeakMap<ReadonlyMap<string, Box>, WeakMap<LiveFlowEdge, LiveRoute | null>>()
+
+function cachedRoute(
+  edge: LiveFlowEdge,
+  boxes: ReadonlyMap<string, Box>,
+  obstacles: readonly (Box & { id: string })[]
+): LiveRoute | null {
+  let byEdge = routeCache.get(boxes)
+  if (!byEdge) routeCache.set(boxes, (byEdge = new WeakMap()))
+  let r = byEdge.get(edge)
+  if (r === undefined) byEdge.set(edge, (r = liveRoute(edge, boxes, obstacles)))
+  return r
+}
+
+/** Messages per second on a client's broker edge, at its middle (near zoom only). */
+function EdgeRate({ clientId, target, at }: { clientId: string; target: string; at: XY }) {
+  const rate = useMetricsStore((s) => s.edgeRates[edgeKey(clientId, target)])
+  if (rate === undefined) return null
+  return (
+    <text className="live-edge-rate" x={at.x} y={at.y} textAnchor="middle" dy="0.35em">
+      {formatRate(rate)}
+    </text>
+  )
 }
 
 /** Moving dashes along a broker edge; only mounted while traffic animates, so only then it reads rates. */
@@ -85,12 +126,14 @@ function FlowDash({ clientId, d }: { clientId: string; d: string }) {
 
 interface PathProps {
   edge: LiveFlowEdge
-  d: string
+  route: LiveRoute
   animated: boolean
+  labels: boolean
 }
 
 /** One live edge: a group named for screen readers and tests, its line, and its traffic dashes. */
-function LiveEdgePath({ edge, d, animated }: PathProps) {
+function LiveEdgePath({ edge, route, animated, labels }: PathProps) {
+  const d = route.d
   const data = edge.data!
   const flashing = useFlashing((s) => s.ids.has(data.clientId))
   const cls = [
@@ -109,6 +152,9 @@ function LiveEdgePath({ edge, d, animated }: PathProps) {
     >
       <path d={d} className="live-edge-base" fill="none" />
       {animated && data.link === 'broker' && <FlowDash clientId={data.clientId} d={d} />}
+      {labels && data.link === 'broker' && (
+        <EdgeRate clientId={data.clientId} target={edge.target} at={route.label} />
+      )}
     </g>
   )
 }
@@ -139,20 +185,32 @@ export function LiveEdgeLayer() {
   // Changes on layout, drags and selection, never on pan or zoom.
   const nodes = useCanvasStore((s) => s.nodes)
   const animated = useFlowMotion((s) => s.animated)
+  // Rate labels cost a text node per edge: near zoom only, and only when live figures arrive.
+  const near = useCanvasLod((s) => !s.far)
+  const figures = useMetricsStore((s) => s.atMs !== null)
+  const labels = near && figures
   const boxes = useMemo(() => nodeBoxes(nodes), [nodes])
+  const obstacles = useMemo(() => obstaclesOf(nodes, boxes), [nodes, boxes])
   const paths = useMemo(() => {
-    const out: { edge: LiveFlowEdge; d: string }[] = []
+    const out: { edge: LiveFlowEdge; route: LiveRoute }[] = []
     for (const edge of edges) {
-      const d = cachedPath(edge, boxes)
-      if (d && edge.data) out.push({ edge, d })
+      const route = cachedRoute(edge, boxes, obstacles)
+      if (route && edge.data) out.push({ edge, route })
     }
     return out
-  }, [edges, boxes])
+  }, [edges, boxes, obstacles])
   return (
     <ViewportPortal>
       <svg className="live-edges" style={LAYER_STYLE}>
-        {paths.map(({ edge, d }) => (
-          <LiveEdgeMemo key={edge.id} edge={edge} d={d} animated={animated} />
+        <RoomLinks nodes={nodes} boxes={boxes} />
+        {paths.map(({ edge, route }) => (
+          <LiveEdgeMemo
+            key={edge.id}
+            edge={edge}
+            route={route}
+            animated={animated}
+            labels={labels}
+          />
         ))}
       </svg>
     </ViewportPortal>

@@ -10,3 +10,6 @@ export const MAX_ANIMATED_EDGES = 80
  * changes, so edges read one flag instead of each watching the viewport on every pan frame.
  */
 export const useFlowMotion = create<{ animated: boolean }>()(() => ({ animated: true }))
+
+/** Whether the canvas is zoomed out past FAR_ZOOM; live figures are not even rendered then. */
+export const useCanvasLod = create<{ far: boolean }>()(() => ({ far: false }))

@@ -2,6 +2,7 @@ import 'uplot/dist/uPlot.min.css'
 import { memo, useEffect, useRef } from 'react'
 import uPlot from 'uplot'
 import type { BarData, FaultMarker, TimeSeriesData } from '../model/plot-data'
+import { layoutMarkerLabels } from '../model/plot-data'
 
 const PALETTE = ['#2563eb', '#16a34a', '#ea580c', '#7c3aed', '#0d9488', '#db2777', '#ca8a04']
 const HEIGHT = 190
@@ -25,27 +26,40 @@ function axis(label: string): uPlot.Axis {
   }
 }
 
-/** Dashed vertical lines with a caption at each fault (kill, pause, …). */
+/**
+ * Dashed vertical lines with a caption at each fault (kill, pause, …). Captions of faults close
+ * together stack on rows instead of overprinting; one that finds no free row is left to the
+ * figure's label, which lists every fault.
+ */
 function markerHook(markers: readonly FaultMarker[]) {
   return (u: uPlot) => {
     const { ctx } = u
     const { top, height } = u.bbox
     const colour = cssVar('--danger', '#dc2626')
+    const px = uPlot.pxRatio
     ctx.save()
     ctx.strokeStyle = colour
     ctx.fillStyle = colour
-    ctx.lineWidth = 1.5 * uPlot.pxRatio
-    ctx.setLineDash([5 * uPlot.pxRatio, 4 * uPlot.pxRatio])
-    ctx.font = `${11 * uPlot.pxRatio}px system-ui, sans-serif`
-    for (const m of markers) {
-      const x = Math.round(u.valToPos(m.x, 'x', true))
-      if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) continue
+    ctx.lineWidth = 1.5 * px
+    ctx.font = `${11 * px}px system-ui, sans-serif`
+    const visible = markers
+      .map((m) => ({ m, x: Math.round(u.valToPos(m.x, 'x', true)) }))
+      .filter(({ x }) => x >= u.bbox.left && x <= u.bbox.left + u.bbox.width)
+    const placed = layoutMarkerLabels(
+      visible.map((v) => v.x),
+      visible.map((v) => ctx.measureText(v.m.label).width + 8 * px),
+      3,
+      4 * px
+    )
+    visible.forEach(({ m, x }, i) => {
+      ctx.setLineDash([5 * px, 4 * px])
       ctx.beginPath()
       ctx.moveTo(x, top)
       ctx.lineTo(x, top + height)
       ctx.stroke()
-      ctx.fillText(m.label, x + 4 * uPlot.pxRatio, top + 12 * uPlot.pxRatio)
-    }
+      const p = placed[i]!
+      if (p.shown) ctx.fillText(m.label, x + 4 * px, top + (12 + p.row * 13) * px)
+    })
     ctx.restore()
   }
 }
@@ -149,6 +163,7 @@ export const BarPlot = memo(function BarPlot({
   data: BarData
 }) {
   const empty = !data.values.length
+  const numbered = data.values.length > 1
   const ref = usePlot(
     (width) =>
       empty
@@ -178,11 +193,10 @@ export const BarPlot = memo(function BarPlot({
                 {
                   ...axis('failover'),
                   splits: () => data.values.map((_, i) => i),
-                  // Full labels overlap beyond a few bars; the figure's label and list carry them.
+                  // Full labels overlap as soon as two sit side by side: bars are numbered and the
+                  // key under the chart names them.
                   values: (_u, splits) =>
-                    splits.map((i) =>
-                      data.values.length <= 3 ? (data.labels[i] ?? '') : `#${i + 1}`
-                    )
+                    splits.map((i) => (numbered ? `#${i + 1}` : (data.labels[i] ?? '')))
                 },
                 axis(unit)
               ]
@@ -204,11 +218,14 @@ export const BarPlot = memo(function BarPlot({
             role="img"
             aria-label={`${title}: ${data.labels.map((l, i) => `${l} ${data.values[i] ?? 'never'} ${unit}`).join('; ')}`}
           />
-          {data.values.length > 3 && (
+          {numbered && (
             <ol className="bar-key" aria-hidden="true">
               {data.labels.map((l, i) => (
                 <li key={i}>
-                  <span className="mono">#{i + 1}</span> {l}
+                  <span className="mono">#{i + 1}</span> {l}:{' '}
+                  <span className="mono">
+                    {data.values[i] === null ? 'never' : `${data.values[i]} ${unit}`}
+                  </span>
                 </li>
               ))}
             </ol>

@@ -1,13 +1,46 @@
-import { ArrowLeft, Download, FolderOpen, Loader2, RefreshCw, Trash2 } from 'lucide-react'
+import {
+  ArrowLeft,
+  Download,
+  FolderOpen,
+  Loader2,
+  PlayCircle,
+  RefreshCw,
+  Trash2
+} from 'lucide-react'
 import { memo, useEffect, useMemo, useRef } from 'react'
 import type { RunRowView } from '../../../common/contract'
 import { failoverBars, faultMarkers, plotOrigin, rateSeries } from '../model/plot-data'
 import type { RunDetail } from '../stores/runs-store'
+import { useReplayStore } from '../stores/replay-store'
 import { useRunsStore } from '../stores/runs-store'
 import { Dialog } from './dialog'
 import { EventList } from './event-list'
+import { NamesrvSwimlanes } from './namesrv-swimlanes'
 import { BarPlot, TimePlot } from './plots'
 import { Scorecard } from './scorecard'
+import { namesrvSamples } from '../../../common/replay/divergence'
+
+/** Closes the Runs dialog and plays the run on the canvas. */
+function replay(id: number): void {
+  useRunsStore.getState().setOpen(false)
+  void useReplayStore.getState().open(id)
+}
+
+function ReplayButton({ id, small }: { id: number; small?: boolean }) {
+  const loading = useReplayStore((s) => s.loading)
+  return (
+    <button
+      type="button"
+      className={`btn btn-small${small ? '' : ' btn-primary'}`}
+      aria-label={`Replay run ${id}`}
+      title="Play this run again on the canvas"
+      disabled={loading}
+      onClick={() => replay(id)}
+    >
+      <PlayCircle size={12} aria-hidden="true" /> Replay
+    </button>
+  )
+}
 
 const MAX_EVENTS_SHOWN = 2000
 
@@ -90,6 +123,7 @@ const RunsTable = memo(function RunsTable() {
                 )}
                 Open
               </button>
+              <ReplayButton id={r.id} small />
               <button
                 type="button"
                 className="icon-btn"
@@ -130,9 +164,14 @@ const RunDetailView = memo(function RunDetailView({ detail }: { detail: RunDetai
         sends.series.map((s) => s.clientId)
       ),
       markers: faultMarkers(events, origin, report),
-      bars: failoverBars(report)
+      bars: failoverBars(report),
+      samples: namesrvSamples(events)
     }
   }, [counters, events, origin, report])
+  const laneFaults = useMemo(
+    () => plots.markers.map((m) => ({ atMs: origin + m.x * 1000, label: m.label })),
+    [plots.markers, origin]
+  )
   const shown = events.length > MAX_EVENTS_SHOWN ? events.slice(-MAX_EVENTS_SHOWN) : events
   const { closeRun, exportRun, deleteRun } = useRunsStore.getState()
   const back = useRef<HTMLButtonElement>(null)
@@ -152,6 +191,7 @@ const RunDetailView = memo(function RunDetailView({ detail }: { detail: RunDetai
         <span className="muted mono">{date(run.startedAt)}</span>
         <Verdict row={run} />
         <span className="spacer" />
+        <ReplayButton id={run.id} />
         <button
           type="button"
           className="btn btn-small"
@@ -191,6 +231,17 @@ const RunDetailView = memo(function RunDetailView({ detail }: { detail: RunDetai
         />
         <BarPlot title="Recovery time per failover" unit="ms" data={plots.bars} />
       </div>
+      {plots.samples.length > 0 && (
+        <>
+          <h3 className="sub-title">Name-server views</h3>
+          <NamesrvSwimlanes
+            samples={plots.samples}
+            faults={laneFaults}
+            originMs={origin}
+            {...(run.endedAt !== null ? { endMs: run.endedAt } : {})}
+          />
+        </>
+      )}
       <h3 className="sub-title">
         Events{' '}
         <span className="muted">

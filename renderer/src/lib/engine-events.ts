@@ -2,6 +2,8 @@ import type { EventPayload, NodeStatus } from '../../../common/contract'
 import { useConnectStore } from '../stores/connect-store'
 import { answerDocumentQuery, useFileStore } from '../stores/file-store'
 import { useLiveStore } from '../stores/live-store'
+import { useMetricsStore } from '../stores/metrics-store'
+import { useNamesrvStore } from '../stores/namesrv-store'
 import { useRunsStore } from '../stores/runs-store'
 import type { ProgressEvent, SandboxStatus } from '../stores/run-store'
 import { useRunStore } from '../stores/run-store'
@@ -26,6 +28,7 @@ export function subscribeEngineEvents(): () => void {
   const ledger = new FrameBatcher<EventPayload<'ledger:event'>>((b) => {
     useLiveStore.getState().applyLedgerEvents(b)
     useTimelineStore.getState().applyLedgerEvents(b)
+    useNamesrvStore.getState().applyLedgerEvents(b)
   })
   const scenarioProgress = new FrameBatcher<ScenarioProgress>((b) =>
     useScenarioStore.getState().applyProgress(b)
@@ -36,7 +39,10 @@ export function subscribeEngineEvents(): () => void {
   offs.push(
     on('sandbox:status', (p: SandboxStatus) => {
       useRunStore.getState().applyStatus(p)
-      if (!p.running) useLiveStore.getState().reset()
+      if (!p.running) {
+        useLiveStore.getState().reset()
+        useMetricsStore.getState().reset()
+      }
     })
   )
   offs.push(on('recent:changed', (p) => useFileStore.getState().setRecent(p)))
@@ -57,6 +63,15 @@ export function subscribeEngineEvents(): () => void {
 
   offs.push(on('client:choice', (p) => choices.push(p)))
   offs.push(on('ledger:event', (p) => ledger.push(p)))
+  // Already throttled by the engine (one snapshot per ~500 ms): applied as it comes.
+  offs.push(
+    on('live:metrics', (p) => {
+      useMetricsStore.getState().apply(p)
+      useLiveStore
+        .getState()
+        .setRates(Object.fromEntries(p.clients.map((c) => [c.clientId, c.rate])))
+    })
+  )
   offs.push(on('scenario:progress', (p) => scenarioProgress.push(p)))
   offs.push(on('scenario:state', (p) => useScenarioStore.getState().applyState(p)))
   offs.push(on('scenario:report', (p) => useScenarioStore.getState().applyReport(p)))

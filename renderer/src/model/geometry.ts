@@ -156,3 +156,185 @@ export function roomAt(rects: Map<string, Rect>, p: XY): string | undefined {
 export function clampMember(p: XY): XY {
   return { x: Math.max(ROOM_PAD, Math.round(p.x)), y: Math.max(ROOM_HEADER, Math.round(p.y)) }
 }
+
+/** An axis-aligned box in flow coordinates (a node on the canvas). */
+export interface Box {
+  x: number
+  y: number
+  w: number
+  h: number
+}
+
+/** Whether segment a–b passes through `box` grown by `margin` (Liang–Barsky clipping). */
+export function segmentHitsBox(a: XY, b: XY, box: Box, margin = 0): boolean {
+  const x0 = box.x - margin
+  const y0 = box.y - margin
+  const x1 = box.x + box.w + margin
+  const y1 = box.y + box.h + margin
+  const dx = b.x - a.x
+  const dy = b.y - a.y
+  let t0 = 0
+  let t1 = 1
+  const clip = (p: number, q: number): boolean => {
+    if (p === 0) return q > 0
+    const r = q / p
+    if (p < 0) {
+      if (r > t1) return false
+      if (r > t0) t0 = r
+    } else {
+      if (r < t0) return false
+      if (r < t1) t1 = r
+    }
+    return true
+  }
+  return (
+    clip(-dx, a.x - x0) &&
+    clip(dx, x1 - a.x) &&
+    clip(-dy, a.y - y0) &&
+    clip(dy, y1 - a.y) &&
+    t1 - t0 > 1e-9
+  )
+}
+
+/** Control offset of React Flow's bezier edges (curvature 0.25), so our test matches its shape. */
+function controlOffset(distance: number): number {
+  return distance >= 0 ? 0.5 * distance : 0.25 * 25 * Math.sqrt(-distance)
+}
+
+/** Points along the live edge's bezier (top of the client to the bottom of the server). */
+export function bezierPoints(s: XY, t: XY, steps = 16): XY[] {
+  const off = controlOffset(s.y - t.y)
+  const c1 = { x: s.x, y: s.y - off }
+  const c2 = { x: t.x, y: t.y + off }
+  const out: XY[] = []
+  for (let i = 0; i <= steps; i++) {
+    const u = i / steps
+    const v = 1 - u
+    out.push({
+      x: v * v * v * s.x + 3 * v * v * u * c1.x + 3 * v * u * u * c2.x + u * u * u * t.x,
+      y: v * v * v * s.y + 3 * v * v * u * c1.y + 3 * v * u * u * c2.y + u * u * u * t.y
+    })
+  }
+  return out
+}
+
+function polylineHits(points: readonly XY[], obstacles: readonly Box[], margin: number): boolean {
+  for (let i = 1; i < points.length; i++) {
+    for (const o of obstacles)
+      if (segmentHitsBox(points[i - 1]!, points[i]!, o, margin)) return true
+  }
+  return false
+}
+
+/** Whether the plain bezier from s to t crosses any obstacle. */
+export function bezierObstructed(s: XY, t: XY, obstacles: readonly Box[]): boolean {
+  return polylineHits(bezierPoints(s, t), obstacles, 2)
+}
+
+/** Drops repeated and collinear points. */
+function simplify(points: readonly XY[]): XY[] {
+  const out: XY[] = []
+  for (const p of points) {
+    const last = out[out.length - 1]
+    if (last && last.x === p.x && last.y === p.y) continue
+    const prev = out[out.length - 2]
+    if (
+      prev &&
+      last &&
+      ((prev.x === last.x && last.x === p.x) || (prev.y === last.y && last.y === p.y))
+    ) {
+      out[out.length - 1] = p
+      continue
+    }
+    out.push(p)
+  }
+  return out
+}
+
+/** A polyline as an svg path with rounded corners (radius up to `r`). */
+export function roundedPath(points: readonly XY[], r = 8): string {
+  if (points.length < 2) return ''
+  let d = `M${points[0]!.x},${points[0]!.y}`
+  for (let i = 1; i < points.length - 1; i++) {
+    const p = points[i - 1]!
+    const c = points[i]!
+    const n = points[i + 1]!
+    const lin = Math.hypot(c.x - p.x, c.y - p.y)
+    const lout = Math.hypot(n.x - c.x, n.y - c.y)
+    const k = Math.min(r, lin / 2, lout / 2)
+    const a = { x: c.x + ((p.x - c.x) / lin) * k, y: c.y + ((p.y - c.y) / lin) * k }
+    const b = { x: c.x + ((n.x - c.x) / lout) * k, y: c.y + ((n.y - c.y) / lout) * k }
+    d += ` L${a.x},${a.y} Q${c.x},${c.y} ${b.x},${b.y}`
+  }
+  const last = points[points.length - 1]!
+  return `${d} L${last.x},${last.y}`
+}
+
+/** The point halfway along a polyline, where an edge's label goes. */
+export function midpoint(points: readonly XY[]): XY {
+  let total = 0
+  for (let i = 1; i < points.length; i++) {
+    total += Math.hypot(points[i]!.x - points[i - 1]!.x, points[i]!.y - points[i - 1]!.y)
+  }
+  let left = total / 2
+  for (let i = 1; i < points.length; i++) {
+    const a = points[i - 1]!
+    const b = points[i]!
+    const l = Math.hypot(b.x - a.x, b.y - a.y)
+    if (l >= left && l > 0)
+      return { x: a.x + ((b.x - a.x) * left) / l, y: a.y + ((b.y - a.y) * left) / l }
+    left -= l
+  }
+  return points[0] ?? { x: 0, y: 0 }
+}
+
+export interface OrthogonalRoute {
+  points: XY[]
+  d: string
+  label: XY
+}
+
+/**
+ * A route from a client's top (s) to a server's bottom (t) that goes around the obstacles: up
+ * into the gap above the client, along it to a free vertical lane (a gap between columns), along
+ * the lane to the gap below the server, then into it. Null when no such lane is free.
+ */
+export function orthogonalRoute(s: XY, t: XY, obstacles: readonly Box[]): OrthogonalRoute | null {
+  const lead = GAP / 2
+  const y1 = s.y - lead
+  const y2 = t.y + lead
+  const lanes = new Set<number>([s.x, t.x, (s.x + t.x) / 2])
+  for (const o of obstacles) {
+    lanes.add(o.x - GAP / 2)
+    lanes.add(o.x + o.w + GAP / 2)
+  }
+  const cost = (x: number) => Math.abs(s.x - x) + Math.abs(x - t.x)
+  for (const x of [...lanes].sort((a, b) => cost(a) - cost(b))) {
+    const points = simplify([
+      s,
+      { x: s.x, y: y1 },
+      { x, y: y1 },
+      { x, y: y2 },
+      { x: t.x, y: y2 },
+      t
+    ])
+    if (!polylineHits(points, obstacles, 3)) {
+      return { points, d: roundedPath(points), label: midpoint(points) }
+    }
+  }
+  return null
+}
+
+/** Obstacles near the straight line between two points (a cheap filter before routing). */
+export function obstaclesNear<B extends Box>(
+  s: XY,
+  t: XY,
+  boxes: readonly B[],
+  pad = NODE_W + GAP
+): B[] {
+  const x0 = Math.min(s.x, t.x) - pad
+  const x1 = Math.max(s.x, t.x) + pad
+  const y0 = Math.min(s.y, t.y) - NODE_H
+  const y1 = Math.max(s.y, t.y) + NODE_H
+  return boxes.filter((b) => b.x < x1 && b.x + b.w > x0 && b.y < y1 && b.y + b.h > y0)
+}

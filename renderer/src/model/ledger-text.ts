@@ -49,7 +49,8 @@ export function describeLedgerEvent(e: LedgerLine): string {
     case 'rebalance':
       return `rebalance (${s(d.trigger)}): +${s(d.added, '0')} −${s(d.removed, '0')} queues`
     case 'consumer-takeover':
-      return `took ${s(d.queues)} queue(s) of ${s(d.fromRoom)} → ${s(d.toRoom)}: ${s(d.reason, '')}`
+      // fromRoom is the room whose queues were taken; toRoom is the consumer's own room.
+      return `took over ${s(d.queues)} queue(s) of ${s(d.fromRoom)} for ${s(d.toRoom)}: ${s(d.reason, '')}`
     case 'consumer-ids-changed':
       return `consumer group changed${d.brokerName ? ` on ${s(d.brokerName)}` : ''}`
     case 'pull-failed':
@@ -66,6 +67,18 @@ export function describeLedgerEvent(e: LedgerLine): string {
       return `${s(d.role)} stopped (${s(d.mode)})`
     case 'phase':
       return `phase ${s(d.phase)}${d.detail ? `: ${s(d.detail)}` : ''}`
+    case 'node-state':
+      return `${s(d.nodeId)} ${s(d.state)}${d.detail ? `: ${s(d.detail)}` : ''}`
+    case 'namesrv-view':
+      return d.error
+        ? `${s(d.namesrvId)} did not answer: ${s(d.error, '')}`
+        : `${s(d.namesrvId)} lists ${Array.isArray(d.brokers) ? d.brokers.length : 0} broker(s)`
+    case 'network-fault': {
+      const ends = [d.target, d.peer].filter(Array.isArray).map((x) => (x as unknown[]).join(', '))
+      return `network ${s(d.action)} ${ends.join(' ↔ ')}${d.ok === false ? ` failed: ${s(d.error, '')}` : ''}`
+    }
+    case 'network-heal':
+      return `network healed${Array.isArray(d.target) ? ` ${d.target.join(', ')}` : ''}`
     default:
       return Object.entries(d)
         .slice(0, 4)
@@ -76,7 +89,7 @@ export function describeLedgerEvent(e: LedgerLine): string {
 
 /** Events worth drawing attention to in the timeline. */
 export function ledgerSeverity(kind: string): 'fault' | 'failover' | 'error' | 'info' {
-  if (kind === 'fault') return 'fault'
+  if (kind === 'fault' || kind === 'network-fault') return 'fault'
   if (kind.endsWith('failover') || kind === 'consumer-takeover' || kind === 'management-fallback')
     return 'failover'
   if (kind.endsWith('failed') || kind === 'broker-isolated') return 'error'

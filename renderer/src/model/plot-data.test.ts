@@ -4,6 +4,8 @@ import type { StoredEvent } from './plot-data'
 import {
   failoverBars,
   failoverLine,
+  failoverShort,
+  layoutMarkerLabels,
   faultMarkers,
   formatGateValue,
   formatRto,
@@ -124,13 +126,40 @@ describe('faultMarkers', () => {
 describe('failovers', () => {
   it('formats one line per failover', () => {
     const [broker, ns] = report().failovers
-    expect(failoverLine(broker!)).toBe('producer-1: broker room1 → room2, 23 ms')
-    expect(failoverLine(ns!)).toBe('consumer-1: name server room1 → none, not recovered')
+    expect(failoverLine(broker!)).toBe(
+      'producer-1: sends moved from room1 to room2, recovered in 23 ms'
+    )
+    expect(failoverLine(ns!)).toBe('consumer-1: lost its name server room1, not recovered')
+    expect(failoverLine({ ...broker!, from: 'broker-a', to: 'broker-b' })).toBe(
+      'producer-1: sends moved from room1 (broker-a) to room2 (broker-b), recovered in 23 ms'
+    )
+  })
+
+  it('words a takeover from the consumer’s side: whose queues it took over', () => {
+    // After room1's broker restarts, room1's consumer takes room2's queues (fromRoom = room2).
+    const takeover = {
+      atMs: 9000,
+      clientId: 'consumer-1',
+      kind: 'consumer-takeover' as const,
+      fromRoom: 'room2',
+      toRoom: 'room1',
+      from: null,
+      to: 'consumer-1',
+      reason: 'room room1 has no broker serving orders',
+      durationMs: 812.2
+    }
+    expect(failoverLine(takeover)).toBe(
+      "consumer-1 (room1) took over room2's queues, first message after 812 ms"
+    )
+    expect(failoverLine({ ...takeover, durationMs: null })).toBe(
+      "consumer-1 (room1) took over room2's queues, nothing consumed yet"
+    )
+    expect(failoverShort(takeover)).toBe("consumer-1 takes room2's queues")
   })
 
   it('makes one bar per failover in time order, null when never recovered', () => {
     expect(failoverBars(report())).toEqual({
-      labels: ['consumer-1 name server room1→?', 'producer-1 broker room1→room2'],
+      labels: ['consumer-1 name server room1 → none', 'producer-1 broker room1 → room2'],
       values: [null, 23]
     })
     expect(failoverBars(null)).toEqual({ labels: [], values: [] })
@@ -195,5 +224,60 @@ describe('ledger text', () => {
     expect(ledgerSeverity('namesrv-failover')).toBe('failover')
     expect(ledgerSeverity('send-failed')).toBe('error')
     expect(ledgerSeverity('rebalance')).toBe('info')
+  })
+})
+
+describe('layoutMarkerLabels', () => {
+  it('keeps captions on the top row while they do not overlap', () => {
+    expect(layoutMarkerLabels([0, 100, 200], [80, 80, 80])).toEqual([
+      { row: 0, shown: true },
+      { row: 0, shown: true },
+      { row: 0, shown: true }
+    ])
+  })
+
+  it('stacks captions of markers close together, in x order whatever the input order', () => {
+    expect(layoutMarkerLabels([40, 0, 20], [80, 80, 80])).toEqual([
+      { row: 2, shown: true },
+      { row: 0, shown: true },
+      { row: 1, shown: true }
+    ])
+  })
+
+  it('drops the caption (not the marker) when every row is taken', () => {
+    const placed = layoutMarkerLabels([0, 5, 10, 15], [80, 80, 80, 80], 3)
+    expect(placed.map((p) => p.shown)).toEqual([true, true, true, false])
+  })
+})
+
+describe('ledger lines as an operator reads them', () => {
+  const line = (kind: string, data: Record<string, unknown>) =>
+    describeLedgerEvent({ kind, clientId: 'consumer-1', room: 'room1', data })
+
+  it('a takeover names whose queues the consumer took over', () => {
+    expect(
+      line('consumer-takeover', {
+        fromRoom: 'room2',
+        toRoom: 'room1',
+        queues: 4,
+        reason: 'room room1 has no broker serving orders'
+      })
+    ).toBe('took over 4 queue(s) of room2 for room1: room room1 has no broker serving orders')
+  })
+
+  it('words node states, name-server samples and network faults', () => {
+    expect(
+      line('node-state', { nodeId: 'broker-1', state: 'starting', detail: 'port 10911' })
+    ).toBe('broker-1 starting: port 10911')
+    expect(line('namesrv-view', { namesrvId: 'ns-2', brokers: [{}, {}] })).toBe(
+      'ns-2 lists 2 broker(s)'
+    )
+    expect(line('namesrv-view', { namesrvId: 'ns-1', brokers: [], error: 'timeout' })).toBe(
+      'ns-1 did not answer: timeout'
+    )
+    expect(line('network-fault', { action: 'partition', target: ['room1'], peer: ['room2'] })).toBe(
+      'network partition room1 ↔ room2'
+    )
+    expect(ledgerSeverity('network-fault')).toBe('fault')
   })
 })

@@ -110,29 +110,78 @@ export function faultMarkers(
     .sort((a, b) => a.x - b.x)
 }
 
-const KIND_WORD: Record<FailoverReport['kind'], string> = {
-  broker: 'broker',
-  namesrv: 'name server',
-  'consumer-takeover': 'queues'
+function end(room: string | null | undefined, name: string | null | undefined): string {
+  if (room && name && name !== room) return `${room} (${name})`
+  return room ?? name ?? '?'
 }
 
-/** "producer-1: broker room1 → room2, 23 ms". */
+/**
+ * A failover as an operator reads it, e.g. "producer-1: sends moved from room1 (broker-a) to
+ * room2 (broker-b), recovered in 23 ms" or "consumer-1 (room1) took over room2's queues, first
+ * message after 120 ms". A takeover's fromRoom is the room whose queues were taken.
+ */
 export function failoverLine(f: FailoverReport): string {
-  const from = f.fromRoom ?? f.from ?? '?'
-  const to = f.toRoom ?? f.to ?? 'none'
-  const ms = f.durationMs === null ? 'not recovered' : `${Math.round(f.durationMs)} ms`
-  return `${f.clientId}: ${KIND_WORD[f.kind]} ${from} → ${to}, ${ms}`
+  if (f.kind === 'consumer-takeover') {
+    const own = f.toRoom ? ` (${f.toRoom})` : ''
+    const after =
+      f.durationMs === null
+        ? 'nothing consumed yet'
+        : `first message after ${Math.round(f.durationMs)} ms`
+    return `${f.clientId}${own} took over ${f.fromRoom ?? '?'}'s queues, ${after}`
+  }
+  const recovered =
+    f.durationMs === null ? 'not recovered' : `recovered in ${Math.round(f.durationMs)} ms`
+  const what = f.kind === 'broker' ? 'sends moved' : 'name server moved'
+  if (!f.to && !f.toRoom) {
+    const lost = f.kind === 'broker' ? 'lost its broker' : 'lost its name server'
+    return `${f.clientId}: ${lost} ${end(f.fromRoom, f.from)}, ${recovered}`
+  }
+  return `${f.clientId}: ${what} from ${end(f.fromRoom, f.from)} to ${end(f.toRoom, f.to)}, ${recovered}`
+}
+
+/** A failover's short label for the bar chart's key. */
+export function failoverShort(f: FailoverReport): string {
+  if (f.kind === 'consumer-takeover') return `${f.clientId} takes ${f.fromRoom ?? '?'}'s queues`
+  const what = f.kind === 'broker' ? 'broker' : 'name server'
+  return `${f.clientId} ${what} ${f.fromRoom ?? '?'} → ${f.toRoom ?? 'none'}`
 }
 
 /** One bar per failover: its RTO (null when the client never recovered). */
 export function failoverBars(report: ScenarioReport | null): BarData {
   const list = [...(report?.failovers ?? [])].sort((a, b) => a.atMs - b.atMs)
   return {
-    labels: list.map(
-      (f) => `${f.clientId} ${KIND_WORD[f.kind]} ${f.fromRoom ?? '?'}→${f.toRoom ?? '?'}`
-    ),
+    labels: list.map(failoverShort),
     values: list.map((f) => (f.durationMs === null ? null : Math.round(f.durationMs)))
   }
+}
+
+/** A marker caption placed on a row (0 = top) so it does not overlap its neighbours. */
+export interface PlacedLabel {
+  row: number
+  /** False when every row was taken near it: only the dashed line is drawn, the caption is left to the list. */
+  shown: boolean
+}
+
+/**
+ * Rows for fault-marker captions: each caption starts at its marker's x and is `widths[i]` wide;
+ * a caption goes on the first row where it does not overlap the previous caption there.
+ */
+export function layoutMarkerLabels(
+  xs: readonly number[],
+  widths: readonly number[],
+  maxRows = 3,
+  gap = 6
+): PlacedLabel[] {
+  const order = xs.map((x, i) => ({ x, i })).sort((a, b) => a.x - b.x)
+  const rowEnd: number[] = Array.from({ length: maxRows }, () => -Infinity)
+  const out: PlacedLabel[] = xs.map(() => ({ row: 0, shown: false }))
+  for (const { x, i } of order) {
+    const row = rowEnd.findIndex((e) => e + gap <= x)
+    if (row === -1) continue
+    rowEnd[row] = x + widths[i]!
+    out[i] = { row, shown: true }
+  }
+  return out
 }
 
 /** A client's RTOs for the scorecard: "23 ms", "23 / 41 ms", "never" or "–". */

@@ -1,7 +1,33 @@
-import { memo } from 'react'
+import { memo, useMemo } from 'react'
 import { EventList } from '../components/event-list'
+import { NamesrvSwimlanes } from '../components/namesrv-swimlanes'
+import { useNamesrvStore } from '../stores/namesrv-store'
 import { TIMELINE_CAP, useTimelineStore } from '../stores/timeline-store'
 import { DockSection } from './dock-section'
+
+/** What each name server lists during the run, and where rooms' name servers disagree. */
+const LiveNamesrvLanes = memo(function LiveNamesrvLanes() {
+  const samples = useNamesrvStore((s) => s.samples)
+  const events = useTimelineStore((s) => s.events)
+  const faults = useMemo(
+    () =>
+      events
+        .filter((e) => e.kind === 'fault' || e.kind === 'network-fault')
+        .map((e) => ({
+          atMs: e.atMs,
+          label:
+            `${String(e.data.action ?? 'fault')} ${Array.isArray(e.data.nodes) ? e.data.nodes.join(', ') : Array.isArray(e.data.target) ? e.data.target.join(', ') : ''}`.trim()
+        })),
+    [events]
+  )
+  if (!samples.length) return null
+  return (
+    <details className="timeline-lanes">
+      <summary>Name-server views ({samples.length} samples)</summary>
+      <NamesrvSwimlanes samples={samples} faults={faults} originMs={samples[0]!.atMs} />
+    </details>
+  )
+})
 
 const TimelineBody = memo(function TimelineBody() {
   const events = useTimelineStore((s) => s.events)
@@ -21,6 +47,7 @@ const TimelineBody = memo(function TimelineBody() {
           Showing the last {TIMELINE_CAP} events ({dropped} older in the run&apos;s ledger).
         </p>
       )}
+      <LiveNamesrvLanes />
       <EventList events={events} label="Live events" follow />
     </>
   )

@@ -9,6 +9,7 @@ import { NODE_H, NODE_W, clampMember, roomAt } from '../model/geometry'
 import { roomIndex } from '../model/room-index'
 import { useEditorStore } from './editor-store'
 import { useLiveStore } from './live-store'
+import { useReplayStore } from './replay-store'
 
 export interface CanvasState {
   nodes: FlowNode[]
@@ -44,8 +45,10 @@ function rebuildNodes(prev: readonly FlowNode[]): FlowNode[] {
 
 function rebuildEdges(): LiveFlowEdge[] {
   const rooms = roomIndex(useEditorStore.getState().history.present)
+  const replay = useReplayStore.getState()
+  // A replay draws the recorded run's edges instead of the live ones.
   return buildLiveEdges(
-    useLiveStore.getState().choices,
+    replay.active ? replay.choices : useLiveStore.getState().choices,
     (id) => rooms.get(id),
     useCanvasStore.getState().edges
   )
@@ -162,7 +165,15 @@ useEditorStore.subscribe((s, prev) => {
 })
 
 useLiveStore.subscribe((s, prev) => {
-  if (s.choices !== prev.choices) useCanvasStore.setState({ edges: rebuildEdges() })
+  if (s.choices !== prev.choices && !useReplayStore.getState().active) {
+    useCanvasStore.setState({ edges: rebuildEdges() })
+  }
+})
+
+useReplayStore.subscribe((s, prev) => {
+  if (s.choices !== prev.choices || s.active !== prev.active) {
+    useCanvasStore.setState({ edges: rebuildEdges() })
+  }
 })
 
 refreshNodes()

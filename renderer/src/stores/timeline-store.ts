@@ -27,7 +27,8 @@ export const useTimelineStore = create<TimelineState>()((set, get) => ({
     let { runId, events, dropped } = get()
     let changed = false
     for (const e of batch) {
-      if (e.kind === 'counters') continue
+      // Periodic rows would bury the decisions: counters feed the plots, name-server samples the swimlanes.
+      if (e.kind === 'counters' || e.kind === 'namesrv-view') continue
       if (e.runId !== runId) {
         // A new run starts a new timeline.
         runId = e.runId

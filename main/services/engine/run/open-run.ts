@@ -1,4 +1,9 @@
-import type { ClientChoice, LedgerEvent } from '../../../../common/scenario/events'
+import type {
+  ClientChoice,
+  LedgerEvent,
+  RecordedNodeState
+} from '../../../../common/scenario/events'
+import type { ClusterNode } from '../../scenario/cluster'
 import type { Clock, ManagementPort } from '../../clients/room-aware/ports'
 import { httpManagement, systemClock } from '../../clients/room-aware/ports'
 import { LedgerReader } from '../../ledger/ledger-reader'
@@ -16,6 +21,9 @@ import type { Op } from '../../../../common/scenario/metrics'
 import type { AbortRules } from '../../../../common/scenario/schema'
 import { decideRates } from '../../attach/workload-safety'
 import { isAttachedCluster } from './attached-policy'
+import type { LiveMetrics } from '../../../../common/contract/runs'
+import { LiveMetricsAggregator, metricsTopology } from '../live-metrics'
+import { NamesrvSampler } from '../namesrv-sampler'
 import type { WorkerFactory } from '../../workers/client-fleet'
 import { ClientFleet } from '../../workers/client-fleet'
 import type { WireRow } from '../../workers/protocol'
@@ -43,6 +51,8 @@ export interface OpenRunOptions {
     progress(p: RunProgress): void
     ledgerEvent(e: LedgerEvent): void
     choice(c: ClientChoice): void
+    /** Throttled live figures for the canvas (absent: none are computed). */
+    metrics?(snapshot: LiveMetrics): void
   }
 }
 
@@ -58,6 +68,8 @@ export interface OpenRun {
   t0: number
   /** Stops recording the cluster's node states (close() does it). */
   unwatch: () => void
+  /** Records what every name server lists (and the run topic's route) until close(). */
+  sampleNameServers(topic: string): void
   /** Resolves when the scenario's abort block stopped the workload, with why. */
   workloadStopped: Promise<string>
   abortedBecause: string | null
@@ -139,10 +151,22 @@ export function openRun(o: OpenRunOptions): OpenRun {
   ledger.on('error', (e) => ctrl.abort(e))
   const fleet = new ClientFleet(o.workers, () => clock.now())
   const abort = o.loaded.scenario.abort ? new AbortMonitor(o.loaded.scenario.abort) : null
+  const metrics = o.on.metrics
+    ? new LiveMetricsAggregator({
+        topology: metricsTopology(o.loaded.topology),
+        runId: o.runId,
+        emit: o.on.metrics,
+        now: () => clock.now()
+      })
+    : null
   fleet.on('rows', (rows) => {
     writeRows(ledger, rows)
     abort?.feed(rows)
+    if (metrics) feedMetrics(metrics, rows)
   })
+  metrics?.start()
+  let sampler: { stop(): Promise<void> } | null = null
+  let samplerRpc: RemotingRpc | null = null
   fleet.on('choice', o.on.choice)
   const tStart = clock.now()
   const rated = ratedPlans(o.loaded)
@@ -184,8 +208,28 @@ export function openRun(o: OpenRunOptions): OpenRun {
     ledgerFailure: () => ledger.failure,
     abort: (reason) => ctrl.abort(reason),
     unwatch: () => undefined,
+    sampleNameServers: (topic) => {
+      if (sampler) return
+      samplerRpc = new RemotingRpc({ connectTimeoutMs: 1000, requestTimeoutMs: 1000 })
+      const s = new NamesrvSampler({
+        rpc: samplerRpc,
+        topic,
+        targets: () =>
+          o.cluster
+            .status()
+            .nodes.filter((n) => n.kind === 'nameserver' && n.address && n.state !== 'stopped')
+            .map((n) => ({ namesrvId: n.nodeId, room: n.room, address: n.address! })),
+        emit: (view, atMs) => ledger.event('namesrv-view', null, view.room, view, atMs),
+        now: () => clock.now()
+      })
+      s.start()
+      sampler = s
+    },
     close: async () => {
       abort?.stop()
+      await sampler?.stop()
+      samplerRpc?.close()
+      metrics?.stop()
       run.unwatch()
       await fleet.close()
       run.ctx.admin.close()
@@ -225,15 +269,19 @@ export function openRun(o: OpenRunOptions): OpenRun {
 function watchCluster(run: OpenRun): () => void {
   const { ctx } = run
   if (!ctx.cluster.watch) return () => undefined
+  const record = (s: ClusterNode & { detail?: string }): void =>
+    ctx.ledger.event('node-state', null, s.room, {
+      nodeId: s.nodeId,
+      kind: s.kind,
+      room: s.room,
+      state: s.state as RecordedNodeState,
+      ...(s.detail ? { detail: s.detail } : {}),
+      ...(s.attached ? { attached: true } : {})
+    })
+  // Where every node stands when the run begins, so a replay starts from the truth.
+  for (const n of ctx.cluster.status().nodes) record(n)
   return ctx.cluster.watch({
-    nodeState: (s) =>
-      ctx.ledger.event('node-state', null, s.room, {
-        nodeId: s.nodeId,
-        kind: s.kind,
-        state: s.state,
-        ...(s.detail ? { detail: s.detail } : {}),
-        ...(s.attached ? { attached: true } : {})
-      }),
+    nodeState: record,
     observed: (c) => {
       const down = c.to === 'down'
       const back = c.from === 'down' && (c.to === 'up' || c.to === 'slow')
@@ -256,6 +304,15 @@ function watchCluster(run: OpenRun): () => void {
       )
     }
   })
+}
+
+/** Worker rows into the live figures the canvas draws. */
+function feedMetrics(metrics: LiveMetricsAggregator, rows: readonly WireRow[]): void {
+  for (const r of rows) {
+    if (r.k === 's') metrics.send(r)
+    else if (r.k === 'd') metrics.delivery(r)
+    else metrics.event({ kind: r.kind as LedgerEvent['kind'], clientId: r.clientId, atMs: r.atMs })
+  }
 }
 
 /** Worker rows into the one ledger writer, tagged with nothing more: they are already complete. */

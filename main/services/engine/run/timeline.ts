@@ -34,10 +34,12 @@ export function recordFault(
     kinds: string[]
     error?: string
     network?: Record<string, unknown>
+    /** When the action began (epoch ms); default now. A fault is stamped at its start. */
+    atAbs?: number
   },
   t0: number
 ): AppliedStep {
-  const atAbs = ctx.clock.now()
+  const atAbs = input.atAbs ?? ctx.clock.now()
   const applied: AppliedStep = {
     atAbs,
     nodeKinds: input.kinds,
@@ -52,15 +54,69 @@ export function recordFault(
   }
   ctx.applied.push(applied)
   ctx.onFault?.(applied.report)
-  ctx.ledger.event('fault', null, null, {
-    action: input.action,
-    target: input.target,
-    nodes: input.nodes,
-    ok: applied.report.ok,
-    ...(input.error !== undefined ? { error: input.error } : {}),
-    ...(input.network ? { network: input.network } : {})
-  })
+  ctx.ledger.event(
+    'fault',
+    null,
+    null,
+    {
+      action: input.action,
+      target: input.target,
+      nodes: input.nodes,
+      ok: applied.report.ok,
+      ...(input.error !== undefined ? { error: input.error } : {}),
+      ...(input.network ? { network: input.network } : {})
+    },
+    atAbs
+  )
+  if (input.network) recordNetworkEvent(ctx, input.network, applied.report, atAbs)
   return applied
+}
+
+/** The network fault (or heal) in the form replays read: what, between whom, and its figures. */
+function recordNetworkEvent(
+  ctx: RunContext,
+  fault: Record<string, unknown>,
+  report: AppliedStep['report'],
+  atAbs: number
+): void {
+  const str = (k: string): string | undefined =>
+    typeof fault[k] === 'string' ? (fault[k] as string) : undefined
+  const num = (k: string): number | undefined =>
+    typeof fault[k] === 'number' ? (fault[k] as number) : undefined
+  const target = str('target')
+  const peer = str('peer')
+  if (fault.action === 'heal') {
+    ctx.ledger.event(
+      'network-heal',
+      null,
+      null,
+      {
+        ...(target ? { target: [target] } : {}),
+        ...(peer ? { peer: [peer] } : {}),
+        ...(report.error ? { reason: report.error } : {})
+      },
+      atAbs
+    )
+    return
+  }
+  const mbit = num('mbit')
+  ctx.ledger.event(
+    'network-fault',
+    null,
+    null,
+    {
+      action: String(fault.action),
+      target: target ? [target] : [],
+      ...(peer ? { peer: [peer] } : {}),
+      ...(num('latencyMs') !== undefined ? { delayMs: num('latencyMs')! } : {}),
+      ...(num('jitterMs') !== undefined ? { jitterMs: num('jitterMs')! } : {}),
+      ...(num('lossPct') !== undefined ? { lossPercent: num('lossPct')! } : {}),
+      ...(mbit !== undefined ? { bandwidthKbit: mbit * 1000 } : {}),
+      ok: report.ok,
+      ...(report.error ? { error: report.error } : {})
+    },
+    atAbs
+  )
 }
 
 /** Kill / stop / start / restart of one of the run's clients, through its worker. */
@@ -106,6 +162,7 @@ export async function applyNetworkStep(
     ...('peer' in fault && fault.peer ? [fault.peer] : [])
   ]
   const rooms = new Set(ctx.loaded.topology.rooms.map((r) => r.id))
+  const atAbs = ctx.clock.now()
   let error: string | undefined
   try {
     if (!ctx.cluster.applyNetworkFault) {
@@ -123,6 +180,7 @@ export async function applyNetworkStep(
       nodes: named,
       kinds: named.map((id) => (rooms.has(id) ? 'room' : 'node')),
       network: fault as Record<string, unknown>,
+      atAbs,
       ...(error !== undefined ? { error } : {})
     },
     t0
@@ -147,6 +205,7 @@ async function applyNodeStep(
     )
   }
   const errors: string[] = []
+  const atAbs = ctx.clock.now()
   await Promise.all(
     resolved.nodes.map(async (n) => {
       try {
@@ -165,6 +224,7 @@ async function applyNodeStep(
       target: targets,
       nodes: resolved.nodes.map((n) => n.id),
       kinds: resolved.nodes.map((n) => n.kind),
+      atAbs,
       ...(errors.length ? { error: errors.join('; ') } : {})
     },
     t0

@@ -1,0 +1,3 @@
+export * from './replay-state'
+export * from './replay-view'
+export * from './divergence'

@@ -1,0 +1,92 @@
+import { expect, test } from './fixtures'
+import { FLOW_TIMEOUT_MS } from './pages/live-run'
+import { ReplayPage } from './pages/replay'
+
+// Issue 15: watching a run live (metrics on the canvas) and again afterwards (Runs ▸ Replay).
+test.describe.configure({ timeout: FLOW_TIMEOUT_MS })
+
+/** How far from the kill producer-1's failover may be marked (its RTO bound on a loaded machine). */
+const MAX_SECONDS_TO_FAILOVER = 15
+
+test('live metrics change when broker-1 is killed: its TPS drops to 0, broker-2 takes the load', async ({
+  live
+}, testInfo) => {
+  await live.startInOwnRooms()
+  await test.step('every client shows its live figures, every broker its TPS', async () => {
+    for (const id of ['producer-1', 'producer-2', 'consumer-1', 'consumer-2'] as const) {
+      await expect(live.figures(id)).toBeVisible({ timeout: 30_000 })
+    }
+    await live.expectTps('broker-1', (tps) => tps > 0, 'stores the messages of producer-1')
+    await live.expectTps('broker-2', (tps) => tps > 0, 'stores the messages of producer-2')
+  })
+  const before = await live.tps('broker-2')
+  await live.kill('broker-1')
+  await test.step('after the kill: broker-1 stores nothing, broker-2 stores room1’s messages too', async () => {
+    await live.expectRoute('producer-1', 'broker-2')
+    await live.expectTps('broker-1', (tps) => tps === 0, 'drops to 0 TPS')
+    await live.expectTps('broker-2', (tps) => tps > before * 1.5, `rises above ${before} TPS`)
+    await live.attachCanvas(testInfo, 'canvas with live metrics after the kill')
+  })
+  await live.stop()
+})
+
+test('replays a recorded broker-kill run: producer-1’s edge moves at the fault', async ({
+  live,
+  page
+}, testInfo) => {
+  await live.startInOwnRooms()
+  await live.kill('broker-1')
+  await live.expectRoute('producer-1', 'broker-2')
+  await live.stop()
+  const replay = new ReplayPage(page, live.runId!)
+  await replay.open()
+
+  // The ledger stamps a fault when its action completes, so a client that noticed the kill at once
+  // may fail over a little before the fault's row: the failover is judged against the kill's time.
+  const killMark = replay.mark(/kill broker-1 at /)
+  const failoverMark = replay.mark(/producer-1 broker → broker-b at /).first()
+  await test.step('the kill and producer-1’s failover are marked close together', async () => {
+    await expect(killMark).toHaveCount(1)
+    await expect(failoverMark).toBeAttached()
+    const kill = await replay.markSeconds(killMark)
+    const failover = await replay.markSeconds(failoverMark)
+    expect(Math.abs(failover - kill), 'seconds between the kill and the failover').toBeLessThan(
+      MAX_SECONDS_TO_FAILOVER
+    )
+  })
+
+  await test.step('at the kill broker-1 is killed; producer-1’s edge moves at its failover mark', async () => {
+    await killMark.click()
+    await replay.expectState('broker-1', /killed|down/)
+    await failoverMark.click()
+    await expect(replay.edge('producer-1', 'broker-2')).toBeAttached()
+    await expect(replay.edge('producer-1', 'broker-1')).toHaveCount(0)
+    await live.attachCanvas(testInfo, 'replay at producer-1’s failover')
+    // One step (1 s) earlier it still used its own room's broker.
+    await replay.press('ArrowLeft')
+    await expect(replay.edge('producer-1', 'broker-1')).toBeAttached()
+    await expect(replay.edge('producer-1', 'broker-2')).toHaveCount(0)
+    await replay.press('ArrowRight')
+    await expect(replay.edge('producer-1', 'broker-2')).toBeAttached()
+  })
+
+  await test.step('Home goes back to before the fault', async () => {
+    await replay.press('Home')
+    expect(await replay.seconds()).toBe(0)
+    await expect(replay.edge('producer-1', 'broker-2')).toHaveCount(0)
+  })
+
+  await test.step('keyboard: Space plays and pauses, + and - change the speed', async () => {
+    const speed = replay.bar.getByRole('combobox', { name: 'Playback speed' })
+    await replay.press('+')
+    await expect(speed).toHaveValue('2')
+    await replay.press('-')
+    await replay.press('-')
+    await expect(speed).toHaveValue('0.5')
+    await replay.press(' ')
+    await expect(replay.bar.getByRole('button', { name: 'Pause', exact: true })).toBeVisible()
+    await replay.press(' ')
+    await expect(replay.bar.getByRole('button', { name: 'Play', exact: true })).toBeVisible()
+  })
+  await replay.exit()
+})
