@@ -386,7 +386,10 @@ export async function runLaneBenchmark(
   const dataDir = mkdtempSync(join(tmpdir(), 'drstudio-bench-lanes-'))
   const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
   const sandbox = new Sandbox({ dataDir, repoRoot: root })
-  const runner = new ScenarioRunner({ recorder, workers: sourceWorkers(sandboxPlace(sandbox, dataDir)) })
+  const runner = new ScenarioRunner({
+    recorder,
+    workers: sourceWorkers(sandboxPlace(sandbox, dataDir))
+  })
   const t = performance.now()
   const log = (m: string): void =>
     void process.stderr.write(`${((performance.now() - t) / 1000).toFixed(1).padStart(6)}s ${m}\n`)

@@ -190,7 +190,10 @@ async function main(): Promise<void> {
   const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
   const reader = new LedgerReader(recorder.db)
   const sandbox = new Sandbox({ dataDir, repoRoot: ROOT })
-  const runner = new ScenarioRunner({ recorder, workers: sourceWorkers(sandboxPlace(sandbox, dataDir)) })
+  const runner = new ScenarioRunner({
+    recorder,
+    workers: sourceWorkers(sandboxPlace(sandbox, dataDir))
+  })
   const t = performance.now()
   const log = (m: string): void =>
     void process.stderr.write(`${((performance.now() - t) / 1000).toFixed(1).padStart(6)}s ${m}\n`)

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium } from '@playwright/test'
 import { chromiumPath, startBrowserShell } from '../e2e/support/shell'
+import type { StartToTraffic } from './start-to-traffic'
+import { startToTraffic } from './start-to-traffic'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5)
 const ARGS = [
@@ -66,11 +68,16 @@ function duBytes(path: string): number {
 
 const app: number[] = []
 const base: number[] = []
-for (let i = 0; i < RUNS; i++) {
+const trafficOnly = process.argv.includes('--traffic')
+for (let i = 0; i < (trafficOnly ? 0 : RUNS); i++) {
   // Alternate so machine noise hits both sides alike.
   base.push(await baselineColdStart())
   app.push(await appColdStart())
 }
+// Start → first acknowledged send, median of 3 (each boots and stops the two-room sandbox).
+const traffic: StartToTraffic[] = []
+for (let i = 0; i < Number(process.env.BENCH_TRAFFIC_RUNS ?? 3); i++)
+  traffic.push(await startToTraffic())
 const sizes = {
   node_modules: duBytes('node_modules'),
   rocketmqJars: duBytes('.rocketmq'),
@@ -81,15 +88,25 @@ const result = {
   appColdStartMs: { median: median(app), samples: app.map(Math.round) },
   baselineBlankPageMs: { median: median(base), samples: base.map(Math.round) },
   ratio: median(app) / median(base),
-  installBytes: { ...sizes, total: sizes.node_modules + sizes.rocketmqJars + sizes.build }
+  installBytes: { ...sizes, total: sizes.node_modules + sizes.rocketmqJars + sizes.build },
+  startToFirstAckMs: {
+    median: median(traffic.map((t) => t.firstAckMs)),
+    samples: traffic.map((t) => Math.round(t.firstAckMs)),
+    nodesReadyMs: traffic.map((t) => Math.round(t.nodesReadyMs)),
+    network: [...new Set(traffic.map((t) => t.network))].join(',')
+  }
 }
 mkdirSync('bench/results', { recursive: true })
-writeFileSync('bench/results/startup.json', JSON.stringify(result, null, 2) + '\n')
+writeFileSync(
+  trafficOnly ? 'bench/results/start-to-traffic.json' : 'bench/results/startup.json',
+  JSON.stringify(result, null, 2) + '\n'
+)
 const mib = (b: number) => (b / 1024 / 1024).toFixed(0) + ' MiB'
 console.log(`| measure | median | samples |
 |---|---|---|
 | browser shell cold start → canvas rendered | ${result.appColdStartMs.median.toFixed(0)} ms | ${result.appColdStartMs.samples.join(', ')} |
 | baseline: Chromium → blank loopback page | ${result.baselineBlankPageMs.median.toFixed(0)} ms | ${result.baselineBlankPageMs.samples.join(', ')} |
 | ratio | ${result.ratio.toFixed(2)}× | |
+| Start → first acknowledged send, two rooms (${result.startToFirstAckMs.network}) | ${result.startToFirstAckMs.median.toFixed(0)} ms | ${result.startToFirstAckMs.samples.join(', ')} (nodes ready ${result.startToFirstAckMs.nodesReadyMs.join(', ')} ms) |
 
 install size: node_modules ${mib(sizes.node_modules)}, RocketMQ jars ${mib(sizes.rocketmqJars)}, build ${mib(sizes.build)}, total ${mib(result.installBytes.total)}`)

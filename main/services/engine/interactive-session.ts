@@ -234,11 +234,18 @@ export class InteractiveSession extends EventEmitter<InteractiveSessionEvents> {
     const w = ctx.loaded.scenario.workload
     ctx.progress('setup', `waiting until every name server routes the topology's topics`)
     ctx.endpoints = resolveEndpoints(ctx)
-    await prepareTopics(ctx)
+    if (ctx.topicPolicy === 'require-existing') {
+      // Someone else's cluster: the topic check (and where consumers start) comes first.
+      await prepareTopics(ctx)
+      await waitManagement(ctx)
+      if (ctx.signal.aborted) return
+      await createClients(ctx)
+    } else {
+      // Workers spawn while the brokers register and the topics get routed: Start to traffic.
+      await Promise.all([prepareTopics(ctx), waitManagement(ctx), createClients(ctx)])
+    }
     this.run.sampleNameServers(ctx.names.topicOf(ctx.plans[0]?.topic ?? ''))
-    await waitManagement(ctx)
     if (ctx.signal.aborted) return
-    await createClients(ctx)
     await startClients(ctx, 'consumer')
     const consumers = ctx.plans.filter((p) => p.role === 'consumer').length
     ctx.progress('settle', `waiting for ${consumers} consumers to settle on their rooms' queues`)

@@ -318,6 +318,25 @@ export class RemotingRpc extends EventEmitter<RemotingClientEvents> {
     )
   }
 
+  /**
+   * UPDATE_BROKER_CONFIG (25): sets broker properties (a Java properties body), as
+   * `mqadmin updateBrokerConfig` does. Setting `brokerPermission` makes the broker register with
+   * every name server it knows at once (AdminBrokerProcessor.updateBrokerConfig).
+   */
+  async updateBrokerConfig(
+    brokerAddress: string,
+    properties: Record<string, string | number | boolean>,
+    options: CallOptions = {}
+  ): Promise<void> {
+    const body = Buffer.from(
+      Object.entries(properties)
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join('\n') + '\n',
+      'utf8'
+    )
+    await this.call(brokerAddress, { code: RequestCode.UPDATE_BROKER_CONFIG, body }, options)
+  }
+
   /** GET_CONSUMER_LIST_BY_GROUP (38); the broker's "no consumer for this group" is an empty list. */
   async getConsumerListByGroup(
     brokerAddress: string,

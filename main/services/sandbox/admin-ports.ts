@@ -14,6 +14,11 @@ export interface TopicCreator {
 /** Asks one name server which broker addresses it currently lists (for registration timing). */
 export interface RegistrationProbe {
   brokersOn(namesrvAddress: string): Promise<string[]>
+  /**
+   * Asks a broker to register with every name server it knows now. A broker that learns them from
+   * its management node fetches the list 10 s after boot but registers only on its own 10 s tick.
+   */
+  nudge?(brokerAddress: string): Promise<void>
   close?(): void
 }
 
@@ -28,6 +33,11 @@ export interface RemotingAdminApi {
     namesrvAddress: string,
     options?: { timeoutMs?: number }
   ): Promise<{ brokerAddrTable: Record<string, { brokerAddrs: Record<string, string> }> }>
+  updateBrokerConfig?(
+    brokerAddress: string,
+    properties: Record<string, string | number | boolean>,
+    options?: { timeoutMs?: number }
+  ): Promise<void>
   close(): void
 }
 
@@ -52,6 +62,14 @@ export function remotingRegistrationProbe(client: RemotingAdminApi): Registratio
       const info = await client.getBrokerClusterInfo(namesrvAddress, { timeoutMs: 3000 })
       return Object.values(info.brokerAddrTable).flatMap((b) => Object.values(b.brokerAddrs))
     },
+    // `mqadmin updateBrokerConfig -k brokerPermission -v 6`: the value it has (read + write);
+    // setting it makes the broker register with every name server it knows at once.
+    ...(client.updateBrokerConfig
+      ? {
+          nudge: (brokerAddress: string) =>
+            client.updateBrokerConfig!(brokerAddress, { brokerPermission: 6 }, { timeoutMs: 2000 })
+        }
+      : {}),
     close: () => client.close()
   }
 }

@@ -31,6 +31,7 @@ export async function pollRegistration(input: {
     .filter((rt) => rt.kind === 'broker' && rt.state === 'up')
     .map((rt) => `${rt.host}:${rt.port}`)
   const deadline = clock.now() + input.timeoutMs
+  const nudgedAt = new Map<string, number>()
   const byNameServer: Record<string, number | null> = {}
   const missing: Record<string, string[]> = {}
   for (const ns of nameServers) {
@@ -38,6 +39,7 @@ export async function pollRegistration(input: {
     missing[ns.id] = [...expected]
   }
   while (clock.now() < deadline && input.stillCurrent()) {
+    await nudgeMissing(input, expected, missing, nudgedAt)
     await Promise.all(
       nameServers
         .filter((ns) => byNameServer[ns.id] === null)
@@ -56,6 +58,34 @@ export async function pollRegistration(input: {
     if (Object.values(byNameServer).every((v) => v !== null)) break
     await clock.sleep(input.intervalMs)
   }
+  return summarise(byNameServer, missing)
+}
+
+/** Once a second, asks each broker some name server still lacks to register now (see nudge). */
+async function nudgeMissing(
+  input: { probe: RegistrationProbe; clock: Clock },
+  expected: string[],
+  missing: Record<string, string[]>,
+  nudgedAt: Map<string, number>
+): Promise<void> {
+  const nudge = input.probe.nudge
+  if (!nudge) return
+  const now = input.clock.now()
+  const lacking = expected.filter((a) => Object.values(missing).some((m) => m.includes(a)))
+  await Promise.all(
+    lacking
+      .filter((a) => now - (nudgedAt.get(a) ?? -Infinity) >= 1000)
+      .map(async (a) => {
+        nudgedAt.set(a, now)
+        await nudge(a).catch(() => undefined)
+      })
+  )
+}
+
+function summarise(
+  byNameServer: Record<string, number | null>,
+  missing: Record<string, string[]>
+): RegistrationReport {
   const times = Object.values(byNameServer)
   const allMs = times.every((v) => v !== null) ? Math.max(0, ...(times as number[])) : null
   return { allMs, byNameServer, missing }

@@ -388,11 +388,21 @@ describe('Sandbox (fake processes)', () => {
     expect(err.message).toContain('java.net.BindException: Address already in use')
     expect(err.message).toContain(join('ns-1', 'out.log'))
     expect(spawner.live()).toEqual([])
-    expect(spawner.procs.some((p) => p.req.logFile.includes('/broker-'))).toBe(false)
     expect(sandbox.running).toBe(false)
     expect(sandbox.node('ns-1').state).toBe('failed')
     expect(sandbox.node('mgmt-1').state).toBe('killed')
+    // Management discovery boots brokers alongside (they ask for name servers 10 s later).
+    expect(sandbox.node('broker-1').state).toBe('killed')
     expect(readPidFile(join(dataDir, 'sandbox', 'pids.json'))).toEqual([])
+  })
+
+  it('with a static name-server list, never starts a broker whose name servers failed to boot', async () => {
+    spawner.behaviour = (req) =>
+      req.logFile.includes('/ns-1/') ? { exitCode: 255, lines: ['boom'] } : { boot: true }
+    const topo = twoRooms((raw) => (raw.settings.namesrvDiscovery = 'static'))
+    await expect(sandbox.start(topo)).rejects.toBeInstanceOf(NodeBootError)
+    expect(spawner.procs.some((p) => p.req.logFile.includes('/broker-'))).toBe(false)
+    expect(spawner.live()).toEqual([])
   })
 
   it('times out a node that never prints its boot line', async () => {
