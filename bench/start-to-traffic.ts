@@ -3,6 +3,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Database } from 'better-sqlite3'
 import { findAppPaths } from '../main/services/app-paths'
 import { createEngine } from '../main/services/engine/create-engine'
 
@@ -26,9 +27,7 @@ export async function startToTraffic(): Promise<StartToTraffic> {
     const t0 = performance.timeOrigin + performance.now()
     const status = await engine.handlers['sandbox:start']({ document })
     const nodesReadyMs = performance.timeOrigin + performance.now() - t0
-    const db = (
-      engine as unknown as { opts: { recorder: { db: import('better-sqlite3').Database } } }
-    ).opts.recorder.db
+    const db = (engine as unknown as { opts: { recorder: { db: Database } } }).opts.recorder.db
     const first = db.prepare(
       "SELECT MIN(ended_at) AS t FROM ledger_sends WHERE run_id = ? AND status = 'acked'"
     )

@@ -303,7 +303,8 @@ describe('codec fuzz', () => {
     }
   })
 
-  it('survives 10000 mutated valid frames (JSON and binary headers)', () => {
+  // A behaviour check over many inputs, not a timing one: give a loaded machine the time it needs.
+  it('survives 10000 mutated valid frames (JSON and binary headers)', { timeout: 60_000 }, () => {
     for (let seed = 1; seed <= 10_000; seed++) {
       const rand = mulberry32(seed * 104729)
       const type: SerializeTypeValue = rand() < 0.5 ? SerializeType.JSON : SerializeType.ROCKETMQ
