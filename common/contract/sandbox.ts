@@ -78,7 +78,15 @@ export const sandboxRequests = {
   'sandbox:stop': request(z.object({}), sandboxStatusSchema),
   'sandbox:status': request(z.object({}), sandboxStatusSchema),
   'node:action': request(
-    z.object({ nodeId: z.string().min(1), action: nodeActionSchema }),
+    z.object({
+      nodeId: z.string().min(1),
+      action: nodeActionSchema,
+      /**
+       * The user confirmed running the operator's own command on a node DR Studio does not run
+       * (asked before the first destructive action of a session on an attached cluster).
+       */
+      confirmed: z.boolean().optional()
+    }),
     nodeStatusSchema
   ),
   /** A network fault or heal from the canvas (same vocabulary as scenario timelines). */

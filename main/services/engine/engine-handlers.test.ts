@@ -119,3 +119,55 @@ describe('engine scenario handlers', () => {
     expect(sameDeployment(twoRooms, { ...twoRooms, name: 'other' })).toBe(false)
   })
 })
+
+/** A running sandbox with one attached broker, recording what it was asked. */
+class AttachedSandbox implements SandboxPort {
+  acted: string[] = []
+  allowed: boolean[] = []
+  start(): never {
+    throw new Error('not started in this test')
+  }
+  async stop(): Promise<SandboxStatus> {
+    return this.status()
+  }
+  status(): SandboxStatus {
+    return {
+      running: true,
+      runId: 1,
+      startedAt: 1,
+      nodes: [
+        { nodeId: 'broker-a', kind: 'broker', room: 'room1', state: 'up', attached: true },
+        { nodeId: 'broker-1', kind: 'broker', room: 'room1', state: 'up' }
+      ]
+    }
+  }
+  async act(nodeId: string, action: string) {
+    this.acted.push(`${action} ${nodeId}`)
+    return this.status().nodes.find((n) => n.nodeId === nodeId)!
+  }
+  readLog(): never {
+    throw new Error('no logs')
+  }
+  allowOperatorActions(allow: boolean): void {
+    this.allowed.push(allow)
+  }
+}
+
+describe('operator actions on an attached cluster', () => {
+  it('runs the first destructive one only once the user confirmed, and does not ask again', async () => {
+    const sandbox = new AttachedSandbox()
+    const { engine } = engineWith(sandbox)
+    const act = engine.handlers['node:action']
+    await expect(act({ nodeId: 'broker-a', action: 'kill' })).rejects.toThrow(
+      /runs your own command on a cluster DR Studio does not own; confirm it first/
+    )
+    expect(sandbox.acted).toEqual([])
+    await act({ nodeId: 'broker-a', action: 'kill', confirmed: true })
+    await act({ nodeId: 'broker-a', action: 'stop' })
+    expect(sandbox.acted).toEqual(['kill broker-a', 'stop broker-a'])
+    expect(sandbox.allowed.at(-1)).toBe(true)
+    // DR Studio's own nodes never ask.
+    await act({ nodeId: 'broker-1', action: 'kill' })
+    expect(sandbox.acted.at(-1)).toBe('kill broker-1')
+  })
+})

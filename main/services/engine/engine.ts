@@ -28,6 +28,8 @@ import { ScenarioRunner } from '../scenario/scenario-runner'
 import { hasClients, InteractiveSession } from './interactive-session'
 import { masterNodeIds, toLiveChoice } from './live-choice'
 import { getRunDetail } from './run-detail'
+import type { ActionSession } from '../attach/action-policy'
+import { afterConfirmation, needsConfirmation } from '../attach/action-policy'
 import type { WorkerFactory } from '../workers/client-fleet'
 import type { WorkerPlace } from '../workers/worker-launcher'
 import { localWorkers } from '../workers/worker-launcher'
@@ -70,6 +72,8 @@ export interface SandboxPort {
   network?(): NetworkStatusPayload
   applyNetworkFault?(fault: NetworkFault): Promise<unknown>
   workerPrefix?(workerId: string): string[]
+  /** Lets operator commands run on attached nodes (after the user confirmed). */
+  allowOperatorActions?(allow: boolean): void
 }
 
 /** The scenario run in progress (one at a time). */
@@ -108,6 +112,8 @@ export class Engine {
   private session: InteractiveSession | null = null
   private scenario: ActiveScenario | null = null
   private readonly workers: WorkerFactory
+  /** Whether the user confirmed running operator commands on an attached cluster this session. */
+  private actionSession: ActionSession = { confirmed: false }
 
   constructor(private readonly opts: EngineOptions) {
     this.sandbox = opts.sandbox ? opts.sandbox(this.events) : null
@@ -261,7 +267,8 @@ export class Engine {
       },
       'sandbox:status': async () =>
         this.sandbox?.status() ?? { running: false, runId: null, startedAt: null, nodes: [] },
-      'node:action': async ({ nodeId, action }) => this.nodeAction(nodeId, action),
+      'node:action': async ({ nodeId, action, confirmed }) =>
+        this.nodeAction(nodeId, action, confirmed ?? false),
       'node:log': async ({ nodeId, tailBytes }) => this.requireSandbox().readLog(nodeId, tailBytes),
       'network:status': async () => this.networkStatus(),
       'network:action': async ({ fault }) => this.networkAction(fault),
@@ -362,6 +369,9 @@ export class Engine {
     const runId = sandbox.status().runId
     const session = this.session
     this.session = null
+    // A new session asks again before running the operator's commands.
+    this.actionSession = { confirmed: false }
+    sandbox.allowOperatorActions?.(false)
     if (session) {
       try {
         this.emitReport(await session.stop())
@@ -381,10 +391,15 @@ export class Engine {
   }
 
   /** Acts on a sandbox node (or a session client) and records it as a fault of the live session. */
-  private async nodeAction(nodeId: string, action: NodeAction): Promise<NodeStatus> {
+  private async nodeAction(
+    nodeId: string,
+    action: NodeAction,
+    confirmed: boolean
+  ): Promise<NodeStatus> {
     const sandbox = this.requireSandbox()
     const session = this.session
     if (session?.clientIds.includes(nodeId)) return session.actOnClient(nodeId, action)
+    this.gateOperatorAction(nodeId, action, confirmed)
     // A fault is stamped when it began: a kill waits for the process to go.
     const startedAt = performance.timeOrigin + performance.now()
     try {
@@ -395,6 +410,22 @@ export class Engine {
       session?.recordFault(action, [nodeId], (e as Error).message, undefined, startedAt)
       throw e
     }
+  }
+
+  /**
+   * On an attached cluster the first destructive action of a session runs only once the user
+   * confirmed it (the renderer asks with the command shown); later ones of the session do not ask.
+   */
+  private gateOperatorAction(nodeId: string, action: NodeAction, confirmed: boolean): void {
+    const node = this.sandbox?.status().nodes.find((n) => n.nodeId === nodeId)
+    if (!node?.attached) return
+    if (needsConfirmation(action, this.actionSession) && !confirmed) {
+      throw new Error(
+        `${action} ${nodeId} runs your own command on a cluster DR Studio does not own; confirm it first`
+      )
+    }
+    if (confirmed) this.actionSession = afterConfirmation(this.actionSession, action, 'confirm')
+    this.sandbox?.allowOperatorActions?.(this.actionSession.confirmed)
   }
 
   private networkStatus(): NetworkStatusPayload {

@@ -1,0 +1,234 @@
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ScenarioReport } from '../../common/scenario/schema'
+import { openDatabase, Recorder } from '../../main/services/ledger/recorder'
+import { LedgerReader } from '../../main/services/ledger/ledger-reader'
+import { defaultDelayRouterPath } from '../../main/services/network/delay-router'
+import { nodeExec } from '../../main/services/network/exec'
+import { NetworkLab } from '../../main/services/network/lab'
+import { detectNetworkSupport } from '../../main/services/network/support'
+import { machineSandboxOptions } from '../../main/services/sandbox/machine-sandbox'
+import { Sandbox } from '../../main/services/sandbox/sandbox'
+import { loadScenarioFile, parseScenario } from '../../main/services/scenario/load-scenario'
+import type { LoadedScenario } from '../../main/services/scenario/load-scenario'
+import { ScenarioRunner } from '../../main/services/scenario/scenario-runner'
+import { formatScorecard } from '../../main/services/scenario/scorecard'
+import { sandboxPlace, sourceWorkers } from '../../main/services/workers/worker-launcher'
+
+// Issue 12: rooms as separate networks, with real JVMs in the namespaces. Each shipped network
+// scenario runs through the runner; one more timeline covers the actions they do not (reject,
+// one-way, node-level partition, delay and bandwidth as steps); and a SIGKILLed engine's
+// namespaces are gone after the next start's sweep.
+
+const ROOT = resolve(import.meta.dirname, '../..')
+const SCENARIOS = join(ROOT, 'resources', 'scenarios')
+const support = await detectNetworkSupport(nodeExec, {
+  delayRouter: defaultDelayRouterPath(ROOT)
+})
+const skip = support.ok ? false : `${support.missing} (${support.fix})`
+if (skip) process.stderr.write(`network scenarios skipped: ${skip}\n`)
+
+let dataDir: string
+let recorder: Recorder
+let sandbox: Sandbox
+let runner: ScenarioRunner
+
+beforeAll(async () => {
+  if (skip) return
+  dataDir = mkdtempSync(join(tmpdir(), 'drstudio-it-net-'))
+  recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
+  sandbox = new Sandbox({ dataDir, repoRoot: ROOT, ...machineSandboxOptions(ROOT) })
+  runner = new ScenarioRunner({ recorder, workers: sourceWorkers(sandboxPlace(sandbox, dataDir)) })
+  runner.on('progress', (p) => process.stderr.write(`[${p.phase}] ${p.message}\n`))
+})
+
+afterAll(async () => {
+  await sandbox?.stop({ force: true })
+  recorder?.close()
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+  expect(ourNamespaces()).toEqual([])
+})
+
+/** Namespaces of a lab this process owns (the sweep removes a dead owner's). */
+function ourNamespaces(): string[] {
+  const owners = join('/run/drstudio/net')
+  let text = ''
+  try {
+    text = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })
+  } catch {
+    return []
+  }
+  const mine = new Set<number>()
+  try {
+    for (const f of execFileSync('ls', [owners], { encoding: 'utf8' }).split('\n')) {
+      if (!f.endsWith('.json')) continue
+      const rec = JSON.parse(readFileSync(join(owners, f), 'utf8')) as {
+        pid: number
+        instance?: number
+      }
+      if (rec.pid === process.pid) mine.add(Number(f.replace('.json', '')))
+    }
+  } catch {
+    // no owner records: nothing of ours
+  }
+  return text
+    .split('\n')
+    .map((l) => l.split(' ')[0]!)
+    .filter((n) => [...mine].some((i) => n.startsWith(`drs-${i}-`)))
+}
+
+async function run(loaded: LoadedScenario): Promise<ScenarioReport> {
+  if (sandbox.running) await sandbox.stop()
+  await sandbox.start(loaded.topology)
+  expect(sandbox.network().mode).toBe('namespaces')
+  const report = await runner.run(loaded, sandbox)
+  process.stderr.write(formatScorecard(report) + '\n')
+  return report
+}
+
+const failedGates = (r: ScenarioReport): string[] =>
+  r.gates.filter((g) => !g.passed).map((g) => `${g.name}: ${g.actual} (limit ${g.limit})`)
+
+describe.skipIf(skip)('rooms as separate networks, real JVMs', () => {
+  it('room1-isolated: each side keeps serving its own room, 0 lost, normal after the heal', async () => {
+    const r = await run(loadScenarioFile(join(SCENARIOS, 'room1-isolated.yaml')))
+    expect(r.faults.map((f) => `${f.action}:${f.ok}`)).toEqual(['isolate:true', 'heal:true'])
+    expect(failedGates(r)).toEqual([])
+  })
+
+  it('wan-latency: traffic stays local; crossing the 20 ms link costs its round trip', async () => {
+    const r = await run(loadScenarioFile(join(SCENARIOS, 'wan-latency.yaml')))
+    expect(failedGates(r)).toEqual([])
+    const cross = r.latency!.find((l) => l.scope === 'cross-room')!
+    const same = r.latency!.find((l) => l.scope === 'same-room')!
+    // One request-response over the link is two one-way 20 ms (± 2) trips.
+    expect(cross.sends).toBeGreaterThan(0)
+    expect(cross.p50Ms!).toBeGreaterThanOrEqual(36)
+    expect(same.p50Ms!).toBeLessThan(cross.p50Ms! / 2)
+  })
+
+  it('room1-lossy: 30 % loss on the link room 1 must cross, and 0 acknowledged loss', async () => {
+    const r = await run(loadScenarioFile(join(SCENARIOS, 'room1-lossy.yaml')))
+    expect(failedGates(r)).toEqual([])
+    expect(r.faults.find((f) => f.action === 'loss')).toMatchObject({ ok: true })
+  })
+
+  it('broker-cut-from-remote-ns: room 2’s name server stops listing broker-1 while room 1’s keeps it', async () => {
+    const r = await run(loadScenarioFile(join(SCENARIOS, 'broker-cut-from-remote-ns.yaml')))
+    expect(failedGates(r)).toEqual([])
+    const views = new LedgerReader(recorder.db).events(r.runId, { kinds: ['namesrv-view'] })
+    const lists = (ns: string, from: number, to: number): Set<string>[] =>
+      views
+        .filter((v) => v.data.namesrvId === ns && v.atMs >= from && v.atMs < to)
+        .map((v) => new Set((v.data.brokers as { brokerName: string }[]).map((b) => b.brokerName)))
+    const cut = r.originMs + r.faults[0]!.atMs
+    const heal = r.originMs + r.faults[1]!.atMs
+    // Once broker-1's heartbeats stop reaching ns-2, ns-2 drops it; ns-1 never does.
+    expect(lists('ns-2', cut, heal).some((s) => !s.has('broker-a'))).toBe(true)
+    expect(lists('ns-1', cut, heal).every((s) => s.has('broker-a'))).toBe(true)
+  })
+
+  it('applies every other network action: reject, one-way, node-level cut, delay, bandwidth, heal', async () => {
+    const loaded = parseScenario(`
+name: network-actions
+topology: two-rooms
+workload: { duration: 16s, rate: 20 }
+timeline:
+  - { at: 2s, action: partition, target: room1, peer: room2, direction: to, mode: reject }
+  - { at: 4s, action: heal, target: room1, peer: room2 }
+  - { at: 6s, action: delay, target: room1, peer: room2, latencyMs: 15, jitterMs: 1 }
+  - { at: 8s, action: bandwidth, target: room1, peer: room2, mbit: 5 }
+  - { at: 10s, action: partition, target: broker-1, peer: ns-2, mode: reject }
+  - { at: 13s, action: heal }
+gates: { maxLost: 0 }
+`)
+    const r = await run(loaded)
+    expect(r.faults.map((f) => `${f.action}:${f.ok}${f.error ? `:${f.error}` : ''}`)).toEqual([
+      'partition:true',
+      'heal:true',
+      'delay:true',
+      'bandwidth:true',
+      'partition:true',
+      'heal:true'
+    ])
+    expect(sandbox.network().faults).toEqual([])
+    expect(failedGates(r)).toEqual([])
+  })
+})
+
+describe.skipIf(skip)('clean-up after the engine is SIGKILLed', () => {
+  it('kills every JVM with its engine, and the next start sweeps the namespaces it left', async () => {
+    if (sandbox.running) await sandbox.stop()
+    const engineData = mkdtempSync(join(tmpdir(), 'drstudio-it-net-kill-'))
+    const cli = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(ROOT, 'main/cli/index.ts'),
+        'sandbox',
+        'up',
+        join(ROOT, 'resources/topologies/two-rooms.json')
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DRSTUDIO_DATA_DIR: engineData },
+        stdio: ['ignore', 'pipe', 'pipe']
+      }
+    )
+    let out = ''
+    const ready = new Promise<void>((done, fail) => {
+      const timer = setTimeout(
+        () => fail(new Error(`sandbox up did not get ready:\n${out}`)),
+        120_000
+      )
+      const onData = (c: Buffer): void => {
+        out += c.toString()
+        if (/all nodes ready/.test(out)) {
+          clearTimeout(timer)
+          done()
+        }
+      }
+      cli.stdout.on('data', onData)
+      cli.stderr.on('data', onData)
+    })
+    await ready
+    expect(out).toContain('rooms are separate networks')
+    const labs = (): string[] =>
+      execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })
+        .split('\n')
+        .map((l) => l.split(' ')[0]!)
+        .filter((n) => n.startsWith('drs-'))
+    const before = labs()
+    expect(before.length).toBeGreaterThan(0)
+    const pids = (
+      JSON.parse(readFileSync(join(engineData, 'sandbox', 'pids.json'), 'utf8')) as {
+        pid: number
+      }[]
+    ).map((e) => e.pid)
+    expect(pids.length).toBe(6)
+    cli.kill('SIGKILL')
+    await new Promise((r) => cli.once('exit', r))
+    const alive = (): number[] =>
+      pids.filter((pid) => {
+        try {
+          process.kill(pid, 0)
+          return true
+        } catch {
+          return false
+        }
+      })
+    const deadline = Date.now() + 5000
+    while (alive().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    expect(alive()).toEqual([])
+    // The namespaces outlive a SIGKILL (nothing in the kernel ties them to a process); the next
+    // start's sweep removes every one whose owner is gone.
+    expect(labs().filter((n) => before.includes(n)).length).toBeGreaterThan(0)
+    await new NetworkLab({ delayRouter: defaultDelayRouterPath(ROOT) }).sweep()
+    expect(labs().filter((n) => before.includes(n))).toEqual([])
+    rmSync(engineData, { recursive: true, force: true })
+  }, 180_000)
+})
