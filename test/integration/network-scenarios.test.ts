@@ -12,6 +12,7 @@ import { NetworkLab } from '../../main/services/network/lab'
 import { detectNetworkSupport } from '../../main/services/network/support'
 import { machineSandboxOptions } from '../../main/services/sandbox/machine-sandbox'
 import { Sandbox } from '../../main/services/sandbox/sandbox'
+import { readPidFile } from '../../main/services/sandbox/orphans'
 import { loadScenarioFile, parseScenario } from '../../main/services/scenario/load-scenario'
 import type { LoadedScenario } from '../../main/services/scenario/load-scenario'
 import { ScenarioRunner } from '../../main/services/scenario/scenario-runner'
@@ -204,11 +205,7 @@ describe.skipIf(skip)('clean-up after the engine is SIGKILLed', () => {
         .filter((n) => n.startsWith('drs-'))
     const before = labs()
     expect(before.length).toBeGreaterThan(0)
-    const pids = (
-      JSON.parse(readFileSync(join(engineData, 'sandbox', 'pids.json'), 'utf8')) as {
-        pid: number
-      }[]
-    ).map((e) => e.pid)
+    const pids = readPidFile(join(engineData, 'sandbox', 'pids.json')).map((e) => e.pid)
     expect(pids.length).toBe(6)
     cli.kill('SIGKILL')
     await new Promise((r) => cli.once('exit', r))

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { DrProducer } from './producer'
+import { RemotingTimeoutError } from '../../remoting/errors'
 import { FakeCluster, FakeManagement, RecordingLedger, until } from './test-fakes'
 
 const mgmt = [
@@ -166,5 +167,49 @@ describe('DrProducer', () => {
     await producer.send({ body: 'x', record: false })
     expect(ledger.sends).toHaveLength(0)
     expect(producer.stats().sent).toBe(0)
+  })
+})
+
+describe('a retry on the same broker', () => {
+  it('is a slow send, not a failover, when that broker is the only one left', async () => {
+    const cluster = new FakeCluster()
+    cluster.nameServers.set('ns1:9876', 'up')
+    cluster.brokers.set('b:10911', { name: 'broker-b', room: 'room2', health: 'up' })
+    const ledger = new RecordingLedger()
+    let first = true
+    const producer = new DrProducer(
+      {
+        id: 'producer-1',
+        room: 'room1',
+        topic: 'orders',
+        group: 'pg',
+        managementNodes: [],
+        initialNameServers: [{ id: 'ns-1', room: 'room1', address: 'ns1:9876' }],
+        routeRefreshMs: 50,
+        sendTimeoutMs: 2000
+      },
+      {
+        remoting: () => {
+          const port = cluster.remoting()
+          const send = port.sendMessageV2.bind(port)
+          port.sendMessageV2 = (async (...args: Parameters<typeof send>) => {
+            // The lossy link drops the first answer: the request times out once.
+            if (first) {
+              first = false
+              throw new RemotingTimeoutError('b:10911', 310, 400)
+            }
+            return send(...args)
+          }) as typeof send
+          return port
+        },
+        management: new FakeManagement([]),
+        ledger
+      }
+    )
+    live.push(producer)
+    await producer.start()
+    const r = await producer.send({ body: 'x' })
+    expect(r).toMatchObject({ ok: true, brokerName: 'broker-b', attempts: 2 })
+    expect(ledger.events.filter((e) => e.kind === 'broker-failover')).toEqual([])
   })
 })

@@ -269,7 +269,8 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
           const endedAt = this.clock.now()
           counters.acked++
           this.noteBroker(broker, choice.reason, firstFail === undefined)
-          if (firstFail) {
+          // A retry that succeeded on the broker that failed is a slow send, not a failover.
+          if (firstFail && firstFail.broker.brokerName !== broker.brokerName) {
             this.deps.ledger.event('broker-failover', this.id, this.room, {
               from: firstFail.broker.brokerName,
               fromRoom: firstFail.broker.room,
