@@ -1,6 +1,7 @@
 import { expect, test } from './fixtures'
 import { DesignerPage } from './pages/designer'
 import {
+  createTopicByHand,
   startHandCluster,
   waitForRegistration,
   type HandCluster
@@ -15,7 +16,8 @@ import {
 
 // Issue 11: Connect to cluster… on a cluster the operator started by hand (two name servers and two
 // brokers from the same jars, plain config files, a static namesrvAddr, ROCKETMQ_ZONE per room).
-// [Start → broker killed out of band → producer-1 reroutes: later, with the engine work.]
+// Then Start runs DR Studio's client against it, and the test (the operator) kills broker-a out of
+// band: producer-room1's edge reroutes to broker-b and broker-a shows down.
 test.describe.configure({ mode: 'serial', timeout: 240_000 })
 
 let root: string
@@ -27,6 +29,8 @@ test.beforeAll(async () => {
   root = await makeRunDir('attach-e2e')
   cluster = await startHandCluster(root, { zones: true })
   await waitForRegistration(cluster)
+  // The operator's own topic, on both rooms' brokers.
+  await createTopicByHand(cluster, 'payments', ['broker-a', 'broker-b'])
 })
 
 test.afterAll(async ({ shell }) => {
@@ -101,5 +105,60 @@ test('Connect to cluster… from the empty start screen draws the discovered roo
       body: await page.screenshot(),
       contentType: 'image/png'
     })
+  })
+})
+
+test('Start runs DR Studio’s client on it; a broker killed out of band reroutes producer-room1', async ({
+  page,
+  live
+}, testInfo) => {
+  test.setTimeout(300_000)
+  const d = new DesignerPage(page)
+  const dialog = page.getByRole('dialog', { name: 'Connect to cluster' })
+  const node = (id: string) =>
+    live.canvas.getByRole('group', { name: new RegExp(`\\b${id}\\b.* in room\\d`) })
+  const edge = (client: string, target: string, where: string) =>
+    live.canvas.getByRole('img', { name: `${client} uses broker ${target}, ${where}` })
+
+  await test.step('connect again, with a producer and a consumer per room on the operator’s topic', async () => {
+    await d.tool('New').click()
+    if (await d.discardDialog.isVisible()) {
+      await d.discardDialog.getByRole('button', { name: 'Discard changes' }).click()
+    }
+    await d.canvas.getByRole('button', { name: 'Connect to a running cluster…' }).click()
+    await dialog.getByLabel('Name servers', { exact: true }).fill(cluster.namesrvAddr)
+    await dialog
+      .getByLabel('Room map', { exact: true })
+      .fill(`${cluster.nameServers[0].address}: room1\n${cluster.nameServers[1].address}: room2`)
+    await dialog.getByLabel('Topic for the workload (optional)').fill('payments')
+    await dialog.getByLabel('Add one producer and one consumer per room').check()
+    await dialog.getByRole('button', { name: 'Connect' }).click()
+    await expect(dialog).toBeHidden()
+    await expect(d.room('room1', 4)).toBeVisible()
+  })
+
+  await test.step('Start: producer-room1 sends to broker-a in its own room', async () => {
+    await live.tool('Start').click()
+    await expect(edge('producer-room1', 'broker-a', 'same room (room1)')).toBeAttached({
+      timeout: 120_000
+    })
+    await expect(node('broker-a')).toHaveAccessibleName(/, state up\b/, { timeout: 30_000 })
+  })
+
+  await test.step('the operator kills broker-a out of band: the edge moves, the node shows down', async () => {
+    process.kill(cluster.brokers[0].pid, 'SIGKILL')
+    await expect(edge('producer-room1', 'broker-b', 'cross-room (room1 → room2)')).toBeAttached({
+      timeout: 60_000
+    })
+    await expect(node('broker-a')).toHaveAccessibleName(/, state down\b/, { timeout: 30_000 })
+    await testInfo.attach('canvas after the out-of-band kill', {
+      body: await page.screenshot(),
+      contentType: 'image/png'
+    })
+  })
+
+  await test.step('Stop ends the run', async () => {
+    await live.tool('Stop').click()
+    await expect(live.tool('Start')).toBeEnabled({ timeout: 120_000 })
   })
 })

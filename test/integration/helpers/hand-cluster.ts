@@ -109,3 +109,17 @@ export async function createTopic(
     }
   })
 }
+
+/** createTopic with a client of its own (for specs that must not import DR Studio's internals). */
+export async function createTopicByHand(
+  cluster: HandCluster,
+  topic: string,
+  on: ('broker-a' | 'broker-b')[]
+): Promise<void> {
+  const rpc = new RemotingRpc()
+  try {
+    await createTopic(cluster, rpc, topic, on)
+  } finally {
+    rpc.close()
+  }
+}
