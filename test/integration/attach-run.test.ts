@@ -78,6 +78,7 @@ async function discover(cluster: HandCluster, zones: boolean): Promise<Topology>
     `${ns[1]}: room2`,
     ...(zones ? [] : ['broker-a: room1', 'broker-b: room2'])
   ].join('\n')
+  const started = performance.now()
   const result = await connectToCluster(
     {
       namesrv: ns,
@@ -91,6 +92,9 @@ async function discover(cluster: HandCluster, zones: boolean): Promise<Topology>
     remotingDiscoveryPort(rpc)
   )
   expect(result.problems).toEqual([])
+  process.stderr.write(
+    `discovery of the ${zones ? 'zoned' : 'map-placed'} cluster took ${Math.round(performance.now() - started)} ms\n`
+  )
   const topology = result.topology!
   const rooms = Object.fromEntries(
     topology.rooms.map((r) => [
