@@ -269,9 +269,11 @@ describe('sandbox on real RocketMQ 5.3.3 JVMs', () => {
           rooms: [{ id: 'room1', nameServers: [{ id: 'ext-ns', host, port: Number(port) }] }]
         })
       )
+      // Probed once with a real request before start() returns.
       expect(status.nodes).toEqual([
-        expect.objectContaining({ nodeId: 'ext-ns', state: 'attached', detail: 'reachable' })
+        expect.objectContaining({ nodeId: 'ext-ns', state: 'up', attached: true })
       ])
+      expect(status.nodes[0]!.detail).toMatch(/^up, \d+ ms/)
       const err = (await other.killNode('ext-ns').catch((e: unknown) => e)) as SandboxError
       expect(err.code).toBe('node-attached')
       expect(err.message).toContain(

@@ -161,17 +161,20 @@ export class AttachedProber extends EventEmitter<ProberEvents> {
     return Object.fromEntries([...this.watches].map(([id, w]) => [id, w.state]))
   }
 
-  /** Probes now, then every interval until stop(). */
-  start(): void {
-    if (this.running) return
+  /** Probes now, then every interval until stop(); resolves when the first round has settled. */
+  start(): Promise<void> {
+    if (this.running) return Promise.resolve()
     this.running = true
     this.stopped = false
+    let first: Promise<void> | undefined
     const tick = (): void => {
       if (!this.running) return
-      void this.probeOnce()
+      const round = this.probeOnce()
+      first ??= round
       this.cancelTimer = this.clock.setTimeout(tick, this.opts.intervalMs)
     }
     tick()
+    return first ?? Promise.resolve()
   }
 
   stop(): void {

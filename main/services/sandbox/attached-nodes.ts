@@ -62,10 +62,13 @@ export class AttachedNodes {
     this.opts.allowActions = allow
   }
 
-  /** Starts watching every attached node of the topology. */
-  start(topology: Topology, nodes: ReadonlyMap<string, NodeProcess>): void {
+  /**
+   * Starts watching every attached node of the topology; the promise settles when each has been
+   * probed once, so a started sandbox shows what it saw rather than "not probed yet".
+   */
+  start(topology: Topology, nodes: ReadonlyMap<string, NodeProcess>): Promise<void> {
     const targets = probeTargets(topology)
-    if (targets.length === 0) return
+    if (targets.length === 0) return Promise.resolve()
     this.prober = new AttachedProber({
       targets,
       port: this.opts.probe,
@@ -80,7 +83,7 @@ export class AttachedNodes {
       }
       this.onChange(c)
     })
-    this.prober.start()
+    return this.prober.start()
   }
 
   stop(): void {

@@ -369,7 +369,7 @@ export class Sandbox {
       const ours = [...this.nodes.values()].filter((rt) => !rt.attached)
       for (const rt of ours) rt.command = writeNodeConfig(rt, this.commandContext(topology, runDir))
       for (const rt of this.nodes.values()) this.emitState(rt)
-      this.attachedNodes.start(topology, this.nodes)
+      const attachedProbed = this.attachedNodes.start(topology, this.nodes)
       // A broker that learns the name servers from its management node first asks it 10 s after
       // boot, so it needs neither up yet: boot them together. With a static list it registers at
       // once, so its name servers must be up first.
@@ -406,6 +406,7 @@ export class Sandbox {
         checkpoint()
         await this.bootGroup(proxies, bootAbort.signal)
       }
+      await attachedProbed
     } catch (err) {
       this.progress('', `boot failed: ${(err as Error).message}; stopping everything started`)
       await this.teardown(true)
