@@ -1,26 +1,30 @@
 /** Anything a timeline step can target: a server node of the topology or an in-process client. */
 export interface TargetNode {
   id: string
-  kind: 'nameserver' | 'broker' | 'management' | 'proxy' | 'producer' | 'consumer'
+  kind: 'nameserver' | 'broker' | 'management' | 'proxy' | 'controller' | 'producer' | 'consumer'
   room: string
-  /** Brokers only: master or slave. */
-  role?: 'master' | 'slave'
+  /** Brokers only: master or slave, or a controller-mode replica (whose role changes at run time). */
+  role?: 'master' | 'slave' | 'replica'
 }
 
 export type SelectorResult = { ok: true; nodes: TargetNode[] } | { ok: false; error: string }
 
 type Kind = TargetNode['kind']
 
-const SERVER_KINDS: readonly Kind[] = ['nameserver', 'broker', 'management', 'proxy']
+const SERVER_KINDS: readonly Kind[] = ['nameserver', 'broker', 'management', 'proxy', 'controller']
 
 /** Words people write for each kind, singular and plural. */
-const KIND_WORDS: Record<string, { kinds: readonly Kind[]; role?: 'master' | 'slave' }> = {
+const KIND_WORDS: Record<string, { kinds: readonly Kind[]; role?: TargetNode['role'] }> = {
   broker: { kinds: ['broker'] },
   brokers: { kinds: ['broker'] },
   master: { kinds: ['broker'], role: 'master' },
   masters: { kinds: ['broker'], role: 'master' },
   slave: { kinds: ['broker'], role: 'slave' },
   slaves: { kinds: ['broker'], role: 'slave' },
+  replica: { kinds: ['broker'], role: 'replica' },
+  replicas: { kinds: ['broker'], role: 'replica' },
+  controller: { kinds: ['controller'] },
+  controllers: { kinds: ['controller'] },
   nameserver: { kinds: ['nameserver'] },
   nameservers: { kinds: ['nameserver'] },
   'name server': { kinds: ['nameserver'] },

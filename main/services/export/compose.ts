@@ -57,6 +57,19 @@ function service(topology: Topology, node: ServerNode): Record<string, unknown> 
         environment: { MAX_POSSIBLE_HEAP: '268435456', JAVA_OPT_EXT: '-Xms256m -Xmx256m' },
         volumes: [`./${stagingPath(node, 'namesrv.properties')}:${CONF_DIR}/namesrv.properties`]
       }
+    case 'controller':
+      return {
+        image: ROCKETMQ_IMAGE,
+        ...common,
+        command: `sh mqcontroller -c ${CONF_DIR}/controller.properties`,
+        environment: {
+          MAX_POSSIBLE_HEAP: '268435456',
+          JAVA_OPT_EXT: '-Xms256m -Xmx256m --add-opens java.base/java.lang=ALL-UNNAMED'
+        },
+        volumes: [
+          `./${stagingPath(node, 'controller.properties')}:${CONF_DIR}/controller.properties`
+        ]
+      }
     case 'broker':
       return {
         image: ROCKETMQ_IMAGE,
@@ -70,7 +83,12 @@ function service(topology: Topology, node: ServerNode): Record<string, unknown> 
         volumes: [`./${stagingPath(node, 'broker.conf')}:${CONF_DIR}/broker.conf`],
         depends_on: [
           ...(topology.settings.namesrvDiscovery === 'management' ? mgmtOfRoom : []),
-          ...nameServers
+          ...nameServers,
+          ...(node.spec.role === 'replica'
+            ? listNodes(topology)
+                .filter((n) => n.kind === 'controller')
+                .map((n) => n.id)
+            : [])
         ]
       }
     case 'proxy':

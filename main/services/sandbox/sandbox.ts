@@ -7,13 +7,19 @@ import { findAppPaths, nodeRuntimeCommand } from '../app-paths'
 import type { ActiveFault } from '../network/faults'
 import type { RegistrationProbe, TopicCreator } from './admin-ports'
 import { createRemotingAdmin, remotingRegistrationProbe, remotingTopicCreator } from './admin-ports'
+import type { ControllerEndpoint, ControllerProbe } from './controller-readiness'
+import {
+  remotingControllerProbe,
+  waitForControllerLeader,
+  waitForMasters
+} from './controller-readiness'
 import { SandboxError } from './errors'
 import { onProcessExit } from './exit-handlers'
 import type { FindJavaOptions, JavaInfo } from './java'
 import { findJava } from './java'
 import { formatCommand } from './jvm'
 import type { ManagementCommand, NodeCommandContext } from './node-commands'
-import { writeNodeConfig } from './node-commands'
+import { quorumOf, writeNodeConfig } from './node-commands'
 import type { NodeProcessDeps, NodeStatus, ServerNode } from './node-process'
 import { NodeProcess } from './node-process'
 import type { PidEntry } from './orphans'
@@ -41,6 +47,7 @@ export type { NodeStatus } from './node-process'
 export { BOOT_LINE } from './node-process'
 export type { ManagementCommand } from './node-commands'
 export type { RegistrationReport } from './registration'
+export type { ControllerEndpoint } from './controller-readiness'
 export { makeRunName } from './run-folders'
 export type { NetworkStatus } from './sandbox-network'
 
@@ -89,6 +96,8 @@ export interface SandboxOptions {
   locateRocketmq?: typeof locateRocketmqLib
   topicCreator?: TopicCreator
   registrationProbe?: RegistrationProbe
+  /** Controller reads for readiness (leader elected, every controller-mode group has a master). */
+  controllerProbe?: ControllerProbe
   managementCommand?: ManagementCommand
   /**
    * Rooms as separate networks (namespaces per room and node, link faults). Absent: every room on
@@ -116,10 +125,19 @@ const NAMESPACE_PORTS: Record<PortedKind, { port: number; remotingPort?: number 
   nameserver: { port: 9876 },
   broker: { port: 10911 },
   management: { port: 8080 },
-  proxy: { port: 8081, remotingPort: 8080 }
+  proxy: { port: 8081, remotingPort: 8080 },
+  // The samples' DLedger port (distribution/conf/controller): also where brokers reach a controller.
+  controller: { port: 9878 }
 }
+const NAMESPACE_EMBEDDED_CONTROLLER_PORT = 9878
 
-const SERVER_KINDS: readonly PortedKind[] = ['nameserver', 'management', 'broker', 'proxy']
+const SERVER_KINDS: readonly PortedKind[] = [
+  'nameserver',
+  'management',
+  'controller',
+  'broker',
+  'proxy'
+]
 
 /** Live sandboxes of this process, for the orphan sweep (which must not kill a live one's children). */
 const liveSandboxes = new Set<Sandbox>()
@@ -149,6 +167,7 @@ export class Sandbox {
   private lib: RocketmqLib | undefined
   private topicCreator: TopicCreator | undefined
   private registrationProbe: RegistrationProbe | undefined
+  private controllerProbe: ControllerProbe | undefined
   private starting = false
   /** Aborted by stop() during a boot, so waiting nodes give up at once instead of after 90 s. */
   private bootAbort: AbortController | undefined
@@ -321,15 +340,19 @@ export class Sandbox {
       for (const rt of this.nodes.values()) this.emitState(rt)
       await this.probeAttached()
       await this.bootGroup(
-        ours.filter((rt) => rt.kind === 'nameserver' || rt.kind === 'management'),
+        ours.filter(
+          (rt) => rt.kind === 'nameserver' || rt.kind === 'management' || rt.kind === 'controller'
+        ),
         bootAbort.signal
       )
       checkpoint()
+      await this.awaitControllerLeader(bootAbort.signal)
       await this.bootGroup(
         ours.filter((rt) => rt.kind === 'broker'),
         bootAbort.signal
       )
       checkpoint()
+      await this.awaitGroupMasters(bootAbort.signal)
       const brokersUpAt = this.clock.now()
       if (this.opts.trackRegistration ?? true) {
         this.registration = this.registrationSince(brokersUpAt, 120_000)
@@ -401,6 +424,10 @@ export class Sandbox {
         this.processDeps()
       )
       if (placed) rt.prefix = placed.prefix
+      if (node.kind === 'nameserver' && node.spec.controller) {
+        const own = node.spec.controller.port
+        rt.controllerPort = own ?? (placed ? NAMESPACE_EMBEDDED_CONTROLLER_PORT : undefined)
+      }
       this.nodes.set(node.id, rt)
     }
     if (status.mode === 'loopback') await this.allocateLoopbackPorts()
@@ -413,11 +440,18 @@ export class Sandbox {
       kind: rt.kind,
       path: rt.node.path,
       port: rt.node.spec.port,
-      remotingPort: rt.node.kind === 'proxy' ? rt.node.spec.remotingPort : undefined
+      remotingPort: rt.node.kind === 'proxy' ? rt.node.spec.remotingPort : undefined,
+      ...(rt.node.kind === 'nameserver' && rt.node.spec.controller
+        ? { controllerPort: rt.node.spec.controller.port ?? (true as const) }
+        : {})
     }))
     const reserved = [...this.nodes.values()]
       .filter((rt) => rt.attached && isLoopback(rt.host))
-      .flatMap((rt) => [rt.port, ...(rt.remotingPort ? [rt.remotingPort] : [])])
+      .flatMap((rt) => [
+        rt.port,
+        ...(rt.remotingPort ? [rt.remotingPort] : []),
+        ...(rt.controllerPort ? [rt.controllerPort] : [])
+      ])
     const ports = await allocatePorts(requests, this.opts.portProbe ?? tcpPortProbe, {
       range: this.opts.portRange,
       reserved
@@ -426,6 +460,7 @@ export class Sandbox {
       const a = ports.get(rt.id)!
       rt.port = a.port
       if (a.remotingPort !== undefined) rt.remotingPort = a.remotingPort
+      if (a.controllerPort !== undefined) rt.controllerPort = a.controllerPort
     }
   }
 
@@ -510,10 +545,14 @@ export class Sandbox {
       await Promise.all(live([...SERVER_KINDS]).map((rt) => rt.enqueue(() => rt.kill())))
     } else {
       await Promise.all(live(['broker', 'proxy']).map((rt) => rt.enqueue(() => rt.stop())))
-      await Promise.all(live(['nameserver', 'management']).map((rt) => rt.enqueue(() => rt.stop())))
+      await Promise.all(
+        live(['nameserver', 'management', 'controller']).map((rt) => rt.enqueue(() => rt.stop()))
+      )
     }
     this.topicCreator?.close?.()
     this.topicCreator = undefined
+    this.controllerProbe?.close?.()
+    this.controllerProbe = undefined
     this.registrationProbe?.close?.()
     this.registrationProbe = undefined
     await this.net.down().catch((e: Error) => this.progress('', `network clean-up: ${e.message}`))
@@ -659,14 +698,81 @@ export class Sandbox {
     this.net.downSync()
   }
 
+  /**
+   * The controller quorum (standalone controllers and name servers embedding one), with the
+   * address brokers reach each on; empty for topologies without controller mode.
+   */
+  controllers(): ControllerEndpoint[] {
+    const nodes = [...this.nodes.values()]
+    return quorumOf(nodes).map((p) => ({
+      nodeId: p.nodeId,
+      room: this.nodes.get(p.nodeId)!.room,
+      address: `${p.host}:${p.port}`,
+      selfId: p.selfId,
+      embedded: this.nodes.get(p.nodeId)!.kind === 'nameserver'
+    }))
+  }
+
+  private probeControllers(): ControllerProbe {
+    return (this.controllerProbe ??= this.opts.controllerProbe ?? remotingControllerProbe())
+  }
+
+  /** Readiness of the quorum: a leader is elected before brokers look for one. */
+  private async awaitControllerLeader(signal: AbortSignal): Promise<void> {
+    const controllers = this.controllers()
+    if (controllers.length === 0) return
+    this.progress('', `waiting for the ${controllers.length} controllers to elect a leader`)
+    const leader = await waitForControllerLeader({
+      probe: this.probeControllers(),
+      controllers,
+      clock: this.clock,
+      timeoutMs: this.opts.bootTimeoutMs ?? 90_000,
+      signal
+    })
+    this.progress(leader.nodeId, `controller leader elected (${leader.selfId}, ${leader.address})`)
+  }
+
+  /** Readiness of controller mode: every group of replicas has an elected master. */
+  private async awaitGroupMasters(signal: AbortSignal): Promise<void> {
+    const groups = [
+      ...new Set(
+        [...this.nodes.values()].flatMap((rt) =>
+          rt.node.kind === 'broker' && rt.node.spec.role === 'replica' && !rt.attached
+            ? [rt.node.spec.brokerName]
+            : []
+        )
+      )
+    ]
+    if (groups.length === 0) return
+    this.progress('', `waiting for the controllers to elect a master in ${groups.join(', ')}`)
+    const info = await waitForMasters({
+      probe: this.probeControllers(),
+      controllers: this.controllers(),
+      groups,
+      clock: this.clock,
+      timeoutMs: this.opts.bootTimeoutMs ?? 90_000,
+      signal
+    })
+    for (const g of groups) {
+      const master = [...this.nodes.values()].find(
+        (rt) => `${rt.host}:${rt.port}` === info[g]!.masterAddress
+      )
+      this.progress(
+        master?.id ?? '',
+        `master of ${g}: ${info[g]!.masterAddress} (epoch ${info[g]!.masterEpoch})`
+      )
+    }
+  }
+
   private async createTopics(topology: Topology): Promise<void> {
     const topics = topicsOf(topology)
+    // Controller-mode replicas get the topic too: whichever is elected next must already serve it.
     const masters = [...this.nodes.values()].filter(
       (rt) =>
         rt.kind === 'broker' &&
         !rt.attached &&
         rt.node.kind === 'broker' &&
-        rt.node.spec.role === 'master'
+        (rt.node.spec.role === 'master' || rt.node.spec.role === 'replica')
     )
     if (topics.length === 0 || masters.length === 0) return
     const creator = (this.topicCreator ??=

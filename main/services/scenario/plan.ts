@@ -122,6 +122,7 @@ export function targetNodes(topology: Topology, clients: readonly ClientPlan[]):
       case 'nameserver':
       case 'management':
       case 'proxy':
+      case 'controller':
         return [{ id: n.id, kind: n.kind, room: n.room }]
       default:
         return []
