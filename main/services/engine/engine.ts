@@ -69,6 +69,8 @@ export interface SandboxPort {
   network?(): NetworkStatusPayload
   applyNetworkFault?(fault: NetworkFault): Promise<unknown>
   workerPrefix?(workerId: string): string[]
+  /** The controller quorum of a controller-mode topology (the real Sandbox has it). */
+  controllers?(): readonly { nodeId: string; room: string; address: string; selfId: string }[]
 }
 
 /** The scenario run in progress (one at a time). */

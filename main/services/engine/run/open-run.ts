@@ -12,6 +12,7 @@ import { planClients } from '../../scenario/plan'
 import type { WorkerFactory } from '../../workers/client-fleet'
 import { ClientFleet } from '../../workers/client-fleet'
 import type { WireRow } from '../../workers/protocol'
+import { startControllerWatch } from './controller-run'
 import type { AdminRemoting, RunContext, RunNames, RunProgress, TopicPolicy } from './run-context'
 import { recordFault } from './timeline'
 
@@ -73,12 +74,22 @@ export function openRun(o: OpenRunOptions): OpenRun {
   fleet.on('rows', (rows) => writeRows(ledger, rows))
   fleet.on('choice', o.on.choice)
   const tStart = clock.now()
+  const plans = planClients(o.loaded.scenario, o.loaded.topology)
+  // Controller-mode topologies: leader, masters and SyncStateSets go to the ledger all run long.
+  const controllers = startControllerWatch({
+    topology: o.loaded.topology,
+    cluster: o.cluster,
+    plans,
+    names: o.names,
+    ledger,
+    now: () => clock.now()
+  })
   const run: OpenRun = {
     t0: 0,
     ctx: {
       runId: o.runId,
       loaded: o.loaded,
-      plans: planClients(o.loaded.scenario, o.loaded.topology),
+      plans,
       fleet,
       ledger,
       reader: new LedgerReader(o.recorder.db),
@@ -95,6 +106,7 @@ export function openRun(o: OpenRunOptions): OpenRun {
       endpoints: { managementNodes: [], nameServers: [] },
       notes: [],
       applied: [],
+      ...(controllers ? { controllers: controllers.watcher } : {}),
       progress: (phase, message) => {
         ledger.event('phase', null, null, {
           phase: phase === 'done' ? 'report' : phase,
@@ -107,6 +119,7 @@ export function openRun(o: OpenRunOptions): OpenRun {
     abort: (reason) => ctrl.abort(reason),
     close: async () => {
       await fleet.close()
+      await controllers?.close()
       run.ctx.admin.close()
       ledger.close()
     }

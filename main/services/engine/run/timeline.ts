@@ -8,6 +8,7 @@ import type {
 import { isNetworkStep } from '../../../../common/scenario/schema'
 import { resolveTarget } from '../../../../common/scenario/selectors'
 import { targetNodes } from '../../scenario/plan'
+import { mastersHit, resolveControllerTargets, sampleAfterFault } from './controller-run'
 import type { AppliedStep, RunContext } from './run-context'
 
 /** Actions that take a node out of service; the first one marks "before the fault" for locality. */
@@ -98,12 +99,17 @@ export async function applyNetworkStep(
     ...('peer' in fault && fault.peer ? [fault.peer] : [])
   ]
   const rooms = new Set(ctx.loaded.topology.rooms.map((r) => r.id))
+  const hit =
+    fault.action === 'heal'
+      ? []
+      : mastersHit(ctx, { nodes: named, rooms: named.filter((n) => rooms.has(n)) })
   let error: string | undefined
   try {
     if (!ctx.cluster.applyNetworkFault) {
       throw new Error('this deployment has no network lab (network faults need the sandbox)')
     }
     await ctx.cluster.applyNetworkFault(fault)
+    await sampleAfterFault(ctx, hit)
   } catch (e) {
     error = (e as Error).message
   }
@@ -130,7 +136,10 @@ async function applyNodeStep(
   t0: number
 ): Promise<AppliedStep> {
   const targets = typeof step.target === 'string' ? [step.target] : step.target
-  const resolved = resolveTarget(targets, targetNodes(ctx.loaded.topology, ctx.plans))
+  const roles = resolveControllerTargets(ctx, targets)
+  const resolved = roles.ok
+    ? resolveTarget(roles.targets, targetNodes(ctx.loaded.topology, ctx.plans))
+    : roles
   if (!resolved.ok) {
     return recordFault(
       ctx,
@@ -139,6 +148,9 @@ async function applyNodeStep(
     )
   }
   const errors: string[] = []
+  const hit = FAULT_ACTIONS.has(step.action)
+    ? mastersHit(ctx, { nodes: resolved.nodes.map((n) => n.id), rooms: [] })
+    : []
   await Promise.all(
     resolved.nodes.map(async (n) => {
       try {
@@ -150,6 +162,7 @@ async function applyNodeStep(
       }
     })
   )
+  await sampleAfterFault(ctx, hit).catch((e: Error) => errors.push(`offset sample: ${e.message}`))
   const applied = recordFault(
     ctx,
     {
