@@ -331,9 +331,11 @@ export type FaultReport = z.infer<typeof faultReportSchema>
 /** Controller-mode runs: the master switches, the quorum's leader, split brains and the RPO. */
 export const controllerReportSchema = z.object({
   rpo: z.object({
-    /** Acknowledged, never consumed, acknowledged by a master that was replaced. */
+    /** Acknowledged by a master that was replaced and missing from its successor: never consumable after. */
     lostWithOldMaster: z.number().int(),
-    /** Acknowledged by a failed master before the fault at offsets its successor did not have. */
+    /** Of those, the ones no consumer of the run got before the switch either. */
+    neverConsumed: z.number().int(),
+    /** Of those, the ones acknowledged before the fault (the replication gap at that moment). */
     unreplicatedAtFault: z.number().int(),
     /** Queues whose successor offset could not be read (their sends are not counted above). */
     unknownQueues: z.number().int(),
@@ -346,6 +348,7 @@ export const controllerReportSchema = z.object({
       /** Most replicas acting as master at once by their own account (2+ = split brain). */
       maxMasters: z.number().int(),
       lostWithOldMaster: z.number().int(),
+      neverConsumed: z.number().int(),
       unreplicatedAtFault: z.number().int(),
       lostKeys: z.array(z.string())
     })

@@ -112,3 +112,20 @@ export function resolveTarget(
   }
   return { ok: true, nodes: [...out.values()] }
 }
+
+/** A node named by the role the controllers give it, which only the run can resolve. */
+export type RoleSelector = { role: 'master'; group: string } | { role: 'leader' }
+
+const MASTER_OF = /^(?:the\s+)?(?:current\s+)?master\s+of\s+group\s+(\S+)$/i
+const LEADER = /^(?:the\s+)?(?:leader\s+controller|controller\s+leader)$/i
+
+/**
+ * "master of group broker-a" (the replica the controllers made master when the step runs) and
+ * "leader controller"; undefined for every other selector.
+ */
+export function parseRoleSelector(selector: string): RoleSelector | undefined {
+  const text = selector.trim()
+  const m = MASTER_OF.exec(text)
+  if (m) return { role: 'master', group: m[1]! }
+  return LEADER.test(text) ? { role: 'leader' } : undefined
+}

@@ -38,11 +38,10 @@ export const EMPTY_VIEW: ControllerView = {
 
 /** A ledger event the diff asks for; `room` is where it happened (null = deployment-wide). */
 export type ViewEvent = {
-  [K in
-    | 'controller-leader-changed'
-    | 'master-elected'
-    | 'sync-state-set-changed'
-    | 'masters-observed']: { kind: K; room: string | null; data: LedgerEventData[K] }
+  [
+    K in
+      'controller-leader-changed' | 'master-elected' | 'sync-state-set-changed' | 'masters-observed'
+  ]: { kind: K; room: string | null; data: LedgerEventData[K] }
 }['controller-leader-changed' | 'master-elected' | 'sync-state-set-changed' | 'masters-observed']
 
 /** Resolves a broker or controller address to its node; unknown addresses keep the address as id. */

@@ -191,7 +191,10 @@ export class ControllerWatcher {
     if (topics.length === 0) return
     const replicas = this.opts
       .replicas()
-      .filter((r) => r.group === group && (trigger === 'fault' ? r.nodeId !== master : r.nodeId === master))
+      .filter(
+        (r) =>
+          r.group === group && (trigger === 'fault' ? r.nodeId !== master : r.nodeId === master)
+      )
     const read = await Promise.all(
       replicas.map(async (r) => {
         try {

@@ -161,6 +161,8 @@ export interface ManagementNodeConfig {
     remotingAddress?: string
     zoneMode?: boolean
   }[]
+  /** Controller-mode replicas of every room (their rooms, for clients placing a group's master). */
+  brokers?: { id: string; room: string; address: string }[]
 }
 
 export interface ProxyConfigInput {

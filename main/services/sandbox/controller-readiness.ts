@@ -115,3 +115,30 @@ export async function waitForMasters(
     await input.clock.sleep(input.intervalMs ?? 250)
   }
 }
+
+/**
+ * Brokers in two boot waves: every broker except the controller-mode replicas that a preferred
+ * (lower electionPriority) replica of their group outranks, then those. The controllers make the
+ * first replica that registers master, so booting the preferred one first puts the initial master
+ * where the topology asks; later elections follow the priorities by themselves.
+ */
+export function electionWaves<T extends { node: { kind: string; spec: unknown } }>(
+  brokers: readonly T[]
+): [T[], T[]] {
+  const prio = (b: T): number | undefined => {
+    const spec = b.node.spec as { role?: string; brokerName?: string; electionPriority?: number }
+    return b.node.kind === 'broker' && spec.role === 'replica' ? spec.electionPriority : undefined
+  }
+  const best = new Map<string, number>()
+  for (const b of brokers) {
+    const p = prio(b)
+    const name = (b.node.spec as { brokerName?: string }).brokerName ?? ''
+    if (p !== undefined) best.set(name, Math.min(p, best.get(name) ?? Infinity))
+  }
+  const later = (b: T): boolean => {
+    const p = prio(b)
+    const name = (b.node.spec as { brokerName?: string }).brokerName ?? ''
+    return p !== undefined && p > best.get(name)!
+  }
+  return [brokers.filter((b) => !later(b)), brokers.filter(later)]
+}

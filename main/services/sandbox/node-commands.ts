@@ -154,7 +154,15 @@ export function writeNodeConfig(rt: NodeProcess, ctx: NodeCommandContext): Comma
 
 function managementConfig(rt: NodeProcess, ctx: NodeCommandContext): ManagementNodeConfig {
   const settings = ctx.topology.settings
+  const replicas = ctx.nodes.filter(
+    (n) => n.node.kind === 'broker' && n.node.spec.role === 'replica'
+  )
   return {
+    ...(replicas.length > 0
+      ? {
+          brokers: replicas.map((n) => ({ id: n.id, room: n.room, address: `${n.host}:${n.port}` }))
+        }
+      : {}),
     id: rt.id,
     room: rt.room,
     host: rt.host,

@@ -9,6 +9,7 @@ import type { RegistrationProbe, TopicCreator } from './admin-ports'
 import { createRemotingAdmin, remotingRegistrationProbe, remotingTopicCreator } from './admin-ports'
 import type { ControllerEndpoint, ControllerProbe } from './controller-readiness'
 import {
+  electionWaves,
   remotingControllerProbe,
   waitForControllerLeader,
   waitForMasters
@@ -347,11 +348,14 @@ export class Sandbox {
       )
       checkpoint()
       await this.awaitControllerLeader(bootAbort.signal)
-      await this.bootGroup(
-        ours.filter((rt) => rt.kind === 'broker'),
-        bootAbort.signal
-      )
+      const [first, later] = electionWaves(ours.filter((rt) => rt.kind === 'broker'))
+      await this.bootGroup(first, bootAbort.signal)
       checkpoint()
+      if (later.length > 0) {
+        await this.awaitGroupMasters(bootAbort.signal)
+        await this.bootGroup(later, bootAbort.signal)
+        checkpoint()
+      }
       await this.awaitGroupMasters(bootAbort.signal)
       const brokersUpAt = this.clock.now()
       if (this.opts.trackRegistration ?? true) {

@@ -10,13 +10,15 @@ function table(rows: string[][]): string[] {
 
 function controllerLines(c: NonNullable<ScenarioReport['controller']>): string[] {
   const lines = [
-    `controller mode: RPO ${c.rpo.lostWithOldMaster} acknowledged messages lost with a replaced master, ` +
-      `${c.rpo.unreplicatedAtFault} unreplicated at the fault; ${c.leaderChanges} leader change(s)`
+    `controller mode: RPO ${c.rpo.lostWithOldMaster} acknowledged messages lost with a replaced master ` +
+      `(${c.rpo.neverConsumed} never consumed, ${c.rpo.unreplicatedAtFault} unreplicated at the fault); ` +
+      `${c.leaderChanges} leader change(s)`
   ]
   for (const g of c.groups) {
     lines.push(
       `  ${g.group}: ${g.switches} master switch(es), at most ${g.maxMasters} acting master(s) at once` +
-        `${g.maxMasters > 1 ? ' (split brain)' : ''}, lost ${g.lostWithOldMaster}, unreplicated ${g.unreplicatedAtFault}`
+        `${g.maxMasters > 1 ? ' (split brain)' : ''}, lost with the old master ${g.lostWithOldMaster} ` +
+        `(never consumed ${g.neverConsumed}, unreplicated at the fault ${g.unreplicatedAtFault})`
     )
   }
   for (const e of c.elections) {

@@ -8,6 +8,7 @@ import { effectiveNodeState, nodeAriaLabel } from '../model/flow-model'
 import { useLiveStore } from '../stores/live-store'
 import { useRunStore } from '../stores/run-store'
 import { useUiStore } from '../stores/ui-store'
+import { ControllerBadge } from './controller-badge'
 import { KindIcon } from './kind-icon'
 
 const HIDDEN_STATES = new Set(['stopped'])
@@ -118,6 +119,9 @@ function ComponentNodeView({ data, selected }: NodeProps<ComponentFlowNode>) {
         </div>
       </div>
       {!HIDDEN_STATES.has(state) && <span className={`badge badge-${state}`}>{state}</span>}
+      {!isClient && kind !== 'management' && kind !== 'proxy' && (
+        <ControllerBadge nodeId={nodeId} />
+      )}
       <button
         type="button"
         className="cnode-actions nodrag"

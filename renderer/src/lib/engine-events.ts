@@ -1,5 +1,6 @@
 import type { EventPayload, NodeStatus } from '../../../common/contract'
 import { useConnectStore } from '../stores/connect-store'
+import { useControllerStore } from '../stores/controller-store'
 import { answerDocumentQuery, useFileStore } from '../stores/file-store'
 import { useLiveStore } from '../stores/live-store'
 import { useRunsStore } from '../stores/runs-store'
@@ -26,6 +27,7 @@ export function subscribeEngineEvents(): () => void {
   const ledger = new FrameBatcher<EventPayload<'ledger:event'>>((b) => {
     useLiveStore.getState().applyLedgerEvents(b)
     useTimelineStore.getState().applyLedgerEvents(b)
+    useControllerStore.getState().applyLedgerEvents(b)
   })
   const scenarioProgress = new FrameBatcher<ScenarioProgress>((b) =>
     useScenarioStore.getState().applyProgress(b)
@@ -36,7 +38,10 @@ export function subscribeEngineEvents(): () => void {
   offs.push(
     on('sandbox:status', (p: SandboxStatus) => {
       useRunStore.getState().applyStatus(p)
-      if (!p.running) useLiveStore.getState().reset()
+      if (!p.running) {
+        useLiveStore.getState().reset()
+        useControllerStore.getState().reset()
+      }
     })
   )
   offs.push(on('recent:changed', (p) => useFileStore.getState().setRecent(p)))

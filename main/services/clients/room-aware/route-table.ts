@@ -5,18 +5,25 @@ import type { QueueRef } from './allocate-nearby'
 const PERM_READ = 4
 const PERM_WRITE = 2
 
-/** Joins a route's broker and queue data into per-broker candidates tagged with their room. */
+/**
+ * Joins a route's broker and queue data into per-broker candidates tagged with their room: the
+ * room of the master's address when `roomOfAddress` knows it (a controller-mode group moves its
+ * master between rooms, and the name server keeps the zone of whichever replica registered last),
+ * else the zone the set registered with.
+ */
 export function routeToBrokers(
-  route: Pick<TopicRoute, 'brokerDatas' | 'queueDatas'>
+  route: Pick<TopicRoute, 'brokerDatas' | 'queueDatas'>,
+  roomOfAddress: (address: string) => string | undefined = () => undefined
 ): BrokerCandidate[] {
   const queues = new Map(route.queueDatas.map((q) => [q.brokerName, q]))
   return route.brokerDatas
     .map((b): BrokerCandidate => {
       const q = queues.get(b.brokerName)
+      const master = b.brokerAddrs['0']
       return {
         brokerName: b.brokerName,
-        room: b.zoneName ?? null,
-        masterAddr: b.brokerAddrs['0'],
+        room: (master !== undefined ? roomOfAddress(master) : undefined) ?? b.zoneName ?? null,
+        masterAddr: master,
         writeQueues: q && q.perm & PERM_WRITE ? q.writeQueueNums : 0,
         readQueues: q && q.perm & PERM_READ ? q.readQueueNums : 0
       }

@@ -35,19 +35,24 @@ export function controllerReportOf(snap: ControllerSnapshot, t0: number): Contro
   return {
     rpo: {
       lostWithOldMaster: rpo.lostWithOldMaster,
+      neverConsumed: rpo.neverConsumed,
       unreplicatedAtFault: rpo.unreplicatedAtFault,
       unknownQueues: rpo.unknownQueues,
       note:
-        'lostWithOldMaster: acknowledged sends never consumed whose acknowledging master was later replaced; ' +
-        'unreplicatedAtFault: sends a failed master acknowledged before the fault at queue offsets its successor ' +
-        'did not have when it took over (its first offset as master, else its sampled max offset)' +
-        (rpo.unknownQueues > 0 ? `; ${rpo.unknownQueues} queue(s) without a successor offset are not counted` : '')
+        'lost with the old master: acknowledged by a master that was replaced, at queue offsets its successor ' +
+        'did not have when it took over (its first offset as master, else its sampled max offset) or after the ' +
+        'successor had started; never consumable after the switch. neverConsumed: of those, not consumed before ' +
+        'the switch either. unreplicatedAtFault: of those, acknowledged before the fault' +
+        (rpo.unknownQueues > 0
+          ? `; ${rpo.unknownQueues} queue(s) had no successor offset, so only their never-consumed sends count`
+          : '')
     },
     groups: rpo.groups.map((g) => ({
       group: g.group,
       switches: g.switches,
       maxMasters: maxMasters[g.group] ?? 0,
       lostWithOldMaster: g.lostWithOldMaster,
+      neverConsumed: g.neverConsumed,
       unreplicatedAtFault: g.unreplicatedAtFault,
       lostKeys: g.lostKeys
     })),

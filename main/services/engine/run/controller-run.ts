@@ -1,4 +1,5 @@
 import { listNodes, topicsOf } from '../../../../common/topology/model'
+import { parseRoleSelector } from '../../../../common/scenario/selectors'
 import type { Topology } from '../../../../common/topology/schema'
 import type { WatchedReplica } from '../../controller/controller-watcher'
 import { ControllerWatcher } from '../../controller/controller-watcher'
@@ -33,7 +34,12 @@ export function watchedReplicas(topology: Topology, cluster: ClusterPort): Watch
   return cluster
     .status()
     .nodes.filter((n) => specs.has(n.nodeId) && n.address)
-    .map((n) => ({ nodeId: n.nodeId, room: n.room, address: n.address!, group: specs.get(n.nodeId)! }))
+    .map((n) => ({
+      nodeId: n.nodeId,
+      room: n.room,
+      address: n.address!,
+      group: specs.get(n.nodeId)!
+    }))
 }
 
 /**
@@ -76,9 +82,6 @@ export function startControllerWatch(input: {
   }
 }
 
-const MASTER_OF = /^(?:the\s+)?(?:current\s+)?master\s+of\s+(?:group\s+)?(\S+)$/i
-const LEADER = /^(?:the\s+)?(?:(?:leader\s+controller)|(?:controller\s+leader))$/i
-
 /**
  * Timeline targets that name a role rather than a node: "master of group broker-a" (the replica
  * the controllers made master) and "leader controller". Resolved when the step runs; other
@@ -88,15 +91,19 @@ export function resolveControllerTargets(
   ctx: Pick<RunContext, 'controllers' | 'loaded'>,
   targets: readonly string[]
 ): { ok: true; targets: string[] } | { ok: false; error: string } {
-  const groups = replicaGroups(ctx.loaded.topology)
   const out: string[] = []
   for (const t of targets) {
-    const m = MASTER_OF.exec(t.trim())
-    if (m && groups.includes(m[1]!)) {
-      const master = ctx.controllers?.masterOf(m[1]!)
-      if (!master) return { ok: false, error: `"${t}": the controllers report no master for ${m[1]} now` }
+    const role = parseRoleSelector(t)
+    if (role?.role === 'master') {
+      const master = ctx.controllers?.masterOf(role.group)
+      if (!master) {
+        return {
+          ok: false,
+          error: `"${t}": the controllers report no master for ${role.group} now`
+        }
+      }
       out.push(master)
-    } else if (LEADER.test(t.trim())) {
+    } else if (role?.role === 'leader') {
       const leader = ctx.controllers?.leader()
       if (!leader) return { ok: false, error: `"${t}": no controller is leader now` }
       out.push(leader)

@@ -109,7 +109,6 @@ export async function applyNetworkStep(
       throw new Error('this deployment has no network lab (network faults need the sandbox)')
     }
     await ctx.cluster.applyNetworkFault(fault)
-    await sampleAfterFault(ctx, hit)
   } catch (e) {
     error = (e as Error).message
   }
@@ -127,6 +126,8 @@ export async function applyNetworkStep(
   )
   const what = named.length ? `${fault.action} ${named.join(' ~ ')}` : fault.action
   ctx.progress('workload', `${what}${error ? ` failed: ${error}` : ''}`)
+  // After the fault is on record: the sample may wait on replicas that do not answer.
+  if (error === undefined) await sampleAfterFault(ctx, hit).catch(() => undefined)
   return applied
 }
 
@@ -162,7 +163,6 @@ async function applyNodeStep(
       }
     })
   )
-  await sampleAfterFault(ctx, hit).catch((e: Error) => errors.push(`offset sample: ${e.message}`))
   const applied = recordFault(
     ctx,
     {
@@ -176,5 +176,7 @@ async function applyNodeStep(
   )
   const r = applied.report
   ctx.progress('workload', `${r.action} ${r.nodes.join(', ')}${r.ok ? '' : ` failed: ${r.error}`}`)
+  // After the fault is on record: the sample may wait on replicas that do not answer.
+  await sampleAfterFault(ctx, hit).catch(() => undefined)
   return applied
 }
