@@ -44,7 +44,6 @@ function quorumLines(topology: Topology, self: ServerNode, ep: Endpoints): strin
     `controllerDLegerPeers=${members.map((m) => `${m.selfId}-${m.address}`).join(';')}`,
     `controllerDLegerSelfId=${me.selfId}`,
     `controllerStorePath=${ep.controllerStore(self)}`,
-    '# The DLedger entry file is 1 GiB by default (mappedFileSize); controller events are small.',
     mode.enableElectUncleanMaster
       ? '# Unclean election is ON: a replica outside the SyncStateSet may become master and lose acknowledged messages.'
       : '# A replica outside the SyncStateSet is never elected (it may lack acknowledged messages).',
