@@ -8,19 +8,16 @@ import type { ActiveFault } from '../network/faults'
 import type { RegistrationProbe, TopicCreator } from './admin-ports'
 import { createRemotingAdmin, remotingRegistrationProbe, remotingTopicCreator } from './admin-ports'
 import type { ControllerEndpoint, ControllerProbe } from './controller-readiness'
-import {
-  electionWaves,
-  remotingControllerProbe,
-  waitForControllerLeader,
-  waitForMasters
-} from './controller-readiness'
+import type { ControllerBootInput } from './controller-boot'
+import { awaitControllerLeader, awaitGroupMasters, controllerEndpoints } from './controller-boot'
+import { electionWaves, remotingControllerProbe } from './controller-readiness'
 import { SandboxError } from './errors'
 import { onProcessExit } from './exit-handlers'
 import type { FindJavaOptions, JavaInfo } from './java'
 import { findJava } from './java'
 import { formatCommand } from './jvm'
 import type { ManagementCommand, NodeCommandContext } from './node-commands'
-import { quorumOf, writeNodeConfig } from './node-commands'
+import { writeNodeConfig } from './node-commands'
 import type { NodeProcessDeps, NodeStatus, ServerNode } from './node-process'
 import { NodeProcess } from './node-process'
 import type { PidEntry } from './orphans'
@@ -347,16 +344,16 @@ export class Sandbox {
         bootAbort.signal
       )
       checkpoint()
-      await this.awaitControllerLeader(bootAbort.signal)
+      await awaitControllerLeader(this.controllerBoot(bootAbort.signal))
       const [first, later] = electionWaves(ours.filter((rt) => rt.kind === 'broker'))
       await this.bootGroup(first, bootAbort.signal)
       checkpoint()
       if (later.length > 0) {
-        await this.awaitGroupMasters(bootAbort.signal)
+        await awaitGroupMasters(this.controllerBoot(bootAbort.signal))
         await this.bootGroup(later, bootAbort.signal)
         checkpoint()
       }
-      await this.awaitGroupMasters(bootAbort.signal)
+      await awaitGroupMasters(this.controllerBoot(bootAbort.signal))
       const brokersUpAt = this.clock.now()
       if (this.opts.trackRegistration ?? true) {
         this.registration = this.registrationSince(brokersUpAt, 120_000)
@@ -707,64 +704,18 @@ export class Sandbox {
    * address brokers reach each on; empty for topologies without controller mode.
    */
   controllers(): ControllerEndpoint[] {
-    const nodes = [...this.nodes.values()]
-    return quorumOf(nodes).map((p) => ({
-      nodeId: p.nodeId,
-      room: this.nodes.get(p.nodeId)!.room,
-      address: `${p.host}:${p.port}`,
-      selfId: p.selfId,
-      embedded: this.nodes.get(p.nodeId)!.kind === 'nameserver'
-    }))
+    return controllerEndpoints([...this.nodes.values()])
   }
 
-  private probeControllers(): ControllerProbe {
-    return (this.controllerProbe ??= this.opts.controllerProbe ?? remotingControllerProbe())
-  }
-
-  /** Readiness of the quorum: a leader is elected before brokers look for one. */
-  private async awaitControllerLeader(signal: AbortSignal): Promise<void> {
-    const controllers = this.controllers()
-    if (controllers.length === 0) return
-    this.progress('', `waiting for the ${controllers.length} controllers to elect a leader`)
-    const leader = await waitForControllerLeader({
-      probe: this.probeControllers(),
-      controllers,
+  private controllerBoot(signal: AbortSignal): ControllerBootInput {
+    return {
+      nodes: [...this.nodes.values()],
+      probe: () =>
+        (this.controllerProbe ??= this.opts.controllerProbe ?? remotingControllerProbe()),
       clock: this.clock,
       timeoutMs: this.opts.bootTimeoutMs ?? 90_000,
-      signal
-    })
-    this.progress(leader.nodeId, `controller leader elected (${leader.selfId}, ${leader.address})`)
-  }
-
-  /** Readiness of controller mode: every group of replicas has an elected master. */
-  private async awaitGroupMasters(signal: AbortSignal): Promise<void> {
-    const groups = [
-      ...new Set(
-        [...this.nodes.values()].flatMap((rt) =>
-          rt.node.kind === 'broker' && rt.node.spec.role === 'replica' && !rt.attached
-            ? [rt.node.spec.brokerName]
-            : []
-        )
-      )
-    ]
-    if (groups.length === 0) return
-    this.progress('', `waiting for the controllers to elect a master in ${groups.join(', ')}`)
-    const info = await waitForMasters({
-      probe: this.probeControllers(),
-      controllers: this.controllers(),
-      groups,
-      clock: this.clock,
-      timeoutMs: this.opts.bootTimeoutMs ?? 90_000,
-      signal
-    })
-    for (const g of groups) {
-      const master = [...this.nodes.values()].find(
-        (rt) => `${rt.host}:${rt.port}` === info[g]!.masterAddress
-      )
-      this.progress(
-        master?.id ?? '',
-        `master of ${g}: ${info[g]!.masterAddress} (epoch ${info[g]!.masterEpoch})`
-      )
+      signal,
+      progress: (nodeId, message) => this.progress(nodeId, message)
     }
   }
 
