@@ -153,7 +153,7 @@ export class ControllerWatcher {
     for (const e of events) {
       this.deps.ledger.event(e.kind, null, e.room, e.data as never)
       if (e.kind === 'master-elected' && e.data.to && !this.first) {
-        this.track(this.sample(e.data.group, 'elected', e.data.to))
+        void this.sample(e.data.group, 'elected', e.data.to).catch(() => undefined)
       }
     }
     this.first = false
@@ -186,7 +186,18 @@ export class ControllerWatcher {
    * Records the consume-queue max offsets of a group's replicas for the run's topics: at a fault,
    * of every replica but the master that was hit; at an election, of the new master only.
    */
-  async sample(group: string, trigger: 'fault' | 'elected', master: string | null): Promise<void> {
+  sample(group: string, trigger: 'fault' | 'elected', master: string | null): Promise<void> {
+    // Tracked, so stop() waits for it and its row lands before the ledger closes.
+    const p = this.readOffsets(group, trigger, master)
+    this.track(p)
+    return p
+  }
+
+  private async readOffsets(
+    group: string,
+    trigger: 'fault' | 'elected',
+    master: string | null
+  ): Promise<void> {
     const topics = this.opts.topics()
     if (topics.length === 0) return
     const replicas = this.opts
