@@ -104,7 +104,10 @@ export const brokerSchema = z.strictObject({
   role: z.enum(['master', 'slave', 'replica']),
   /** 0 for a master, >0 for a slave (RocketMQ refuses anything else), -1 for a replica. */
   brokerId: z.number().int().min(-1),
-  /** Replicas only: brokerElectionPriority, lower is preferred when the controllers elect a master. */
+  /**
+   * Replicas only: brokerElectionPriority. The controllers elect the in-sync replica with the
+   * highest epoch and most data; among equals, the lower priority wins.
+   */
   electionPriority: z.number().int().min(1).optional(),
   /** Where the operator wants the store; exported as a placeholder when absent. */
   storePath: z.string().optional(),
