@@ -50,6 +50,23 @@ describe('evaluateGates', () => {
     expect(evaluateGates(gates, facts({ rtoMs: [] }))[1]).toMatchObject({ passed: true, actual: 0 })
   })
 
+  it('RPO: messages lost with a replaced master, and a run without controller mode fails it', () => {
+    const gates = scenarioSchema.shape.gates.parse({ maxRpoMessages: 10 })
+    const rpo = (n: number | null) => evaluateGates(gates, facts({ rpoMessages: n }))[1]
+    expect(rpo(10)).toEqual({
+      name: 'acknowledged messages lost with a replaced master (RPO)',
+      passed: true,
+      actual: 10,
+      limit: 10
+    })
+    expect(rpo(11)!.passed).toBe(false)
+    expect(rpo(null)).toMatchObject({
+      passed: false,
+      actual: 'no controller-mode group in this run'
+    })
+    expect(evaluateGates(gates, facts())[1]!.passed).toBe(false)
+  })
+
   it('locality: sends and consumptions separately; no data fails', () => {
     const gates = scenarioSchema.shape.gates.parse({ minLocalShare: 0.99 })
     const g = evaluateGates(gates, facts({ localSendShare: 0.995, localConsumeShare: null }))
