@@ -23,7 +23,7 @@ export interface Context {
   clients: ClientNode[]
   groups: BrokerGroup[]
   roomPath: Map<string, string>
-  /** Rooms holding at least one master broker, in document order. */
+  /** Rooms holding a master broker or a controller-mode replica (which may be elected), in document order. */
   masterRooms: string[]
 }
 
@@ -40,8 +40,13 @@ export function uniq<T>(items: Iterable<T>): T[] {
   return [...new Set(items)]
 }
 
+/** A master, or a controller-mode replica: a broker that serves writes when it is (elected) master. */
+export function canServe(b: BrokerNode): boolean {
+  return b.spec.role === 'master' || b.spec.role === 'replica'
+}
+
 export function mastersIn(ctx: Context, room: string): BrokerNode[] {
-  return ctx.brokers.filter((b) => b.room === room && b.spec.role === 'master')
+  return ctx.brokers.filter((b) => b.room === room && canServe(b))
 }
 
 /** Resolves the topology once for all checks. */
@@ -66,6 +71,6 @@ export function lintContext(topology: Topology): Context {
     clients,
     groups: [...byKey.values()],
     roomPath: new Map(topology.rooms.map((r, i) => [r.id, `$.rooms[${i}]`])),
-    masterRooms: uniq(brokers.filter((b) => b.spec.role === 'master').map((b) => b.room))
+    masterRooms: uniq(brokers.filter(canServe).map((b) => b.room))
   }
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import threeRoomsControllerJson from '../../resources/topologies/three-rooms-controller.json'
 import threeRoomsJson from '../../resources/topologies/three-rooms.json'
 import twoRoomsProxiesJson from '../../resources/topologies/two-rooms-proxies.json'
 import twoRoomsJson from '../../resources/topologies/two-rooms.json'
@@ -29,6 +30,13 @@ function grpcRooms(edit: (doc: Doc) => void = () => {}): Topology {
 
 function threeRooms(edit: (doc: Doc) => void = () => {}): Topology {
   const doc = structuredClone(threeRoomsJson) as Doc
+  edit(doc)
+  return topologySchema.parse(doc)
+}
+
+/** three-rooms-controller.json: a controller per room (embedded), two groups of three replicas. */
+function controllerRooms(edit: (doc: Doc) => void = () => {}): Topology {
+  const doc = structuredClone(threeRoomsControllerJson) as Doc
   edit(doc)
   return topologySchema.parse(doc)
 }
@@ -319,6 +327,46 @@ const CASES: Record<
     good: () => twoRooms((d) => (d.settings.routeRefreshMs = 10000)),
     path: '$.settings.routeRefreshMs'
   },
+  'controller-quorum-majority-one-room': {
+    bad: () =>
+      controllerRooms((d) => {
+        d.rooms[0].nameServers.push({ id: 'ns-1b', controller: {} })
+        delete d.rooms[1].nameServers[0].controller
+      }),
+    good: () => controllerRooms(),
+    nodes: ['ns-1', 'ns-1b'],
+    path: '$.rooms[0].nameServers[0]'
+  },
+  'controller-quorum-too-small': {
+    bad: () =>
+      controllerRooms((d) => {
+        delete d.rooms[1].nameServers[0].controller
+        delete d.rooms[2].nameServers[0].controller
+      }),
+    good: () => controllerRooms(),
+    nodes: ['ns-1']
+  },
+  'in-sync-replicas-after-room-loss': {
+    bad: () => controllerRooms((d) => (d.controllerMode.minInSyncReplicas = 3)),
+    good: () => controllerRooms((d) => (d.controllerMode.minInSyncReplicas = 2)),
+    nodes: ['broker-a-1', 'broker-a-2', 'broker-a-3'],
+    path: '$.controllerMode.minInSyncReplicas'
+  },
+  'unclean-election-enabled': {
+    bad: () => controllerRooms((d) => (d.controllerMode.enableElectUncleanMaster = true)),
+    good: () => controllerRooms(),
+    nodes: ['ns-1', 'ns-2', 'ns-3'],
+    path: '$.controllerMode.enableElectUncleanMaster'
+  },
+  'replication-asynchronous': {
+    bad: () => controllerRooms((d) => (d.controllerMode.allAckInSyncStateSet = false)),
+    good: () =>
+      controllerRooms((d) => {
+        d.controllerMode.allAckInSyncStateSet = false
+        d.controllerMode.inSyncReplicas = 2
+      }),
+    path: '$.controllerMode.allAckInSyncStateSet'
+  },
   'producer-topic-without-consumer': {
     bad: () =>
       twoRooms((d) =>
@@ -395,6 +443,54 @@ describe('lintTopology', () => {
     expect(countFindings(lintTopology(t)).error).toBeGreaterThan(0)
     expect(lintRule('room-without-nameserver')?.severity).toBe('error')
     expect(lintRule('nope')).toBeUndefined()
+  })
+})
+
+describe('controller mode', () => {
+  it('reports the shipped controller topology without errors or false broker-room findings', () => {
+    expect(lintTopology(controllerRooms()).map((f) => f.ruleId)).toEqual([
+      'single-nameserver-per-room',
+      'single-nameserver-per-room',
+      'single-nameserver-per-room'
+    ])
+  })
+
+  it('treats replicas as able to serve their room, and one room of replicas as no remote copy', () => {
+    const oneRoom = controllerRooms((d) => {
+      d.rooms[0].brokers.push(...d.rooms[1].brokers, ...d.rooms[2].brokers)
+      d.rooms[1].brokers = []
+      d.rooms[2].brokers = []
+    })
+    const found = fired(oneRoom, 'broker-group-no-remote-replica')
+    expect(found).toHaveLength(2)
+    expect(found[0]!.hint).toContain('role "replica"')
+    expect(fired(oneRoom, 'topic-single-room')).toHaveLength(1)
+    expect(fired(controllerRooms(), 'producer-room-without-broker')).toEqual([])
+  })
+
+  it('counts what a room loss leaves against inSyncReplicas when acknowledgement is not all-ack', () => {
+    const t = (n: number, auto = false) =>
+      controllerRooms((d) => {
+        d.controllerMode.allAckInSyncStateSet = false
+        d.controllerMode.inSyncReplicas = n
+        d.controllerMode.enableAutoInSyncReplicas = auto
+      })
+    expect(fired(t(2), 'in-sync-replicas-after-room-loss')).toEqual([])
+    const [f] = fired(t(3), 'in-sync-replicas-after-room-loss')
+    expect(f!.message).toContain(
+      'keeps 2 replica(s) when room "room1" is lost, but its master needs 3'
+    )
+    expect(f!.path).toBe('$.controllerMode.inSyncReplicas')
+    expect(fired(t(3, true), 'in-sync-replicas-after-room-loss')).toEqual([])
+  })
+
+  it('counts standalone controllers in the quorum', () => {
+    const t = controllerRooms((d) => {
+      for (const r of d.rooms) delete r.nameServers[0].controller
+      d.rooms[0].controllers = [{ id: 'ctl-1' }, { id: 'ctl-1b' }]
+      d.rooms[1].controllers = [{ id: 'ctl-2' }]
+    })
+    expect(fired(t, 'controller-quorum-majority-one-room')[0]!.nodeIds).toEqual(['ctl-1', 'ctl-1b'])
   })
 })
 

@@ -2,7 +2,8 @@ import type { TopologyNode } from '../topology/model'
 import { occupiedPorts, topicsOf } from '../topology/model'
 import type { RoomSpec, Topology } from '../topology/schema'
 import type { BrokerNode, Check, ClientNode, Context, Draft } from './context'
-import { LOOPBACK, lintContext, mastersIn, normalHost, uniq } from './context'
+import { LOOPBACK, canServe, lintContext, mastersIn, normalHost, uniq } from './context'
+import { CONTROLLER_MODE_CHECKS } from './controller-mode'
 import { MULTI_ROOM_CHECKS } from './multi-room'
 import type { LintFinding, LintRuleId } from './rules'
 import { LINT_RULES } from './rules'
@@ -47,6 +48,7 @@ function collisions(
 
 const CHECKS: { [K in LintRuleId]: Check } = {
   ...MULTI_ROOM_CHECKS,
+  ...CONTROLLER_MODE_CHECKS,
   'single-room-topology': ({ topology }) =>
     topology.rooms.length < 2
       ? [
@@ -149,7 +151,7 @@ const CHECKS: { [K in LintRuleId]: Check } = {
 
   'topic-single-room': (ctx) => {
     if (ctx.masterRooms.length > 1) return []
-    const masters = ctx.brokers.filter((b) => b.spec.role === 'master')
+    const masters = ctx.brokers.filter(canServe)
     return topicsOf(ctx.topology).map((topic) => {
       const declared = ctx.topology.topics.findIndex((t) => t.name === topic.name)
       const user = ctx.clients.find((c) => c.spec.topic === topic.name)
@@ -265,10 +267,13 @@ const CHECKS: { [K in LintRuleId]: Check } = {
       const rooms = uniq(g.members.map((b) => b.room))
       if (rooms.length !== 1) return []
       const head = g.master ?? g.members[0]!
+      const controlled = g.members.some((b) => b.spec.role === 'replica')
       return [
         {
           message: `every replica of ${g.key} is in room "${rooms[0]}"; its stored messages are unreachable while that room is down`,
-          hint: `add a slave of ${g.key} (same cluster and brokerName, brokerId ≥ 1) in another room`,
+          hint: controlled
+            ? `add a replica of ${g.key} (role "replica", brokerId -1) in another room, so the controllers can elect a master there`
+            : `add a slave of ${g.key} (same cluster and brokerName, brokerId ≥ 1) in another room`,
           nodeIds: g.members.map((b) => b.id),
           path: head.path
         }

@@ -1,6 +1,6 @@
 import { topicsOf } from '../topology/model'
 import type { BrokerNode, Check, ClientNode, Context, Draft } from './context'
-import { LOOPBACK, normalHost, uniq } from './context'
+import { LOOPBACK, canServe, normalHost, uniq } from './context'
 
 // Multi-room mistakes that only show when a room is lost: gRPC clients that depend on another
 // room's proxy, failover timers too slow for the failover the design relies on, one machine in
@@ -64,7 +64,7 @@ function grpcFindings(ctx: Context, severe: boolean): Draft[] {
 function mastersByCluster(ctx: Context): Map<string, BrokerNode[]> {
   const out = new Map<string, BrokerNode[]>()
   for (const b of ctx.brokers) {
-    if (b.spec.role !== 'master') continue
+    if (!canServe(b)) continue
     out.set(b.spec.cluster, [...(out.get(b.spec.cluster) ?? []), b])
   }
   return out

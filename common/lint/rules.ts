@@ -132,6 +132,36 @@ export const LINT_RULES = [
     why: 'Name servers key brokers by brokerName alone; two masters with one name (in different rooms or clusters) overwrite each other in every route.'
   },
   {
+    id: 'controller-quorum-majority-one-room',
+    severity: 'error',
+    title: 'Controller quorum majority in one room',
+    why: 'The controllers elect masters only while a majority of them agree. When the room holding the majority is lost, no broker group anywhere gets a new master; when it is cut off, it keeps deciding alone for every room.'
+  },
+  {
+    id: 'controller-quorum-too-small',
+    severity: 'warning',
+    title: 'Controller quorum of fewer than three',
+    why: 'A DLedger quorum of one or two controllers stops electing as soon as one of them is lost, so the next master failure is not handled (the RocketMQ deploy guide asks for at least three).'
+  },
+  {
+    id: 'in-sync-replicas-after-room-loss',
+    severity: 'error',
+    title: 'In-sync replicas out of reach after a room loss',
+    why: 'A controller-mode master acknowledges a write only when enough replicas are in sync (inSyncReplicas, minInSyncReplicas). If losing one room leaves fewer replicas than that, every send to the group fails for as long as the room is down.'
+  },
+  {
+    id: 'unclean-election-enabled',
+    severity: 'warning',
+    title: 'Unclean master election enabled',
+    why: 'With enableElectUncleanMaster the controllers may elect a replica outside the SyncStateSet; the acknowledged messages it never received are lost for good.'
+  },
+  {
+    id: 'replication-asynchronous',
+    severity: 'warning',
+    title: 'Controller-mode writes acknowledged before replication',
+    why: 'With allAckInSyncStateSet false and inSyncReplicas 1 the master acknowledges before any replica has the message; a master that dies takes what it had not replicated with it (the RPO is not zero).'
+  },
+  {
     id: 'master-slave-same-host',
     severity: 'warning',
     title: 'Master and slave on the same host',

@@ -87,6 +87,66 @@ export interface LedgerEventData {
   /** A client worker died on its own: every client it hosted is down (a fault of those clients). */
   'worker-exit': { worker: string; room: string; clients: string[]; reason: string }
   counters: { sent: number; acked: number; failed: number; consumed: number; inflight: number }
+  /** The controller quorum's leader changed (controller nodes; null = no leader). */
+  'controller-leader-changed': {
+    from: string | null
+    to: string | null
+    /** DLedger id and address of the new leader. */
+    selfId: string | null
+    address: string | null
+  }
+  /**
+   * A controller-mode group has a new master (replica node ids; from null = first seen, to null =
+   * no master left). Rooms are the replicas' rooms.
+   */
+  'master-elected': {
+    group: string
+    from: string | null
+    fromRoom: string | null
+    to: string | null
+    toRoom: string | null
+    epoch: number
+    toAddress: string | null
+  }
+  /** A group's SyncStateSet changed: replica node ids in sync and not, as the leader reports them. */
+  'sync-state-set-changed': {
+    group: string
+    epoch: number
+    syncStateSetEpoch: number
+    master: string | null
+    inSync: string[]
+    notInSync: string[]
+  }
+  /**
+   * Replicas of a group that act as master by their own account (broker runtime info
+   * `brokerActive`); more than one is a split brain.
+   */
+  'masters-observed': { group: string; masters: string[]; controllerMaster: string | null }
+  /**
+   * Consume-queue max offsets of a group's replicas, taken at a fault that hit its master or at an
+   * election (the new master's), for the RPO figures. Queue key `topic|queueId`; null = no answer.
+   */
+  'replica-offsets': {
+    group: string
+    trigger: 'fault' | 'elected'
+    /** The replica that was (fault) or became (elected) master. */
+    master: string | null
+    replicas: { nodeId: string; room: string; offsets: Record<string, number> | null }[]
+  }
+  /**
+   * A client's route shows a group's master at a new address: it follows it at once, and its
+   * same-room rule now sees the group in `toRoom`.
+   */
+  'master-followed': {
+    brokerName: string
+    from: string | null
+    fromRoom: string | null
+    to: string
+    toRoom: string | null
+    sameRoom: boolean
+    /** How long the route showed the group without a master before this one; null if it never did. */
+    withoutMasterMs: number | null
+  }
   'client-started': { role: 'producer' | 'consumer'; clientKey: string }
   'client-stopped': { role: 'producer' | 'consumer'; mode: 'crash' | 'graceful' }
   phase: {

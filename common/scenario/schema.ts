@@ -205,6 +205,11 @@ export const gatesSchema = z.object({
     )
     .optional(),
   failovers: z.array(expectedFailoverSchema).optional(),
+  /**
+   * Controller mode: acknowledged messages lost with a master the controllers replaced (never
+   * consumed after the switch). Fails on a topology without controller-mode groups.
+   */
+  maxRpoMessages: z.number().int().nonnegative().optional(),
   /** Clients of `fromRoom` that had to ask another room's management node (own one unreachable). */
   managementFallbacks: z
     .array(
@@ -330,6 +335,46 @@ export const faultReportSchema = z.object({
 })
 export type FaultReport = z.infer<typeof faultReportSchema>
 
+/** Controller-mode runs: the master switches, the quorum's leader, split brains and the RPO. */
+export const controllerReportSchema = z.object({
+  rpo: z.object({
+    /** Acknowledged by a master that was replaced and missing from its successor: never consumable after. */
+    lostWithOldMaster: z.number().int(),
+    /** Of those, the ones no consumer of the run got before the switch either. */
+    neverConsumed: z.number().int(),
+    /** Of those, the ones acknowledged before the fault (the replication gap at that moment). */
+    unreplicatedAtFault: z.number().int(),
+    /** Queues whose successor offset could not be read (their sends are not counted above). */
+    unknownQueues: z.number().int(),
+    note: z.string()
+  }),
+  groups: z.array(
+    z.object({
+      group: z.string(),
+      switches: z.number().int(),
+      /** Most replicas acting as master at once by their own account (2+ = split brain). */
+      maxMasters: z.number().int(),
+      lostWithOldMaster: z.number().int(),
+      neverConsumed: z.number().int(),
+      unreplicatedAtFault: z.number().int(),
+      lostKeys: z.array(z.string())
+    })
+  ),
+  leaderChanges: z.number().int(),
+  elections: z.array(
+    z.object({
+      atMs: z.number(),
+      group: z.string(),
+      from: z.string().nullable(),
+      fromRoom: z.string().nullable(),
+      to: z.string().nullable(),
+      toRoom: z.string().nullable(),
+      epoch: z.number().int()
+    })
+  )
+})
+export type ControllerReport = z.infer<typeof controllerReportSchema>
+
 export const reportSchema = z.object({
   kind: z.literal('drstudio/scenario-report'),
   version: z.literal(1),
@@ -393,6 +438,7 @@ export const reportSchema = z.object({
       })
     )
     .optional(),
+  controller: controllerReportSchema.optional(),
   /** Problems that did not stop the run (e.g. a drain that timed out). */
   notes: z.array(z.string()).default([])
 })

@@ -1,26 +1,30 @@
 /** Anything a timeline step can target: a server node of the topology or an in-process client. */
 export interface TargetNode {
   id: string
-  kind: 'nameserver' | 'broker' | 'management' | 'proxy' | 'producer' | 'consumer'
+  kind: 'nameserver' | 'broker' | 'management' | 'proxy' | 'controller' | 'producer' | 'consumer'
   room: string
-  /** Brokers only: master or slave. */
-  role?: 'master' | 'slave'
+  /** Brokers only: master or slave, or a controller-mode replica (whose role changes at run time). */
+  role?: 'master' | 'slave' | 'replica'
 }
 
 export type SelectorResult = { ok: true; nodes: TargetNode[] } | { ok: false; error: string }
 
 type Kind = TargetNode['kind']
 
-const SERVER_KINDS: readonly Kind[] = ['nameserver', 'broker', 'management', 'proxy']
+const SERVER_KINDS: readonly Kind[] = ['nameserver', 'broker', 'management', 'proxy', 'controller']
 
 /** Words people write for each kind, singular and plural. */
-const KIND_WORDS: Record<string, { kinds: readonly Kind[]; role?: 'master' | 'slave' }> = {
+const KIND_WORDS: Record<string, { kinds: readonly Kind[]; role?: TargetNode['role'] }> = {
   broker: { kinds: ['broker'] },
   brokers: { kinds: ['broker'] },
   master: { kinds: ['broker'], role: 'master' },
   masters: { kinds: ['broker'], role: 'master' },
   slave: { kinds: ['broker'], role: 'slave' },
   slaves: { kinds: ['broker'], role: 'slave' },
+  replica: { kinds: ['broker'], role: 'replica' },
+  replicas: { kinds: ['broker'], role: 'replica' },
+  controller: { kinds: ['controller'] },
+  controllers: { kinds: ['controller'] },
   nameserver: { kinds: ['nameserver'] },
   nameservers: { kinds: ['nameserver'] },
   'name server': { kinds: ['nameserver'] },
@@ -107,4 +111,21 @@ export function resolveTarget(
     for (const n of r.nodes) out.set(n.id, n)
   }
   return { ok: true, nodes: [...out.values()] }
+}
+
+/** A node named by the role the controllers give it, which only the run can resolve. */
+export type RoleSelector = { role: 'master'; group: string } | { role: 'leader' }
+
+const MASTER_OF = /^(?:the\s+)?(?:current\s+)?master\s+of\s+group\s+(\S+)$/i
+const LEADER = /^(?:the\s+)?(?:leader\s+controller|controller\s+leader)$/i
+
+/**
+ * "master of group broker-a" (the replica the controllers made master when the step runs) and
+ * "leader controller"; undefined for every other selector.
+ */
+export function parseRoleSelector(selector: string): RoleSelector | undefined {
+  const text = selector.trim()
+  const m = MASTER_OF.exec(text)
+  if (m) return { role: 'master', group: m[1]! }
+  return LEADER.test(text) ? { role: 'leader' } : undefined
 }

@@ -1,6 +1,7 @@
 import type {
   BrokerSpec,
   ConsumerSpec,
+  ControllerSpec,
   ManagementNodeSpec,
   NameServerSpec,
   NodeKind,
@@ -15,6 +16,7 @@ interface SpecByKind {
   broker: BrokerSpec
   management: ManagementNodeSpec
   proxy: ProxySpec
+  controller: ControllerSpec
   producer: ProducerSpec
   consumer: ConsumerSpec
 }
@@ -32,7 +34,7 @@ export function listNodes(topology: Topology): TopologyNode[] {
   topology.rooms.forEach((room, r) => {
     for (const kind of NODE_KINDS) {
       const key = ROOM_KEY[kind]
-      const specs = room[key] as SpecByKind[typeof kind][]
+      const specs = (room[key] ?? []) as SpecByKind[typeof kind][]
       specs.forEach((spec, i) => {
         nodes.push({
           kind,
@@ -88,7 +90,12 @@ export function occupiedPorts(node: TopologyNode): number[] {
       if (node.spec.remotingPort !== undefined) ports.push(node.spec.remotingPort)
       return ports
     }
-    case 'nameserver':
+    case 'nameserver': {
+      const ports = node.spec.port === undefined ? [] : [node.spec.port]
+      const embedded = node.spec.controller?.port
+      return embedded === undefined ? ports : [...ports, embedded]
+    }
+    case 'controller':
     case 'management':
       return node.spec.port === undefined ? [] : [node.spec.port]
     case 'producer':

@@ -74,20 +74,41 @@ export const roomActionsSchema = z.strictObject({
   nameserver: nodeActionsSchema.optional(),
   broker: nodeActionsSchema.optional(),
   management: nodeActionsSchema.optional(),
-  proxy: nodeActionsSchema.optional()
+  proxy: nodeActionsSchema.optional(),
+  controller: nodeActionsSchema.optional()
 })
 
 const actionsField = { actions: nodeActionsSchema.optional() }
 
-export const nameServerSchema = z.strictObject({ id: idSchema, ...endpointFields, ...actionsField })
+/**
+ * A controller embedded in a name server (`enableControllerInNamesrv=true`): same process, its own
+ * port, which is both its DLedger peer port and the address brokers' `controllerAddr` lists.
+ */
+export const embeddedControllerSchema = z.strictObject({ port: portSchema.optional() })
+
+export const nameServerSchema = z.strictObject({
+  id: idSchema,
+  ...endpointFields,
+  controller: embeddedControllerSchema.optional(),
+  ...actionsField
+})
+
+/** A standalone controller (ControllerStartup); `port` is its DLedger peer and broker-facing port. */
+export const controllerSchema = z.strictObject({ id: idSchema, ...endpointFields, ...actionsField })
 
 export const brokerSchema = z.strictObject({
   id: idSchema,
   cluster: keyName('cluster').default('DefaultCluster'),
   brokerName: keyName('brokerName'),
-  role: z.enum(['master', 'slave']),
-  /** 0 for a master, >0 for a slave (RocketMQ refuses anything else). */
-  brokerId: z.number().int().min(0),
+  /** `replica`: controller mode, no fixed master; the controllers elect one of the group's replicas. */
+  role: z.enum(['master', 'slave', 'replica']),
+  /** 0 for a master, >0 for a slave (RocketMQ refuses anything else), -1 for a replica. */
+  brokerId: z.number().int().min(-1),
+  /**
+   * Replicas only: brokerElectionPriority. The controllers elect the in-sync replica with the
+   * highest epoch and most data; among equals, the lower priority wins.
+   */
+  electionPriority: z.number().int().min(1).optional(),
   /** Where the operator wants the store; exported as a placeholder when absent. */
   storePath: z.string().optional(),
   ...endpointFields,
@@ -148,6 +169,8 @@ export const roomSchema = z.strictObject({
   brokers: z.array(brokerSchema).default([]),
   managementNodes: z.array(managementNodeSchema).default([]),
   proxies: z.array(proxySchema).default([]),
+  /** Absent rather than empty by default, so topologies without controllers save unchanged. */
+  controllers: z.array(controllerSchema).optional(),
   producers: z.array(producerSchema).default([]),
   consumers: z.array(consumerSchema).default([]),
   actions: roomActionsSchema.optional()
@@ -169,6 +192,28 @@ export const topologySettingsSchema = z.strictObject({
   zoneMode: z.boolean().default(false),
   /** Upper bound on one operator action command (ssh …); the default is 60 s. */
   actionTimeoutMs: z.number().int().min(1000).max(600000).optional()
+})
+
+/**
+ * Controller mode (RocketMQ 5 automatic master switch) for every `replica` broker group: how a
+ * master acknowledges writes and how the controllers elect. Keys are the 5.3.3 names
+ * (MessageStoreConfig, ControllerConfig, BrokerConfig).
+ */
+export const controllerModeSchema = z.strictObject({
+  /** The DLedger group of the controller quorum (controllerDLegerGroup). */
+  group: keyName('controller group').default('drstudio'),
+  /** true: a write is acknowledged once every replica of the SyncStateSet has it (synchronous). */
+  allAckInSyncStateSet: z.boolean().default(true),
+  /** Acknowledgements (master included) a write waits for when allAckInSyncStateSet is false. */
+  inSyncReplicas: z.number().int().min(1).max(16).default(1),
+  /** Below this many in-sync replicas the master refuses writes (IN_SYNC_REPLICAS_NOT_ENOUGH). */
+  minInSyncReplicas: z.number().int().min(1).max(16).default(1),
+  /** Lower inSyncReplicas to what is in sync (never below minInSyncReplicas). */
+  enableAutoInSyncReplicas: z.boolean().default(false),
+  /** Let the controllers elect a replica outside the SyncStateSet (it may lack acknowledged data). */
+  enableElectUncleanMaster: z.boolean().default(false),
+  /** controllerHeartBeatTimeoutMills: how long a silent (hung) broker stays "alive" to the controllers. */
+  heartbeatTimeoutMs: z.number().int().min(1000).max(600_000).default(10_000)
 })
 
 /** Where a topology came from when DR Studio read it off a running cluster (`drstudio discover`). */
@@ -234,6 +279,8 @@ export const topologySchema = z.strictObject({
   settings: topologySettingsSchema.default(topologySettingsSchema.parse({})),
   topics: z.array(topicSchema).default([]),
   rooms: z.array(roomSchema),
+  /** Settings of the controller-mode broker groups (role `replica`); absent = the defaults. */
+  controllerMode: controllerModeSchema.optional(),
   /** Absent = `{ mode: 'auto' }` with instant links; optional so existing files stay byte-identical. */
   network: networkSettingsSchema.optional(),
   /** Canvas positions keyed by node or room id; not part of the deployment. */
@@ -242,6 +289,8 @@ export const topologySchema = z.strictObject({
 })
 
 export type NameServerSpec = z.infer<typeof nameServerSchema>
+export type ControllerSpec = z.infer<typeof controllerSchema>
+export type ControllerMode = z.infer<typeof controllerModeSchema>
 export type BrokerSpec = z.infer<typeof brokerSchema>
 export type ManagementNodeSpec = z.infer<typeof managementNodeSchema>
 export type ProxySpec = z.infer<typeof proxySchema>
@@ -266,6 +315,7 @@ export const NODE_KINDS = [
   'broker',
   'management',
   'proxy',
+  'controller',
   'producer',
   'consumer'
 ] as const
@@ -277,6 +327,7 @@ export const ROOM_KEY: Record<NodeKind, keyof Omit<RoomSpec, 'id' | 'name' | 'ac
   broker: 'brokers',
   management: 'managementNodes',
   proxy: 'proxies',
+  controller: 'controllers',
   producer: 'producers',
   consumer: 'consumers'
 }

@@ -212,3 +212,101 @@ describe('topology model', () => {
       ])
   })
 })
+
+describe('controller mode', () => {
+  const controller = () =>
+    JSON.parse(readFileSync('resources/topologies/three-rooms-controller.json', 'utf8'))
+  function problemsIn(edit: (doc: Doc) => void): Problem[] {
+    const doc = controller()
+    edit(doc)
+    const r = validateTopology(doc)
+    return r.ok ? [] : r.problems
+  }
+
+  it('accepts the shipped controller topologies and round-trips them', () => {
+    for (const f of ['three-rooms-controller', 'three-rooms-controller-async']) {
+      const r = parseTopologyText(readFileSync(`resources/topologies/${f}.json`, 'utf8'))
+      expect(r.ok, JSON.stringify(r)).toBe(true)
+      if (r.ok) expect(validateTopology(JSON.parse(serializeTopology(r.topology)))).toEqual(r)
+    }
+  })
+
+  it('does not add empty controller lists to topologies without them', () => {
+    const r = validateTopology(twoRooms())
+    if (!r.ok) throw new Error('invalid')
+    expect(serializeTopology(r.topology)).not.toContain('controllers')
+    expect(serializeTopology(r.topology)).not.toContain('controllerMode')
+  })
+
+  it('lists embedded and standalone controllers as nodes and ports', () => {
+    const r = validateTopology(
+      (() => {
+        const d = controller()
+        d.rooms[0].controllers = [{ id: 'ctl-1', host: '10.1.0.9', port: 9878 }]
+        Object.assign(d.rooms[1].nameServers[0], {
+          host: '10.2.0.9',
+          port: 9876,
+          controller: { port: 9878 }
+        })
+        return d
+      })()
+    )
+    if (!r.ok) throw new Error(JSON.stringify(r.problems))
+    const nodes = listNodes(r.topology)
+    expect(nodes.filter((n) => n.kind === 'controller').map((n) => [n.id, n.path])).toEqual([
+      ['ctl-1', '$.rooms[0].controllers[0]']
+    ])
+    expect(occupiedPorts(nodes.find((n) => n.id === 'ns-2')!)).toEqual([9876, 9878])
+  })
+
+  it('wants brokerId -1 on a replica', () => {
+    expect(problemsIn((d) => (d.rooms[0].brokers[0].brokerId = 0))).toEqual([
+      expect.objectContaining({ code: 'replica-broker-id', path: '$.rooms[0].brokers[0].brokerId' })
+    ])
+  })
+
+  it('refuses a group that mixes replicas with a fixed master or slave', () => {
+    const p = problemsIn((d) =>
+      Object.assign(d.rooms[1].brokers[0], {
+        role: 'master',
+        brokerId: 0,
+        electionPriority: undefined
+      })
+    )
+    expect(p.map((x) => x.code)).toEqual(['mixed-group-roles'])
+    expect(p[0]!.path).toBe('$.rooms[1].brokers[0].role')
+  })
+
+  it('refuses replicas without any controller, naming the fix', () => {
+    const p = problemsIn((d) => {
+      for (const room of d.rooms) delete room.nameServers[0].controller
+    })
+    expect(p).toEqual([
+      expect.objectContaining({ code: 'replicas-without-controller', nodeId: 'broker-a-1' })
+    ])
+    expect(p[0]!.hint).toContain('"controller": {}')
+  })
+
+  it('refuses an election priority outside controller mode, and a slave with brokerId -1', () => {
+    expect(
+      problemsOf((d) => (d.rooms[0].brokers[0].electionPriority = 1)).map((x) => x.code)
+    ).toEqual(['election-priority-not-replica'])
+    expect(
+      problemsOf((d) =>
+        d.rooms[0].brokers.push({
+          id: 's',
+          cluster: 'DrCluster',
+          brokerName: 'broker-a',
+          role: 'slave',
+          brokerId: -1
+        })
+      ).map((x) => x.code)
+    ).toEqual(['slave-broker-id'])
+  })
+
+  it('rejects unknown keys in the controllerMode block', () => {
+    expect(problemsIn((d) => (d.controllerMode.allAck = true))[0]!.path).toBe(
+      '$.controllerMode.allAck'
+    )
+  })
+})

@@ -120,16 +120,17 @@ export function semanticProblems(topology: Topology): Problem[] {
           hint: 'make this broker a slave, or give it another brokerName'
         })
       } else masters.set(key, b.id)
-    } else if (b.spec.brokerId === 0) {
+    } else if (b.spec.role === 'slave' && b.spec.brokerId < 1) {
       problems.push({
         code: 'slave-broker-id',
         path: `${b.path}.brokerId`,
         nodeId: b.id,
-        message: `slave broker "${b.id}" has brokerId 0; RocketMQ refuses to start it`,
+        message: `slave broker "${b.id}" has brokerId ${b.spec.brokerId}; RocketMQ refuses to start it`,
         hint: 'give the slave a brokerId of 1 or more'
       })
     }
   }
+  problems.push(...controllerModeProblems(topology))
   for (const b of brokers) {
     if (b.kind !== 'broker' || b.spec.role !== 'slave') continue
     if (!masters.has(`${b.spec.cluster}/${b.spec.brokerName}`)) {
@@ -178,6 +179,67 @@ export function semanticProblems(topology: Topology): Problem[] {
 
   problems.push(...networkProblems(topology))
   problems.push(...actionProblems(topology))
+  return problems
+}
+
+/**
+ * Controller mode: replicas have brokerId -1 (the controllers assign ids), a group is either
+ * controller-mode or master/slave, replicas need a controller to elect them, and an election
+ * priority only means something on a replica.
+ */
+function controllerModeProblems(topology: Topology): Problem[] {
+  const problems: Problem[] = []
+  const nodes = listNodes(topology)
+  const brokers = nodes.filter((n) => n.kind === 'broker')
+  const byGroup = new Map<string, typeof brokers>()
+  for (const b of brokers) {
+    if (b.kind !== 'broker') continue
+    const key = `${b.spec.cluster}/${b.spec.brokerName}`
+    byGroup.set(key, [...(byGroup.get(key) ?? []), b])
+    if (b.spec.role === 'replica' && b.spec.brokerId !== -1) {
+      problems.push({
+        code: 'replica-broker-id',
+        path: `${b.path}.brokerId`,
+        nodeId: b.id,
+        message: `replica "${b.id}" has brokerId ${b.spec.brokerId}; in controller mode the controllers assign ids`,
+        hint: 'set brokerId to -1'
+      })
+    }
+    if (b.spec.role !== 'replica' && b.spec.electionPriority !== undefined) {
+      problems.push({
+        code: 'election-priority-not-replica',
+        path: `${b.path}.electionPriority`,
+        nodeId: b.id,
+        message: `"${b.id}" is a ${b.spec.role}; only controller-mode replicas are elected, so electionPriority does nothing`,
+        hint: 'remove electionPriority, or make the group controller-mode (role "replica" on every broker of it)'
+      })
+    }
+  }
+  for (const [key, members] of byGroup) {
+    const replicas = members.filter((b) => b.kind === 'broker' && b.spec.role === 'replica')
+    if (replicas.length === 0 || replicas.length === members.length) continue
+    const odd = members.find((b) => b.kind === 'broker' && b.spec.role !== 'replica')!
+    problems.push({
+      code: 'mixed-group-roles',
+      path: `${odd.path}.role`,
+      nodeId: odd.id,
+      message: `broker group ${key} mixes controller-mode replicas with a fixed ${odd.kind === 'broker' ? odd.spec.role : ''} ("${odd.id}")`,
+      hint: 'give every broker of the group role "replica" (and brokerId -1), or none'
+    })
+  }
+  const quorum = nodes.filter(
+    (n) => n.kind === 'controller' || (n.kind === 'nameserver' && n.spec.controller !== undefined)
+  )
+  const firstReplica = brokers.find((b) => b.kind === 'broker' && b.spec.role === 'replica')
+  if (firstReplica && quorum.length === 0) {
+    problems.push({
+      code: 'replicas-without-controller',
+      path: `${firstReplica.path}.role`,
+      nodeId: firstReplica.id,
+      message: `"${firstReplica.id}" is a controller-mode replica but the topology has no controller to elect a master`,
+      hint: 'add a controller to each room (a "controllers" entry, or "controller": {} on a name server)'
+    })
+  }
   return problems
 }
 

@@ -5,7 +5,7 @@ import { isAttached, listNodes } from '../../../common/topology'
 /** What DR Studio last saw of an attached node; `unprobed` = nothing it can ask (no remoting port). */
 export type ObservedState = 'up' | 'slow' | 'down' | 'unprobed'
 
-export type ProbeKind = 'nameserver' | 'broker' | 'proxy' | 'management'
+export type ProbeKind = 'nameserver' | 'broker' | 'proxy' | 'management' | 'controller'
 
 export interface ProbeTarget {
   nodeId: string

@@ -89,6 +89,15 @@ export function remotingProbePort(rpc: RemotingRpc): ProbePort {
         case 'management':
           await httpGetText(`http://${address}/rocketmq/nsaddr`, timeoutMs)
           return {}
+        case 'controller': {
+          // Any controller, leader or not, answers its quorum's metadata.
+          const res = await rpc.invoke(
+            address,
+            { code: RequestCode.CONTROLLER_GET_METADATA_INFO },
+            timeoutMs
+          )
+          return answered(res.code)
+        }
       }
     }
   }

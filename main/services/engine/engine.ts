@@ -74,6 +74,8 @@ export interface SandboxPort {
   workerPrefix?(workerId: string): string[]
   /** Lets operator commands run on attached nodes (after the user confirmed). */
   allowOperatorActions?(allow: boolean): void
+  /** The controller quorum of a controller-mode topology (the real Sandbox has it). */
+  controllers?(): readonly { nodeId: string; room: string; address: string; selfId: string }[]
 }
 
 /** The scenario run in progress (one at a time). */

@@ -30,7 +30,8 @@ import {
   startClients,
   waitManagement
 } from './run/setup'
-import { actOnClient, recordFault } from './run/timeline'
+import { mastersHit, sampleAfterFault } from './run/controller-run'
+import { actOnClient, FAULT_ACTIONS, recordFault } from './run/timeline'
 import type { WorkloadResult } from './run/workload'
 import { runWorkload } from './run/workload'
 
@@ -183,6 +184,16 @@ export class InteractiveSession extends EventEmitter<InteractiveSessionEvents> {
       },
       this.run.t0
     )
+    // Controller mode: the surviving replicas' offsets for the RPO figures (the watcher still shows
+    // the master it had before the operator's action, as it polls every 200 ms).
+    if (error === undefined && FAULT_ACTIONS.has(action)) {
+      const rooms = new Set(this.opts.topology.rooms.map((r) => r.id))
+      const hit = mastersHit(this.ctx, {
+        nodes: nodeIds,
+        rooms: nodeIds.filter((n) => rooms.has(n))
+      })
+      void sampleAfterFault(this.ctx, hit).catch(() => undefined)
+    }
   }
 
   /** Kill/stop/start/restart of one of the session's clients (in its room's worker). */

@@ -54,8 +54,27 @@ function service(topology: Topology, node: ServerNode): Record<string, unknown> 
         image: ROCKETMQ_IMAGE,
         ...common,
         command: `sh mqnamesrv -c ${CONF_DIR}/namesrv.properties`,
-        environment: { MAX_POSSIBLE_HEAP: '268435456', JAVA_OPT_EXT: '-Xms256m -Xmx256m' },
+        environment: {
+          MAX_POSSIBLE_HEAP: '268435456',
+          // An embedded controller serialises its state with hessian, which needs java.lang opened.
+          JAVA_OPT_EXT: node.spec.controller
+            ? '-Xms256m -Xmx256m --add-opens java.base/java.lang=ALL-UNNAMED'
+            : '-Xms256m -Xmx256m'
+        },
         volumes: [`./${stagingPath(node, 'namesrv.properties')}:${CONF_DIR}/namesrv.properties`]
+      }
+    case 'controller':
+      return {
+        image: ROCKETMQ_IMAGE,
+        ...common,
+        command: `sh mqcontroller -c ${CONF_DIR}/controller.properties`,
+        environment: {
+          MAX_POSSIBLE_HEAP: '268435456',
+          JAVA_OPT_EXT: '-Xms256m -Xmx256m --add-opens java.base/java.lang=ALL-UNNAMED'
+        },
+        volumes: [
+          `./${stagingPath(node, 'controller.properties')}:${CONF_DIR}/controller.properties`
+        ]
       }
     case 'broker':
       return {
@@ -70,7 +89,12 @@ function service(topology: Topology, node: ServerNode): Record<string, unknown> 
         volumes: [`./${stagingPath(node, 'broker.conf')}:${CONF_DIR}/broker.conf`],
         depends_on: [
           ...(topology.settings.namesrvDiscovery === 'management' ? mgmtOfRoom : []),
-          ...nameServers
+          ...nameServers,
+          ...(node.spec.role === 'replica'
+            ? listNodes(topology)
+                .filter((n) => n.kind === 'controller')
+                .map((n) => n.id)
+            : [])
         ]
       }
     case 'proxy':

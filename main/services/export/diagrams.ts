@@ -12,7 +12,9 @@ interface Edge {
 function describe(node: TopologyNode): string {
   switch (node.kind) {
     case 'nameserver':
-      return 'name server'
+      return node.spec.controller ? 'name server + controller' : 'name server'
+    case 'controller':
+      return 'controller'
     case 'management':
       return 'management node'
     case 'broker':
@@ -78,6 +80,7 @@ const MERMAID_SHAPE: Record<TopologyNode['kind'], [string, string]> = {
   nameserver: ['[(', ')]'],
   broker: ['[', ']'],
   proxy: ['{{', '}}'],
+  controller: ['[/', '/]'],
   producer: ['([', '])'],
   consumer: ['([', '])']
 }
@@ -132,6 +135,7 @@ const DRAWIO_STYLE: Record<TopologyNode['kind'], string> = {
     'shape=cylinder3;whiteSpace=wrap;html=1;size=8;fillColor=#dae8fc;strokeColor=#6c8ebf;',
   broker: 'rounded=0;whiteSpace=wrap;html=1;fillColor=#fff2cc;strokeColor=#d6b656;',
   proxy: 'shape=hexagon;whiteSpace=wrap;html=1;fillColor=#f5f5f5;strokeColor=#666666;',
+  controller: 'shape=parallelogram;whiteSpace=wrap;html=1;fillColor=#ffe6cc;strokeColor=#d79b00;',
   producer: 'ellipse;whiteSpace=wrap;html=1;fillColor=#d5e8d4;strokeColor=#82b366;',
   consumer: 'ellipse;whiteSpace=wrap;html=1;fillColor=#f8cecc;strokeColor=#b85450;'
 }

@@ -58,7 +58,8 @@ function filesUnder(root: string): string[] {
 
 const CASES = [
   { name: 'two-rooms', results: null },
-  { name: 'three-rooms', results: SAMPLE_RESULTS }
+  { name: 'three-rooms', results: SAMPLE_RESULTS },
+  { name: 'three-rooms-controller', results: null }
 ] as const
 
 describe('export golden files', () => {

@@ -14,6 +14,8 @@ export interface ManagementConfigFile {
   probeIntervalMs: number
   probeTimeoutMs: number
   nameServers: { id: string; room: string; address: string }[]
+  /** Controller-mode replicas of every room; absent when the topology has none. */
+  brokers?: { id: string; room: string; address: string }[]
   /** Every room's proxies (gRPC address); absent when the topology has none. */
   proxies?: {
     id: string
@@ -34,6 +36,7 @@ export function managementConfig(
   ep: Endpoints
 ): ManagementConfigFile {
   const proxies = nodesOfKind(topology, 'proxy')
+  const replicas = nodesOfKind(topology, 'broker').filter((b) => b.spec.role === 'replica')
   return {
     id: node.id,
     room: node.room,
@@ -56,6 +59,10 @@ export function managementConfig(
             zoneMode: p.spec.zoneMode
           }))
         }
+      : {}),
+    // Clients place a controller-mode group's master in a room by its address.
+    ...(replicas.length > 0
+      ? { brokers: replicas.map((b) => ({ id: b.id, room: b.room, address: ep.address(b) })) }
       : {})
   }
 }

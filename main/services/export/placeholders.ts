@@ -12,13 +12,22 @@ export const DEFAULT_PORTS = {
   broker: 10911,
   management: 8080,
   proxy: 8081,
-  proxyRemoting: 8080
+  proxyRemoting: 8080,
+  /** The samples' DLedger port (distribution/conf/controller); brokers reach a controller there. */
+  controller: 9878
 } as const
 
 /** Where the staging containers keep broker stores (the image runs as user rocketmq). */
 export const STAGING_STORE_ROOT = '/home/rocketmq/store'
+export const STAGING_CONTROLLER_STORE = '/home/rocketmq/controller-store'
 
-type Field = 'host' | 'port' | 'remoting-port' | 'store-root'
+/** The explicit port of a name server's embedded controller, as text. */
+function embeddedPort(n: ServerNode): string | undefined {
+  const port = n.kind === 'nameserver' ? n.spec.controller?.port : undefined
+  return port === undefined ? undefined : String(port)
+}
+
+type Field = 'host' | 'port' | 'remoting-port' | 'store-root' | 'controller-port'
 
 /** A value the topology leaves open, written as `<token>` so nothing half-filled starts quietly. */
 export interface Placeholder {
@@ -38,13 +47,18 @@ export interface Endpoints {
   address(node: ServerNode): string
   remotingPort(node: ProxyNode): string
   storeRoot(node: BrokerNode): string
+  /** Port of the controller a name server embeds. */
+  controllerPort(node: ServerNode): string
+  /** DLedger store of a controller (standalone or embedded). */
+  controllerStore(node: ServerNode): string
 }
 
 const KIND_LABEL: Record<ServerNode['kind'], string> = {
   nameserver: 'name server',
   broker: 'broker',
   management: 'management node',
-  proxy: 'proxy'
+  proxy: 'proxy',
+  controller: 'controller'
 }
 
 function token(node: ServerNode, field: Field): string {
@@ -55,6 +69,7 @@ function token(node: ServerNode, field: Field): string {
 export const START_ORDER: readonly TopologyNode['kind'][] = [
   'management',
   'nameserver',
+  'controller',
   'broker',
   'proxy',
   'producer',
@@ -122,6 +137,19 @@ export function listPlaceholderSpecs(topology: Topology): Placeholder[] {
     if (node.kind === 'proxy' && node.spec.remotingPort === undefined) {
       add('remoting-port', `remoting port of ${what}; default ${DEFAULT_PORTS.proxyRemoting}`)
     }
+    const embeds = node.kind === 'nameserver' && node.spec.controller !== undefined
+    if (embeds && node.spec.controller?.port === undefined) {
+      add(
+        'controller-port',
+        `port of the controller embedded in ${what}; default ${DEFAULT_PORTS.controller}`
+      )
+    }
+    if (node.kind === 'controller' || embeds) {
+      add(
+        'store-root',
+        `DLedger store directory of the controller of ${what}, on a persistent disk`
+      )
+    }
     if (node.kind === 'broker' && node.spec.storePath === undefined) {
       add(
         'store-root',
@@ -144,7 +172,9 @@ export function productionEndpoints(): Endpoints {
     address: (n) => `${host(n)}:${port(n)}`,
     remotingPort: (n) =>
       n.spec.remotingPort === undefined ? token(n, 'remoting-port') : String(n.spec.remotingPort),
-    storeRoot: (n) => n.spec.storePath ?? token(n, 'store-root')
+    storeRoot: (n) => n.spec.storePath ?? token(n, 'store-root'),
+    controllerPort: (n) => embeddedPort(n) ?? token(n, 'controller-port'),
+    controllerStore: (n) => token(n, 'store-root')
   }
 }
 
@@ -157,7 +187,9 @@ export function stagingEndpoints(): Endpoints {
     port,
     address: (n) => `${n.id}:${port(n)}`,
     remotingPort: (n) => String(n.spec.remotingPort ?? DEFAULT_PORTS.proxyRemoting),
-    storeRoot: () => STAGING_STORE_ROOT
+    storeRoot: () => STAGING_STORE_ROOT,
+    controllerPort: (n) => embeddedPort(n) ?? String(DEFAULT_PORTS.controller),
+    controllerStore: () => STAGING_CONTROLLER_STORE
   }
 }
 

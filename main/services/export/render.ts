@@ -3,6 +3,7 @@ import { listNodes } from '../../../common/topology/model'
 import type { Topology } from '../../../common/topology/schema'
 import { clientJavaProperties, clientJson } from './client-files'
 import { composeYaml, stagingPath } from './compose'
+import { controllerConf, startControllerScript } from './controller-files'
 import { drawio, mermaid } from './diagrams'
 import { managementJson, startManagementScript } from './management-files'
 import type { Endpoints, ServerNode } from './placeholders'
@@ -33,7 +34,9 @@ function nodeConfigs(topology: Topology, node: ServerNode, ep: Endpoints): [stri
     case 'broker':
       return [['broker.conf', brokerConf(topology, node, ep)]]
     case 'nameserver':
-      return [['namesrv.properties', namesrvProperties(node, ep)]]
+      return [['namesrv.properties', namesrvProperties(topology, node, ep)]]
+    case 'controller':
+      return [['controller.properties', controllerConf(topology, node, ep)]]
     case 'management':
       return [['management.json', managementJson(topology, node, ep)]]
     case 'proxy':
@@ -55,6 +58,8 @@ function nodeScript(
       return ['start-management.sh', startManagementScript(node, drstudioCommand)]
     case 'proxy':
       return ['start-proxy.sh', startProxyScript(node)]
+    case 'controller':
+      return ['start-controller.sh', startControllerScript(node)]
   }
 }
 

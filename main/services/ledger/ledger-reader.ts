@@ -53,6 +53,18 @@ export interface SelectionRow {
   count: number
 }
 
+/** An acknowledged send and whether any consumer got it. */
+export interface AckedSendRow {
+  key: string
+  clientId: string
+  brokerName: string
+  brokerRoom: string | null
+  queueId: number
+  queueOffset: number
+  ackedAt: number
+  consumed: boolean
+}
+
 /** Read side of the ledger: loss, duplicates, RTO inputs and selections of a run (works mid-run). */
 export class LedgerReader {
   constructor(private readonly db: Database) {}
@@ -328,6 +340,28 @@ export class LedgerReader {
     return new Map(
       rows.map((r) => [r.clientId, { down: r.down ?? 0, inflightCap: r.inflightCap ?? 0 }])
     )
+  }
+
+  /**
+   * Acknowledged sends stored by some broker sets, with whether each was ever consumed (the RPO
+   * figures of controller-mode groups).
+   */
+  ackedSendsTo(runId: number, brokerNames: readonly string[]): AckedSendRow[] {
+    if (brokerNames.length === 0) return []
+    const list = brokerNames.map(() => '?').join(', ')
+    return (
+      this.db
+        .prepare(
+          `SELECT s.msg_key AS key, s.client_id AS clientId, s.broker_name AS brokerName,
+                  s.broker_room AS brokerRoom, s.queue_id AS queueId, s.queue_offset AS queueOffset,
+                  s.ended_at AS ackedAt,
+                  EXISTS (SELECT 1 FROM ledger_deliveries d WHERE d.run_id = s.run_id AND d.msg_key = s.msg_key) AS consumed
+             FROM ledger_sends s
+            WHERE s.run_id = ? AND s.status = 'acked' AND s.broker_name IN (${list})
+              AND s.queue_id IS NOT NULL AND s.queue_offset IS NOT NULL`
+        )
+        .all(runId, ...brokerNames) as (Omit<AckedSendRow, 'consumed'> & { consumed: number })[]
+    ).map((r) => ({ ...r, consumed: r.consumed === 1 }))
   }
 
   /** Periodic per-client counters, for send-rate and failure plots. */

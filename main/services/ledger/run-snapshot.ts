@@ -1,4 +1,5 @@
 import type { Op } from '../../../common/scenario/metrics'
+import type { MasterChange, OffsetSample, RpoSend } from '../../../common/scenario/rpo'
 import type {
   ConsumerStats,
   LedgerReader,
@@ -19,6 +20,17 @@ export interface SnapshotQuery {
   /** Room pairs the gates ask about, counted after the first fault. */
   sendsVia: { fromRoom: string; viaRoom: string }[]
   consumedAcross: { brokerRoom: string; consumerRoom: string }[]
+  /** Controller-mode runs: the groups (brokerNames) and each producer's topic, for the RPO figures. */
+  controller?: { groups: string[]; clientTopics: Record<string, string> }
+}
+
+/** What the ledger says about a controller-mode run: the RPO inputs and the quorum's history. */
+export interface ControllerSnapshot {
+  sends: RpoSend[]
+  changes: MasterChange[]
+  samples: OffsetSample[]
+  /** controller-leader-changed, master-elected, sync-state-set-changed, masters-observed. */
+  events: StoredEvent[]
 }
 
 /** A run's ledger facts as plain data: report shaping is a pure function of this. */
@@ -42,6 +54,55 @@ export interface RunSnapshot {
   workerExits: StoredEvent[]
   /** Latencies (ms, from the scheduled time) of acknowledged sends, by whether they crossed rooms. */
   sendLatency: { sameRoom: number[]; crossRoom: number[] }
+  controller?: ControllerSnapshot
+}
+
+const CONTROLLER_EVENTS = [
+  'controller-leader-changed',
+  'master-elected',
+  'sync-state-set-changed',
+  'masters-observed',
+  'replica-offsets'
+]
+
+/** The RPO inputs and the quorum's history of a controller-mode run. */
+export function controllerSnapshot(
+  reader: LedgerReader,
+  runId: number,
+  q: NonNullable<SnapshotQuery['controller']>
+): ControllerSnapshot {
+  const events = reader.events(runId, { kinds: CONTROLLER_EVENTS })
+  const str = (v: unknown): string | null => (typeof v === 'string' ? v : null)
+  return {
+    sends: reader.ackedSendsTo(runId, q.groups).map((r) => ({
+      key: r.key,
+      topic: q.clientTopics[r.clientId] ?? '',
+      group: r.brokerName,
+      room: r.brokerRoom,
+      queueId: r.queueId,
+      queueOffset: r.queueOffset,
+      ackedAt: r.ackedAt,
+      consumed: r.consumed
+    })),
+    changes: events
+      .filter((e) => e.kind === 'master-elected')
+      .map((e) => ({
+        group: String(e.data.group),
+        at: e.atMs,
+        to: str(e.data.to),
+        toRoom: str(e.data.toRoom)
+      })),
+    samples: events
+      .filter((e) => e.kind === 'replica-offsets')
+      .map((e) => ({
+        group: String(e.data.group),
+        at: e.atMs,
+        trigger: e.data.trigger === 'elected' ? 'elected' : 'fault',
+        master: str(e.data.master),
+        replicas: (e.data.replicas as OffsetSample['replicas'] | undefined) ?? []
+      })),
+    events: events.filter((e) => e.kind !== 'replica-offsets')
+  }
 }
 
 export const pairKey = (a: string, b: string): string => `${a}>${b}`
@@ -84,6 +145,7 @@ export function takeRunSnapshot(reader: LedgerReader, q: SnapshotQuery): RunSnap
       .filter((e) => e.atMs >= q.t0),
     skipped: Object.fromEntries(reader.skippedSends(q.runId)),
     workerExits: reader.events(q.runId, { kinds: ['worker-exit'] }),
-    sendLatency: reader.sendLatencyByScope(q.runId)
+    sendLatency: reader.sendLatencyByScope(q.runId),
+    ...(q.controller ? { controller: controllerSnapshot(reader, q.runId, q.controller) } : {})
   }
 }

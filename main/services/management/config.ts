@@ -31,6 +31,14 @@ export const managedProxySchema = z
   })
   .strict()
 
+/**
+ * A controller-mode replica: its room is fixed, its role is not. Clients place the group's master
+ * in a room by its address (the name server keeps the zone of the replica that registered last).
+ */
+export const managedBrokerSchema = z
+  .object({ id: idSchema, room: idSchema, address: addressSchema })
+  .strict()
+
 /** Issues for duplicate ids and addresses inside one list. */
 function checkUnique(
   list: readonly { id: string; address: string }[],
@@ -75,7 +83,9 @@ export const managementConfigSchema = z
     successesBeforeUp: z.number().int().min(1).max(100).default(1),
     nameServers: z.array(managedNameServerSchema).min(1, 'list at least one name server'),
     /** Every room's proxies, probed like name servers and listed in GET /v1/nameservers. */
-    proxies: z.array(managedProxySchema).default([])
+    proxies: z.array(managedProxySchema).default([]),
+    /** Controller-mode replicas of every room, listed (not probed) in GET /v1/nameservers. */
+    brokers: z.array(managedBrokerSchema).default([])
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -88,6 +98,7 @@ export const managementConfigSchema = z
     }
     checkUnique(c.nameServers, 'nameServers', ctx)
     checkUnique(c.proxies, 'proxies', ctx)
+    checkUnique(c.brokers, 'brokers', ctx)
   })
 
 export type ManagementConfigInput = z.input<typeof managementConfigSchema>

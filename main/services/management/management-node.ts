@@ -58,10 +58,19 @@ export interface ManagementNodeOptions {
   nameServers: readonly NameServerEntry[]
   /** Every room's proxies; probed each round like the name servers. */
   proxies?: readonly ProxyEntry[]
+  /** Controller-mode replicas of every room (id, room, address), reported as configured. */
+  brokers?: readonly BrokerEntry[]
   clientFactory?: ProbeClientFactory
   /** Proxy probe port; the default waits for the gRPC port's HTTP/2 SETTINGS. */
   proxyProbe?: ProxyProbe
   clock?: Clock
+}
+
+/** A controller-mode replica: where it runs, so clients can tell which room its group's master is in. */
+export interface BrokerEntry {
+  id: string
+  room: string
+  address: string
 }
 
 /** A configured proxy: `address` is host:gRPC port. */
@@ -116,6 +125,8 @@ export interface NameServersResponse {
   nameServers: NameServerStatus[]
   /** Every room's proxies, own room first. */
   proxies: ProxyStatus[]
+  /** Controller-mode replicas of every room (absent from older nodes). */
+  brokers: BrokerEntry[]
 }
 
 /** Answers with the requested status and body; HEAD gets headers only. */
@@ -152,6 +163,7 @@ export class ManagementNode extends EventEmitter<ManagementNodeEvents> {
   private readonly entries: readonly NameServerEntry[]
   private readonly health = new Map<string, NameServerHealth>()
   private readonly proxyEntries: readonly ProxyEntry[]
+  private readonly brokerEntries: readonly BrokerEntry[]
   private readonly proxyHealth = new Map<string, NameServerHealth>()
   private readonly proxyProbe: ProxyProbe
   private readonly clock: Clock
@@ -178,6 +190,7 @@ export class ManagementNode extends EventEmitter<ManagementNodeEvents> {
     this.entries = [...options.nameServers]
     for (const e of this.entries) this.health.set(e.id, initialHealth())
     this.proxyEntries = [...(options.proxies ?? [])]
+    this.brokerEntries = [...(options.brokers ?? [])]
     for (const p of this.proxyEntries) this.proxyHealth.set(p.id, initialHealth())
     this.proxyProbe = options.proxyProbe ?? h2SettingsProbe
     this.clock = options.clock ?? systemClock
@@ -399,7 +412,8 @@ export class ManagementNode extends EventEmitter<ManagementNodeEvents> {
         id: this.id,
         room: this.room,
         nameServers: this.nameServers(),
-        proxies: this.proxies()
+        proxies: this.proxies(),
+        brokers: [...this.brokerEntries]
       }
       send(req, res, 200, 'application/json; charset=utf-8', JSON.stringify(body))
       return

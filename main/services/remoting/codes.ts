@@ -17,7 +17,10 @@ export const RequestCode = {
   GET_ROUTEINFO_BY_TOPIC: 105,
   GET_BROKER_CLUSTER_INFO: 106,
   GET_ALL_TOPIC_LIST_FROM_NAMESERVER: 206,
-  SEND_MESSAGE_V2: 310
+  SEND_MESSAGE_V2: 310,
+  CONTROLLER_GET_REPLICA_INFO: 1004,
+  CONTROLLER_GET_METADATA_INFO: 1005,
+  CONTROLLER_GET_SYNC_STATE_DATA: 1006
 } as const
 
 /** Response codes we branch on (RemotingSysResponseCode + ResponseCode.java). */
@@ -37,7 +40,10 @@ export const ResponseCode = {
   QUERY_NOT_FOUND: 22,
   SUBSCRIPTION_NOT_EXIST: 24,
   SUBSCRIPTION_GROUP_NOT_EXIST: 26,
-  GO_AWAY: 1500
+  GO_AWAY: 1500,
+  /** A follower controller refuses reads and writes; ask the leader (GET_METADATA_INFO names it). */
+  CONTROLLER_NOT_LEADER: 2007,
+  CONTROLLER_BROKER_METADATA_NOT_EXIST: 2008
 } as const
 
 /** Header flag bits (RemotingCommand.RPC_TYPE / RPC_ONEWAY). */

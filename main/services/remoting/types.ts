@@ -86,6 +86,61 @@ export const kvTableSchema = z.object({
     .transform((v) => v ?? {})
 })
 
+/** BrokerReplicasInfo.ReplicaIdentity: one replica of a controller-mode broker set. */
+export const replicaIdentitySchema = z.object({
+  brokerName: z.string(),
+  /** The id the controller assigned (1, 2, …); not the 0/1 master-slave id of the route. */
+  brokerId: z.number().int(),
+  brokerAddress: z.string(),
+  alive: z
+    .boolean()
+    .nullish()
+    .transform((v) => v ?? false)
+})
+
+/** BrokerReplicasInfo.ReplicasInfo: a broker set's master, epochs and SyncStateSet. */
+export const replicasInfoSchema = z.object({
+  /** Absent while the set has no master (the last one died and nothing could be elected). */
+  masterBrokerId: z
+    .number()
+    .int()
+    .nullish()
+    .transform((v) => v ?? null),
+  masterAddress: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? null),
+  masterEpoch: z.number().int(),
+  syncStateSetEpoch: z.number().int(),
+  inSyncReplicas: z
+    .array(replicaIdentitySchema)
+    .nullish()
+    .transform((v) => v ?? []),
+  notInSyncReplicas: z
+    .array(replicaIdentitySchema)
+    .nullish()
+    .transform((v) => v ?? [])
+})
+
+/** BrokerReplicasInfo (CONTROLLER_GET_SYNC_STATE_DATA): brokerName → its replica info. */
+export const brokerReplicasInfoSchema = z.object({
+  replicasInfoTable: z
+    .record(z.string(), replicasInfoSchema)
+    .nullish()
+    .transform((v) => v ?? {})
+})
+
+/** SyncStateSet (the body of CONTROLLER_GET_REPLICA_INFO): controller ids of the in-sync replicas. */
+export const syncStateSetSchema = z.object({
+  syncStateSet: z
+    .array(z.number().int())
+    .nullish()
+    .transform((v) => v ?? []),
+  syncStateSetEpoch: z.number().int()
+})
+
+export type ReplicaIdentity = z.infer<typeof replicaIdentitySchema>
+export type ReplicasInfo = z.infer<typeof replicasInfoSchema>
 export type BrokerData = z.infer<typeof brokerDataSchema>
 export type QueueData = z.infer<typeof queueDataSchema>
 export type TopicRoute = z.infer<typeof topicRouteSchema>

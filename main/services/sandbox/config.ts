@@ -1,4 +1,6 @@
 import { join } from 'node:path'
+import type { ReplicaConfigInput } from './controller-config'
+import { replicaProperties } from './controller-config'
 
 /** A value RocketMQ's `MixAll.properties2Object` can parse. */
 export type PropValue = string | number | boolean
@@ -59,7 +61,9 @@ export interface BrokerConfigInput {
   cluster: string
   brokerName: string
   brokerId: number
-  role: 'master' | 'slave'
+  role: 'master' | 'slave' | 'replica'
+  /** Controller mode (role `replica`): the quorum and how writes are acknowledged. */
+  replica?: ReplicaConfigInput
   port: number
   nodeDir: string
   discovery: Discovery
@@ -127,6 +131,11 @@ export function brokerProperties(input: BrokerConfigInput): Record<string, PropV
   } else {
     props.namesrvAddr = input.discovery.namesrvAddr.join(';')
   }
+  if (input.role === 'replica') {
+    // Controller mode has its own liveness (controller heartbeats) and master switch; acting-master
+    // semantics would let a slave take writes meant for the elected master.
+    return { ...props, ...replicaProperties(input.replica ?? { peers: [] }) }
+  }
   if (input.fastBrokerExpiry) {
     props.enableSlaveActingMaster = true
     props.brokerHeartbeatInterval = 1000
@@ -152,6 +161,8 @@ export interface ManagementNodeConfig {
     remotingAddress?: string
     zoneMode?: boolean
   }[]
+  /** Controller-mode replicas of every room (their rooms, for clients placing a group's master). */
+  brokers?: { id: string; room: string; address: string }[]
 }
 
 export interface ProxyConfigInput {

@@ -18,6 +18,8 @@ export interface JvmContext {
 
 /** Small heaps and a fast-starting JIT: the sandbox runs many JVMs on a laptop. */
 export const NAMESRV_HEAP = ['-Xms64m', '-Xmx128m']
+/** A controller (standalone, or the name server that embeds one) holds DLedger state as well. */
+export const CONTROLLER_HEAP = ['-Xms64m', '-Xmx160m']
 export const BROKER_HEAP = ['-Xms256m', '-Xmx256m', '-XX:MaxDirectMemorySize=256m']
 export const PROXY_HEAP = ['-Xms128m', '-Xmx256m', '-XX:MaxDirectMemorySize=128m']
 export const ADMIN_HEAP = ['-Xms32m', '-Xmx128m']
@@ -41,6 +43,7 @@ const QUIET_LOGBACK =
 export const MAIN_CLASS = {
   nameserver: 'org.apache.rocketmq.namesrv.NamesrvStartup',
   broker: 'org.apache.rocketmq.broker.BrokerStartup',
+  controller: 'org.apache.rocketmq.controller.ControllerStartup',
   proxy: 'org.apache.rocketmq.proxy.ProxyStartup',
   admin: 'org.apache.rocketmq.tools.command.MQAdminStartup'
 } as const
@@ -82,14 +85,43 @@ function common(ctx: JvmContext, nodeDir: string, logbackXml: string): string[] 
   ]
 }
 
-/** `java ... NamesrvStartup -c namesrv.properties` */
-export function namesrvCommand(ctx: JvmContext, nodeDir: string, configFile: string): CommandSpec {
+/**
+ * `java ... NamesrvStartup -c namesrv.properties`; with an embedded controller the JVM also runs
+ * the controller, whose hessian serialisation needs the JDK 17 add-opens.
+ */
+export function namesrvCommand(
+  ctx: JvmContext,
+  nodeDir: string,
+  configFile: string,
+  embeddedController = false
+): CommandSpec {
   return {
     command: ctx.java,
     args: [
-      ...NAMESRV_HEAP,
+      ...(embeddedController ? [...CONTROLLER_HEAP, ...ADD_OPENS] : NAMESRV_HEAP),
       ...common(ctx, nodeDir, 'rmq.namesrv.logback.xml'),
       MAIN_CLASS.nameserver,
+      '-c',
+      configFile
+    ],
+    env: {},
+    cwd: nodeDir
+  }
+}
+
+/** `java ... ControllerStartup -c controller.properties` (the shipped bin/mqcontroller). */
+export function controllerCommand(
+  ctx: JvmContext,
+  nodeDir: string,
+  configFile: string
+): CommandSpec {
+  return {
+    command: ctx.java,
+    args: [
+      ...CONTROLLER_HEAP,
+      ...ADD_OPENS,
+      ...common(ctx, nodeDir, 'rmq.controller.logback.xml'),
+      MAIN_CLASS.controller,
       '-c',
       configFile
     ],

@@ -4,8 +4,14 @@ import { listNodes } from '../../../common/topology/model'
 import type { Topology } from '../../../common/topology/schema'
 import type { Discovery, ManagementNodeConfig } from './config'
 import { brokerProperties, namesrvProperties, proxyConfig, renderProperties } from './config'
+import type { ControllerPeer } from './controller-config'
+import {
+  controllerPeers,
+  controllerProperties,
+  embeddedControllerProperties
+} from './controller-config'
 import type { CommandSpec, JvmContext } from './jvm'
-import { brokerCommand, namesrvCommand, proxyCommand } from './jvm'
+import { brokerCommand, controllerCommand, namesrvCommand, proxyCommand } from './jvm'
 import type { NodeProcess } from './node-process'
 
 /** The management-node process command; a packaged app passes its built entry instead of tsx. */
@@ -39,6 +45,33 @@ export function discoveryFor(room: string, ctx: NodeCommandContext): Discovery {
   }
 }
 
+/**
+ * The controller quorum in document order: standalone controllers and name servers that embed one
+ * (their controllerPort), each with its DLedger self id.
+ */
+export function quorumOf(nodes: readonly NodeProcess[]): ControllerPeer[] {
+  return controllerPeers(
+    nodes.flatMap((n) =>
+      n.kind === 'controller'
+        ? [{ nodeId: n.id, host: n.host, port: n.port }]
+        : n.kind === 'nameserver' && n.controllerPort !== undefined
+          ? [{ nodeId: n.id, host: n.host, port: n.controllerPort }]
+          : []
+    )
+  )
+}
+
+function controllerInput(rt: NodeProcess, ctx: NodeCommandContext) {
+  const peers = quorumOf(ctx.nodes)
+  return {
+    self: peers.find((p) => p.nodeId === rt.id)!,
+    peers,
+    nodeDir: rt.dir,
+    ...(ctx.topology.controllerMode ? { mode: ctx.topology.controllerMode } : {}),
+    fastScan: ctx.fastBrokerExpiry
+  }
+}
+
 /** Writes a node's configuration files into its folder and returns the command that runs it. */
 export function writeNodeConfig(rt: NodeProcess, ctx: NodeCommandContext): CommandSpec {
   mkdirSync(rt.dir, { recursive: true })
@@ -56,8 +89,15 @@ export function writeNodeConfig(rt: NodeProcess, ctx: NodeCommandContext): Comma
         nodeDir: rt.dir,
         fastBrokerExpiry: ctx.fastBrokerExpiry
       })
+      const embedded = rt.controllerPort !== undefined
+      if (embedded) Object.assign(props, embeddedControllerProperties(controllerInput(rt, ctx)))
       writeFileSync(file, renderProperties(props, header))
-      return namesrvCommand(ctx.jvm(), rt.dir, file)
+      return namesrvCommand(ctx.jvm(), rt.dir, file, embedded)
+    }
+    case 'controller': {
+      const file = join(rt.dir, 'controller.properties')
+      writeFileSync(file, renderProperties(controllerProperties(controllerInput(rt, ctx)), header))
+      return controllerCommand(ctx.jvm(), rt.dir, file)
     }
     case 'broker': {
       const file = join(rt.dir, 'broker.conf')
@@ -67,6 +107,17 @@ export function writeNodeConfig(rt: NodeProcess, ctx: NodeCommandContext): Comma
         brokerName: node.spec.brokerName,
         brokerId: node.spec.brokerId,
         role: node.spec.role,
+        ...(node.spec.role === 'replica'
+          ? {
+              replica: {
+                peers: quorumOf(ctx.nodes),
+                ...(ctx.topology.controllerMode ? { mode: ctx.topology.controllerMode } : {}),
+                ...(node.spec.electionPriority !== undefined
+                  ? { electionPriority: node.spec.electionPriority }
+                  : {})
+              }
+            }
+          : {}),
         port: rt.port,
         nodeDir: rt.dir,
         discovery: discoveryFor(rt.room, ctx),
@@ -103,7 +154,15 @@ export function writeNodeConfig(rt: NodeProcess, ctx: NodeCommandContext): Comma
 
 function managementConfig(rt: NodeProcess, ctx: NodeCommandContext): ManagementNodeConfig {
   const settings = ctx.topology.settings
+  const replicas = ctx.nodes.filter(
+    (n) => n.node.kind === 'broker' && n.node.spec.role === 'replica'
+  )
   return {
+    ...(replicas.length > 0
+      ? {
+          brokers: replicas.map((n) => ({ id: n.id, room: n.room, address: `${n.host}:${n.port}` }))
+        }
+      : {}),
     id: rt.id,
     room: rt.room,
     host: rt.host,

@@ -27,12 +27,16 @@ export interface NodeStatus {
   restorable?: boolean
 }
 
-/** Boot-success lines RocketMQ prints to stdout (NamesrvStartup, BrokerStartup, ProxyStartup). */
-export const BOOT_LINE: Record<'nameserver' | 'broker' | 'proxy', RegExp> = {
+/** Boot-success lines RocketMQ prints to stdout (NamesrvStartup, BrokerStartup, ProxyStartup, ControllerStartup). */
+export const BOOT_LINE: Record<'nameserver' | 'broker' | 'proxy' | 'controller', RegExp> = {
   nameserver: /The Name Server boot success/,
   broker: /The broker\[[^\]]*\] boot success/,
-  proxy: /rocketmq-proxy startup successfully/
+  proxy: /rocketmq-proxy startup successfully/,
+  controller: /The Controller Server boot success/
 }
+
+/** NamesrvStartup prints this after its own line when it embeds a controller. */
+export const EMBEDDED_CONTROLLER_LINE = /The ControllerManager boot success/
 
 export type ServerNode = Extract<TopologyNode, { kind: PortedKind }>
 
@@ -69,6 +73,8 @@ export class NodeProcess {
   host: string
   port: number
   remotingPort?: number
+  /** A name server's embedded controller: its DLedger port, which brokers reach it on. */
+  controllerPort?: number
   /** argv prefix that runs the command inside the node's network (namespace), if any. */
   prefix: string[] = []
   command?: CommandSpec
@@ -192,20 +198,29 @@ export class NodeProcess {
     let exited: ExitInfo | undefined
     void proc.exited.then((info) => (exited = info))
     const management = this.kind === 'management'
+    const lines = management ? [] : [BOOT_LINE[this.kind as keyof typeof BOOT_LINE]]
+    const ports = [this.port]
+    if (this.controllerPort !== undefined) {
+      lines.push(EMBEDDED_CONTROLLER_LINE)
+      ports.push(this.controllerPort)
+    }
     let lineSeen = management
+    const seen = lines.map(() => false)
     const url = `http://${this.host}:${this.port}/healthz`
     const what = management
       ? `GET ${url}`
-      : `"${BOOT_LINE[this.kind as keyof typeof BOOT_LINE].source}" in the log and port ${this.port} open`
+      : `${lines.map((l) => `"${l.source}"`).join(' and ')} in the log and port ${ports.join(', ')} open`
     for (;;) {
       if (exited) throw this.bootExitError(exited, offset)
       if (signal?.aborted) throw signal.reason
-      if (!lineSeen)
-        lineSeen = watcher.find(BOOT_LINE[this.kind as keyof typeof BOOT_LINE]) !== undefined
+      if (!lineSeen) {
+        watcher.findEach(lines).forEach((hit, i) => (seen[i] ||= hit))
+        lineSeen = seen.every(Boolean)
+      }
       if (lineSeen) {
         const ready = management
           ? Math.floor(((await net.httpGet(url, 1000))?.status ?? 0) / 100) === 2
-          : await net.tcp(this.host, this.port, 1000)
+          : (await Promise.all(ports.map((p) => net.tcp(this.host, p, 1000)))).every(Boolean)
         if (ready && !exited) return
       }
       if (clock.now() >= deadline) {

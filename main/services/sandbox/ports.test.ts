@@ -104,3 +104,54 @@ describe('allocatePorts', () => {
     expect((err as SandboxError).code).toBe('no-free-port')
   })
 })
+
+describe('controller ports', () => {
+  it('binds a controller on its port and a name server that embeds one on two', () => {
+    expect(boundPorts('controller', 9878)).toEqual([9878])
+    expect(boundPorts('nameserver', 9876, 9878)).toEqual([9876, 9878])
+  })
+
+  it('gives an embedded controller the port next to its name server', async () => {
+    const out = await allocatePorts(
+      [
+        { nodeId: 'ns-1', kind: 'nameserver', controllerPort: true },
+        { nodeId: 'ctl-2', kind: 'controller' }
+      ],
+      probe(),
+      { range: [20000, 20100], random: () => 0 }
+    )
+    expect(out.get('ns-1')).toMatchObject({
+      port: 20002,
+      controllerPort: 20003,
+      ports: [20002, 20003]
+    })
+    expect(out.get('ctl-2')).toMatchObject({ port: 20006, ports: [20006] })
+    expect(out.get('ctl-2')!.controllerPort).toBeUndefined()
+  })
+
+  it('honours an explicit controller port and checks it is free', async () => {
+    const out = await allocatePorts(
+      [{ nodeId: 'ns-1', kind: 'nameserver', port: 9876, controllerPort: 9878 }],
+      probe()
+    )
+    expect(out.get('ns-1')).toMatchObject({ port: 9876, controllerPort: 9878, explicit: true })
+    await expect(
+      allocatePorts(
+        [{ nodeId: 'ns-1', kind: 'nameserver', port: 9876, controllerPort: 9878 }],
+        probe([9878])
+      )
+    ).rejects.toThrow(/Port 9878 of node ns-1 is already in use/)
+  })
+
+  it('refuses half-explicit placements, naming the node and the fix', async () => {
+    await expect(
+      allocatePorts([{ nodeId: 'ns-1', kind: 'nameserver', controllerPort: 9878 }], probe())
+    ).rejects.toThrow(/ns-1 sets "controller.port" but not "port"/)
+    await expect(
+      allocatePorts(
+        [{ nodeId: 'ns-1', kind: 'nameserver', port: 9876, controllerPort: true }],
+        probe()
+      )
+    ).rejects.toThrow(/add "controller": \{ "port": … \}/)
+  })
+})

@@ -7,7 +7,7 @@ export interface PortProbe {
 }
 
 /** The node kinds that bind ports in the sandbox. */
-export type PortedKind = 'nameserver' | 'broker' | 'management' | 'proxy'
+export type PortedKind = 'nameserver' | 'broker' | 'management' | 'proxy' | 'controller'
 
 /** One node asking for ports; `port`/`remotingPort` are explicit topology values to honour. */
 export interface PortRequest {
@@ -17,6 +17,8 @@ export interface PortRequest {
   path?: string
   port?: number
   remotingPort?: number
+  /** A name server's embedded controller: its explicit port, or true to have one allocated. */
+  controllerPort?: number | true
 }
 
 /** What a node got: its main port and every port it will bind. */
@@ -25,6 +27,8 @@ export interface PortAssignment {
   port: number
   /** Proxy only: the remoting listener next to the gRPC port. */
   remotingPort?: number
+  /** Name server with an embedded controller: the controller's (DLedger) port. */
+  controllerPort?: number
   ports: number[]
   explicit: boolean
 }
@@ -43,17 +47,36 @@ export const BLOCK = 4
 const MAIN_OFFSET = 2
 export const DEFAULT_PORT_RANGE: [number, number] = [20000, 32000]
 
-/** Ports a node binds relative to its main port: a broker adds the fast channel (-2) and HA (+1). */
-export function boundPorts(kind: PortedKind, port: number, remotingPort?: number): number[] {
+/**
+ * Ports a node binds relative to its main port: a broker adds the fast channel (-2) and HA (+1), a
+ * proxy its remoting port, a name server the port of the controller it embeds (`second`).
+ */
+export function boundPorts(kind: PortedKind, port: number, second?: number): number[] {
   switch (kind) {
     case 'broker':
       return [port - 2, port, port + 1]
     case 'proxy':
-      return [port, remotingPort ?? port + 1]
+      return [port, second ?? port + 1]
     case 'nameserver':
+      return second === undefined ? [port] : [port, second]
+    case 'controller':
     case 'management':
       return [port]
   }
+}
+
+/** The explicit second port of a request (proxy remoting, embedded controller), if any. */
+function secondOf(req: PortRequest): number | undefined {
+  if (req.kind === 'proxy') return req.remotingPort
+  return typeof req.controllerPort === 'number' ? req.controllerPort : undefined
+}
+
+/** Where an auto-allocated block puts the second port, and what the assignment calls it. */
+function secondFields(req: PortRequest, ports: number[]): Partial<PortAssignment> {
+  if (req.kind === 'proxy') return { remotingPort: ports[1] }
+  if (req.kind === 'nameserver' && req.controllerPort !== undefined)
+    return { controllerPort: ports[1] }
+  return {}
 }
 
 function busyMessage(req: PortRequest, port: number): string {
@@ -91,10 +114,24 @@ export async function allocatePorts(
         { nodeId: req.nodeId }
       )
     }
+    if (req.port === undefined && typeof req.controllerPort === 'number') {
+      throw new SandboxError(
+        'topology',
+        `Name server ${req.nodeId} sets "controller.port" but not "port"; set both, or neither to let DR Studio pick.`,
+        { nodeId: req.nodeId }
+      )
+    }
+    if (req.port !== undefined && req.controllerPort === true) {
+      throw new SandboxError(
+        'topology',
+        `Name server ${req.nodeId} sets "port" but its embedded controller has none; add "controller": { "port": … }, or remove "port".`,
+        { nodeId: req.nodeId }
+      )
+    }
   }
   const explicit = requests.filter((r) => r.port !== undefined)
   for (const req of explicit) {
-    for (const p of boundPorts(req.kind, req.port!, req.remotingPort)) {
+    for (const p of boundPorts(req.kind, req.port!, secondOf(req))) {
       if (p < 1 || p > 65535) {
         throw new SandboxError(
           'topology',
@@ -113,14 +150,14 @@ export async function allocatePorts(
     }
   }
   for (const req of explicit) {
-    const ports = boundPorts(req.kind, req.port!, req.remotingPort)
+    const ports = boundPorts(req.kind, req.port!, secondOf(req))
     for (const p of ports) {
       if (!(await probe.isFree(p))) throw new PortBusyError(req.nodeId, p, busyMessage(req, p))
     }
     out.set(req.nodeId, {
       nodeId: req.nodeId,
       port: req.port!,
-      ...(req.kind === 'proxy' ? { remotingPort: ports[1] } : {}),
+      ...secondFields(req, ports),
       ports,
       explicit: true
     })
@@ -145,7 +182,7 @@ export async function allocatePorts(
       cursor++
       scanned++
       const main = base + MAIN_OFFSET
-      const ports = boundPorts(req.kind, main)
+      const ports = boundPorts(req.kind, main, req.controllerPort === true ? main + 1 : undefined)
       if (ports.some((p) => taken.has(p) || p < base || p >= base + BLOCK)) continue
       let free = true
       for (const p of ports) {
@@ -159,7 +196,7 @@ export async function allocatePorts(
       assigned = {
         nodeId: req.nodeId,
         port: main,
-        ...(req.kind === 'proxy' ? { remotingPort: ports[1] } : {}),
+        ...secondFields(req, ports),
         ports,
         explicit: false
       }

@@ -120,14 +120,24 @@ export class LogWatcher {
 
   /** The first line appended since the last call (or the start offset) matching `pattern`. */
   find(pattern: RegExp): string | undefined {
+    const lines = this.next()
+    return lines.find((l) => pattern.test(l))
+  }
+
+  /** For each pattern, whether a line appended since the last call matches it (one read for all). */
+  findEach(patterns: readonly RegExp[]): boolean[] {
+    const lines = this.next()
+    return patterns.map((p) => lines.some((l) => p.test(l)))
+  }
+
+  /** Complete lines appended since the last call, then the unfinished last one. */
+  private next(): string[] {
     const bytes = readRangeBytes(this.path, this.offset)
-    if (bytes.length === 0) return undefined
+    if (bytes.length === 0) return []
     this.offset += bytes.length
     const text = this.carry + bytes.toString('utf8')
     const lines = text.split('\n')
     this.carry = lines.pop() ?? ''
-    const hit = lines.find((l) => pattern.test(l))
-    if (hit !== undefined) return hit
-    return pattern.test(this.carry) ? this.carry : undefined
+    return [...lines, this.carry]
   }
 }

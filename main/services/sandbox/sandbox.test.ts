@@ -86,7 +86,11 @@ async function waitFor(cond: () => boolean, ms = 2000): Promise<void> {
 
 function bootLine(req: SpawnRequest): string {
   const main = req.args.find((a) => a.startsWith('org.apache.rocketmq.'))
-  if (main?.endsWith('NamesrvStartup')) return 'The Name Server boot success. serializeType=JSON'
+  // NamesrvStartup prints the second line when it embeds a controller; harmless otherwise.
+  if (main?.endsWith('NamesrvStartup'))
+    return 'The Name Server boot success. serializeType=JSON\nThe ControllerManager boot success. serializeType=JSON'
+  if (main?.endsWith('ControllerStartup'))
+    return 'The Controller Server boot success. serializeType=JSON'
   if (main?.endsWith('BrokerStartup')) return 'The broker[broker-a, 127.0.0.1:1] boot success.'
   if (main?.endsWith('ProxyStartup')) return 'Mon Jan 01 rocketmq-proxy startup successfully'
   return 'management node listening'
@@ -162,6 +166,115 @@ describe('Sandbox (fake processes)', () => {
   afterEach(async () => {
     await sandbox.stop({ force: true })
     rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it('controller mode: quorum first, the preferred replicas next, the rest once masters exist', async () => {
+    const raw = JSON.parse(
+      readFileSync(
+        join(import.meta.dirname, '../../../resources/topologies/three-rooms-controller.json'),
+        'utf8'
+      )
+    )
+    raw.rooms[2].nameServers[0] = { id: 'ns-3' }
+    raw.rooms[2].controllers = [{ id: 'ctl-3' }]
+    const probed: string[] = []
+    const masters: Record<string, string> = {}
+    sandbox = make({
+      controllerProbe: {
+        metadata: async (address) => {
+          probed.push(address)
+          const leader = sandbox.controllers()[0]!.address
+          return {
+            group: 'drstudio',
+            leaderId: 'n0',
+            leaderAddress: leader,
+            isLeader: address === leader,
+            peers: []
+          }
+        },
+        // The first replica of each group to be up is master, as the controllers do.
+        syncStateData: async (_leader, groups) =>
+          Object.fromEntries(
+            groups.flatMap((g) => {
+              const up = sandbox
+                .status()
+                .nodes.find((n) => n.nodeId.startsWith(`${g}-`) && n.state === 'up')
+              masters[g] ??= up?.address ?? ''
+              return up
+                ? [
+                    [
+                      g,
+                      {
+                        masterBrokerId: 1,
+                        masterAddress: masters[g]!,
+                        masterEpoch: 1,
+                        syncStateSetEpoch: 1,
+                        inSyncReplicas: [],
+                        notInSyncReplicas: []
+                      }
+                    ]
+                  ]
+                : []
+            })
+          )
+      }
+    })
+    const status = await sandbox.start(topologySchema.parse(raw))
+    const order = spawner.procs.map((p) => p.req.logFile.split('/').at(-2)!)
+    expect(order.slice(0, 7).sort()).toEqual([
+      'ctl-3',
+      'mgmt-1',
+      'mgmt-2',
+      'mgmt-3',
+      'ns-1',
+      'ns-2',
+      'ns-3'
+    ])
+    // broker-a prefers room 1 and broker-b room 2: those boot (and become master) first.
+    expect(order.slice(7, 9).sort()).toEqual(['broker-a-1', 'broker-b-2'])
+    expect(order.slice(9).sort()).toEqual(['broker-a-2', 'broker-a-3', 'broker-b-1', 'broker-b-3'])
+    expect(probed.length).toBeGreaterThan(0)
+
+    const quorum = sandbox.controllers()
+    expect(quorum.map((c) => [c.nodeId, c.selfId, c.embedded])).toEqual([
+      ['ns-1', 'n0', true],
+      ['ns-2', 'n1', true],
+      ['ctl-3', 'n2', false]
+    ])
+    const ns1 = status.nodes.find((n) => n.nodeId === 'ns-1')!.address!
+    // The embedded controller has its own port next to the name server's.
+    expect(quorum[0]!.address).not.toBe(ns1)
+    const peers = quorum.map((c) => `${c.selfId}-${c.address}`).join(';')
+    const nsConf = readFileSync(join(status.runDir!, 'ns-1', 'namesrv.properties'), 'utf8')
+    expect(nsConf).toContain('enableControllerInNamesrv=true')
+    expect(nsConf).toContain(`controllerDLegerPeers=${peers}`)
+    expect(nsConf).toContain('controllerDLegerSelfId=n0')
+    const ctlConf = readFileSync(join(status.runDir!, 'ctl-3', 'controller.properties'), 'utf8')
+    expect(ctlConf).toContain('controllerDLegerSelfId=n2')
+    expect(ctlConf).toContain(`listenPort=${quorum[2]!.address.split(':')[1]}`)
+    expect(spawner.byNode('ctl-3')[0]!.req.args).toContain(
+      'org.apache.rocketmq.controller.ControllerStartup'
+    )
+
+    const conf = readFileSync(join(status.runDir!, 'broker-a-2', 'broker.conf'), 'utf8')
+    expect(conf).toContain('brokerId=-1')
+    expect(conf).toContain('enableControllerMode=true')
+    expect(conf).toContain(`controllerAddr=${quorum.map((c) => c.address).join(';')}`)
+    expect(conf).toContain('allAckInSyncStateSet=true')
+    expect(conf).toContain('brokerElectionPriority=2')
+    expect(conf).not.toContain('enableSlaveActingMaster')
+    expect(spawner.byNode('broker-a-2')[0]!.req.env.ROCKETMQ_ZONE).toBe('room2')
+    const mgmt = JSON.parse(readFileSync(join(status.runDir!, 'mgmt-1', 'management.json'), 'utf8'))
+    expect(mgmt.brokers.map((b: { id: string }) => b.id)).toHaveLength(6)
+    // Every replica has the topic: whichever is elected next serves it at once.
+    expect(topics.sort()).toEqual([
+      'orders@broker-a',
+      'orders@broker-a',
+      'orders@broker-a',
+      'orders@broker-b',
+      'orders@broker-b',
+      'orders@broker-b'
+    ])
   })
 
   it('boots name servers and management nodes before brokers, then creates topics on masters', async () => {

@@ -7,6 +7,10 @@ import { findAppPaths, nodeRuntimeCommand } from '../app-paths'
 import type { ActiveFault } from '../network/faults'
 import type { RegistrationProbe, TopicCreator } from './admin-ports'
 import { createRemotingAdmin, remotingRegistrationProbe, remotingTopicCreator } from './admin-ports'
+import type { ControllerEndpoint, ControllerProbe } from './controller-readiness'
+import type { ControllerBootInput } from './controller-boot'
+import { awaitControllerLeader, awaitGroupMasters, controllerEndpoints } from './controller-boot'
+import { electionWaves, remotingControllerProbe } from './controller-readiness'
 import { SandboxError } from './errors'
 import { onProcessExit } from './exit-handlers'
 import type { FindJavaOptions, JavaInfo } from './java'
@@ -46,6 +50,7 @@ export type { NodeStatus } from './node-process'
 export { BOOT_LINE } from './node-process'
 export type { ManagementCommand } from './node-commands'
 export type { RegistrationReport } from './registration'
+export type { ControllerEndpoint } from './controller-readiness'
 export { makeRunName } from './run-folders'
 export type { NetworkStatus } from './sandbox-network'
 
@@ -96,6 +101,8 @@ export interface SandboxOptions {
   locateRocketmq?: typeof locateRocketmqLib
   topicCreator?: TopicCreator
   registrationProbe?: RegistrationProbe
+  /** Controller reads for readiness (leader elected, every controller-mode group has a master). */
+  controllerProbe?: ControllerProbe
   managementCommand?: ManagementCommand
   /**
    * Rooms as separate networks (namespaces per room and node, link faults). Absent: every room on
@@ -125,10 +132,19 @@ const NAMESPACE_PORTS: Record<PortedKind, { port: number; remotingPort?: number 
   nameserver: { port: 9876 },
   broker: { port: 10911 },
   management: { port: 8080 },
-  proxy: { port: 8081, remotingPort: 8080 }
+  proxy: { port: 8081, remotingPort: 8080 },
+  // The samples' DLedger port (distribution/conf/controller): also where brokers reach a controller.
+  controller: { port: 9878 }
 }
+const NAMESPACE_EMBEDDED_CONTROLLER_PORT = 9878
 
-const SERVER_KINDS: readonly PortedKind[] = ['nameserver', 'management', 'broker', 'proxy']
+const SERVER_KINDS: readonly PortedKind[] = [
+  'nameserver',
+  'management',
+  'controller',
+  'broker',
+  'proxy'
+]
 
 /** Live sandboxes of this process, for the orphan sweep (which must not kill a live one's children). */
 const liveSandboxes = new Set<Sandbox>()
@@ -158,6 +174,7 @@ export class Sandbox {
   private lib: RocketmqLib | undefined
   private topicCreator: TopicCreator | undefined
   private registrationProbe: RegistrationProbe | undefined
+  private controllerProbe: ControllerProbe | undefined
   private starting = false
   /** Aborted by stop() during a boot, so waiting nodes give up at once instead of after 90 s. */
   private bootAbort: AbortController | undefined
@@ -370,23 +387,35 @@ export class Sandbox {
       for (const rt of ours) rt.command = writeNodeConfig(rt, this.commandContext(topology, runDir))
       for (const rt of this.nodes.values()) this.emitState(rt)
       const attachedProbed = this.attachedNodes.start(topology, this.nodes)
-      // A broker that learns the name servers from its management node first asks it 10 s after
-      // boot, so it needs neither up yet: boot them together. With a static list it registers at
-      // once, so its name servers must be up first.
-      const first = ours.filter((rt) => rt.kind === 'nameserver' || rt.kind === 'management')
+      const first = ours.filter(
+        (rt) => rt.kind === 'nameserver' || rt.kind === 'management' || rt.kind === 'controller'
+      )
       const brokers = ours.filter((rt) => rt.kind === 'broker')
-      if (topology.settings.namesrvDiscovery === 'management') {
+      const controllerMode = controllerEndpoints(ours).length > 0
+      if (topology.settings.namesrvDiscovery === 'management' && !controllerMode) {
+        // A broker that learns the name servers from its management node first asks it 10 s after
+        // boot, so it needs neither up yet: boot them together.
         this.progress(
           '',
           'brokers ask their room’s management node for the name servers 10 s after boot (RocketMQ’s first address-server fetch); traffic starts within ~12 s of their boot'
         )
         await this.bootGroup([...first, ...brokers], bootAbort.signal)
       } else {
+        // With a static list a broker registers at once, and in controller mode it asks the
+        // controllers for its role: both must be up (and a leader elected) first.
         await this.bootGroup(first, bootAbort.signal)
         checkpoint()
-        await this.bootGroup(brokers, bootAbort.signal)
+        await awaitControllerLeader(this.controllerBoot(bootAbort.signal))
+        const [early, later] = electionWaves(brokers)
+        await this.bootGroup(early, bootAbort.signal)
+        checkpoint()
+        if (later.length > 0) {
+          await awaitGroupMasters(this.controllerBoot(bootAbort.signal))
+          await this.bootGroup(later, bootAbort.signal)
+        }
       }
       checkpoint()
+      await awaitGroupMasters(this.controllerBoot(bootAbort.signal))
       const brokersUpAt = this.clock.now()
       if (this.opts.trackRegistration ?? true) {
         this.registration = this.registrationSince(brokersUpAt, 120_000)
@@ -459,6 +488,10 @@ export class Sandbox {
         this.processDeps()
       )
       if (placed) rt.prefix = placed.prefix
+      if (node.kind === 'nameserver' && node.spec.controller) {
+        const own = node.spec.controller.port
+        rt.controllerPort = own ?? (placed ? NAMESPACE_EMBEDDED_CONTROLLER_PORT : undefined)
+      }
       this.nodes.set(node.id, rt)
     }
     if (status.mode === 'loopback') await this.allocateLoopbackPorts()
@@ -471,11 +504,18 @@ export class Sandbox {
       kind: rt.kind,
       path: rt.node.path,
       port: rt.node.spec.port,
-      remotingPort: rt.node.kind === 'proxy' ? rt.node.spec.remotingPort : undefined
+      remotingPort: rt.node.kind === 'proxy' ? rt.node.spec.remotingPort : undefined,
+      ...(rt.node.kind === 'nameserver' && rt.node.spec.controller
+        ? { controllerPort: rt.node.spec.controller.port ?? (true as const) }
+        : {})
     }))
     const reserved = [...this.nodes.values()]
       .filter((rt) => rt.attached && isLoopback(rt.host))
-      .flatMap((rt) => [rt.port, ...(rt.remotingPort ? [rt.remotingPort] : [])])
+      .flatMap((rt) => [
+        rt.port,
+        ...(rt.remotingPort ? [rt.remotingPort] : []),
+        ...(rt.controllerPort ? [rt.controllerPort] : [])
+      ])
     const ports = await allocatePorts(requests, this.opts.portProbe ?? tcpPortProbe, {
       range: this.opts.portRange,
       reserved
@@ -484,6 +524,7 @@ export class Sandbox {
       const a = ports.get(rt.id)!
       rt.port = a.port
       if (a.remotingPort !== undefined) rt.remotingPort = a.remotingPort
+      if (a.controllerPort !== undefined) rt.controllerPort = a.controllerPort
     }
   }
 
@@ -568,10 +609,14 @@ export class Sandbox {
       await Promise.all(live([...SERVER_KINDS]).map((rt) => rt.enqueue(() => rt.kill())))
     } else {
       await Promise.all(live(['broker', 'proxy']).map((rt) => rt.enqueue(() => rt.stop())))
-      await Promise.all(live(['nameserver', 'management']).map((rt) => rt.enqueue(() => rt.stop())))
+      await Promise.all(
+        live(['nameserver', 'management', 'controller']).map((rt) => rt.enqueue(() => rt.stop()))
+      )
     }
     this.topicCreator?.close?.()
     this.topicCreator = undefined
+    this.controllerProbe?.close?.()
+    this.controllerProbe = undefined
     this.registrationProbe?.close?.()
     this.registrationProbe = undefined
     this.attachedNodes.stop()
@@ -730,14 +775,35 @@ export class Sandbox {
     this.net.downSync()
   }
 
+  /**
+   * The controller quorum (standalone controllers and name servers embedding one), with the
+   * address brokers reach each on; empty for topologies without controller mode.
+   */
+  controllers(): ControllerEndpoint[] {
+    return controllerEndpoints([...this.nodes.values()])
+  }
+
+  private controllerBoot(signal: AbortSignal): ControllerBootInput {
+    return {
+      nodes: [...this.nodes.values()],
+      probe: () =>
+        (this.controllerProbe ??= this.opts.controllerProbe ?? remotingControllerProbe()),
+      clock: this.clock,
+      timeoutMs: this.opts.bootTimeoutMs ?? 90_000,
+      signal,
+      progress: (nodeId, message) => this.progress(nodeId, message)
+    }
+  }
+
   private async createTopics(topology: Topology): Promise<void> {
     const topics = topicsOf(topology)
+    // Controller-mode replicas get the topic too: whichever is elected next must already serve it.
     const masters = [...this.nodes.values()].filter(
       (rt) =>
         rt.kind === 'broker' &&
         !rt.attached &&
         rt.node.kind === 'broker' &&
-        rt.node.spec.role === 'master'
+        (rt.node.spec.role === 'master' || rt.node.spec.role === 'replica')
     )
     if (topics.length === 0 || masters.length === 0) return
     const creator = (this.topicCreator ??=

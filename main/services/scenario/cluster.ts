@@ -33,6 +33,8 @@ export interface ClusterPort {
   }): () => void
   /** Whether network faults are available, and why not. */
   network?(): { mode: string; faultsDisabled: string | null; faults: readonly unknown[] }
+  /** The controller quorum (controller mode): node, room, and the address brokers reach it on. */
+  controllers?(): readonly { nodeId: string; room: string; address: string; selfId: string }[]
 }
 
 /** States a node must be brought out of before a scenario, and how. */

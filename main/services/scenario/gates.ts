@@ -19,6 +19,8 @@ export interface GateFacts {
   failovers: readonly FailoverReport[]
   /** Clients that fell back from their room's management node to another room's. */
   managementFallbacks(fromRoom: string, toRoom: string | undefined): number
+  /** Controller mode: messages lost with a replaced master; null when the run had no such groups. */
+  rpoMessages?: number | null
 }
 
 const round = (n: number, digits = 4): number => Math.round(n * 10 ** digits) / 10 ** digits
@@ -118,6 +120,15 @@ export function evaluateGates(gates: Gates, f: GateFacts): GateResult[] {
       passed: n >= g.min,
       actual: n,
       limit: `>= ${g.min}`
+    })
+  }
+  if (gates.maxRpoMessages !== undefined) {
+    const rpo = f.rpoMessages ?? null
+    out.push({
+      name: 'acknowledged messages lost with a replaced master (RPO)',
+      passed: rpo !== null && rpo <= gates.maxRpoMessages,
+      actual: rpo === null ? 'no controller-mode group in this run' : rpo,
+      limit: gates.maxRpoMessages
     })
   }
   for (const g of gates.managementFallbacks ?? []) {

@@ -1,6 +1,6 @@
 import type { Scenario } from '../../../common/scenario/schema'
-import type { TargetNode } from '../../../common/scenario/selectors'
-import { resolveTarget } from '../../../common/scenario/selectors'
+import type { RoleSelector, TargetNode } from '../../../common/scenario/selectors'
+import { parseRoleSelector, resolveTarget } from '../../../common/scenario/selectors'
 import { isNetworkStep } from '../../../common/scenario/schema'
 import { isAttachedCluster } from '../engine/run/attached-policy'
 import type { Topology } from '../../../common/topology/schema'
@@ -123,12 +123,31 @@ export function targetNodes(topology: Topology, clients: readonly ClientPlan[]):
       case 'nameserver':
       case 'management':
       case 'proxy':
+      case 'controller':
         return [{ id: n.id, kind: n.kind, room: n.room }]
       default:
         return []
     }
   })
   return [...servers, ...clients.map((c) => ({ id: c.id, kind: c.role, room: c.room }))]
+}
+
+/** Why a role selector cannot name anything in this topology, if it cannot. */
+function roleProblem(role: RoleSelector, topology: Topology): string | undefined {
+  const nodes = listNodes(topology)
+  const groups = new Set(
+    nodes.flatMap((n) =>
+      n.kind === 'broker' && n.spec.role === 'replica' ? [n.spec.brokerName] : []
+    )
+  )
+  if (role.role === 'master' && !groups.has(role.group)) {
+    return `names group ${role.group}, which is not a controller-mode group of ${topology.name} (${[...groups].join(', ') || 'it has none'})`
+  }
+  const quorum = nodes.some(
+    (n) => n.kind === 'controller' || (n.kind === 'nameserver' && n.spec.controller !== undefined)
+  )
+  if (role.role === 'leader' && !quorum) return `needs controllers, and ${topology.name} has none`
+  return undefined
 }
 
 /** Problems with a scenario against its topology, each naming the step and the fix. */
@@ -190,7 +209,16 @@ export function checkScenario(scenario: Scenario, topology: Topology): string[] 
       }
       return
     }
-    const r = resolveTarget(step.target, nodes)
+    const all = typeof step.target === 'string' ? [step.target] : step.target
+    const named = all.filter((t) => {
+      const role = parseRoleSelector(t)
+      if (!role) return true
+      const problem = roleProblem(role, topology)
+      if (problem) problems.push(`timeline[${i}].target: "${t}" ${problem}`)
+      return false
+    })
+    if (named.length === 0) return
+    const r = resolveTarget(named, nodes)
     if (!r.ok) {
       problems.push(`timeline[${i}].target: ${r.error}`)
       return

@@ -50,6 +50,23 @@ describe('evaluateGates', () => {
     expect(evaluateGates(gates, facts({ rtoMs: [] }))[1]).toMatchObject({ passed: true, actual: 0 })
   })
 
+  it('RPO: messages lost with a replaced master, and a run without controller mode fails it', () => {
+    const gates = scenarioSchema.shape.gates.parse({ maxRpoMessages: 10 })
+    const rpo = (n: number | null) => evaluateGates(gates, facts({ rpoMessages: n }))[1]
+    expect(rpo(10)).toEqual({
+      name: 'acknowledged messages lost with a replaced master (RPO)',
+      passed: true,
+      actual: 10,
+      limit: 10
+    })
+    expect(rpo(11)!.passed).toBe(false)
+    expect(rpo(null)).toMatchObject({
+      passed: false,
+      actual: 'no controller-mode group in this run'
+    })
+    expect(evaluateGates(gates, facts())[1]!.passed).toBe(false)
+  })
+
   it('locality: sends and consumptions separately; no data fails', () => {
     const gates = scenarioSchema.shape.gates.parse({ minLocalShare: 0.99 })
     const g = evaluateGates(gates, facts({ localSendShare: 0.995, localConsumeShare: null }))
@@ -105,9 +122,13 @@ describe('evaluateGates', () => {
 describe('built-in scenarios', () => {
   const files = readdirSync(join(RESOURCES, 'scenarios')).filter((f) => f.endsWith('.yaml'))
 
-  it('ships the six scenarios of the method, three of the gRPC lane and four of the links', () => {
+  it('ships the six scenarios of the method, three of the gRPC lane, four of the links and four of controller mode', () => {
     expect(files.sort()).toEqual([
       'broker-cut-from-remote-ns.yaml',
+      'controller-leader-and-master-kill.yaml',
+      'controller-master-kill-async.yaml',
+      'controller-master-kill.yaml',
+      'controller-room1-isolated.yaml',
       'grpc-healthy.yaml',
       'grpc-room1-brokers-down.yaml',
       'grpc-room1-proxy-down.yaml',
@@ -127,11 +148,26 @@ describe('built-in scenarios', () => {
     const l = loadScenarioFile(join(RESOURCES, 'scenarios', f), { resourcesDir: RESOURCES })
     const grpc = f.startsWith('grpc-')
     const wan = f === 'wan-latency.yaml'
-    expect(l.topology.name).toBe(grpc ? 'two-rooms-proxies' : wan ? 'two-rooms-wan' : 'two-rooms')
+    const controller = f.startsWith('controller-')
+    const async = f === 'controller-master-kill-async.yaml'
+    expect(l.topology.name).toBe(
+      grpc
+        ? 'two-rooms-proxies'
+        : wan
+          ? 'two-rooms-wan'
+          : async
+            ? 'three-rooms-controller-async'
+            : controller
+              ? 'three-rooms-controller'
+              : 'two-rooms'
+    )
     expect(l.scenario.workload.lane).toBe(grpc ? 'grpc' : undefined)
     if (grpc) expect(planClients(l.scenario, l.topology).every((c) => c.lane === 'grpc')).toBe(true)
-    expect(l.scenario.workload.duration).toBeLessThanOrEqual(25_000)
-    expect(l.scenario.gates.maxLost).toBe(0)
+    // A master switch after a heartbeat timeout (10 s) needs a longer workload to be seen through.
+    expect(l.scenario.workload.duration).toBeLessThanOrEqual(controller ? 30_000 : 25_000)
+    // Asynchronous replication loses acknowledged messages on a switch: that scenario bounds it.
+    if (async) expect(l.scenario.gates.maxRpoMessages).toBeGreaterThan(0)
+    else expect(l.scenario.gates.maxLost).toBe(0)
   })
 })
 

@@ -8,6 +8,27 @@ function table(rows: string[][]): string[] {
   )
 }
 
+function controllerLines(c: NonNullable<ScenarioReport['controller']>): string[] {
+  const lines = [
+    `controller mode: RPO ${c.rpo.lostWithOldMaster} acknowledged messages lost with a replaced master ` +
+      `(${c.rpo.neverConsumed} never consumed, ${c.rpo.unreplicatedAtFault} unreplicated at the fault); ` +
+      `${c.leaderChanges} leader change(s)`
+  ]
+  for (const g of c.groups) {
+    lines.push(
+      `  ${g.group}: ${g.switches} master switch(es), at most ${g.maxMasters} acting master(s) at once` +
+        `${g.maxMasters > 1 ? ' (split brain)' : ''}, lost with the old master ${g.lostWithOldMaster} ` +
+        `(never consumed ${g.neverConsumed}, unreplicated at the fault ${g.unreplicatedAtFault})`
+    )
+  }
+  for (const e of c.elections) {
+    lines.push(
+      `  ${formatMs(e.atMs).padStart(8)}  ${e.group}: ${e.from ?? 'none'} (${e.fromRoom ?? '?'}) → ${e.to ?? 'none'} (${e.toRoom ?? '?'}), epoch ${e.epoch}`
+    )
+  }
+  return lines
+}
+
 /** A plain-text scorecard of a report, for the CLI. */
 export function formatScorecard(r: ScenarioReport): string {
   const lines: string[] = []
@@ -91,6 +112,7 @@ export function formatScorecard(r: ScenarioReport): string {
       )
     }
   }
+  if (r.controller) lines.push('', ...controllerLines(r.controller))
   if (r.notes.length) lines.push('', 'notes', ...r.notes.map((n) => `  - ${n}`))
   return lines.join('\n') + '\n'
 }

@@ -39,4 +39,12 @@ describe.each(files)('shipped scenario %s', (file) => {
   it('expects failovers only where the timeline breaks something', () => {
     if ((g.failovers ?? []).length > 0) expect(scenario.timeline.length).toBeGreaterThan(0)
   })
+
+  it('gates the RPO only on controller-mode groups, below the traffic', () => {
+    if (g.maxRpoMessages === undefined) return
+    // Without a replica broker the gate reads "no controller-mode group" and always fails.
+    const replicas = topology.rooms.flatMap((r) => r.brokers).filter((b) => b.role === 'replica')
+    expect(replicas.length).toBeGreaterThan(0)
+    expect(g.maxRpoMessages).toBeLessThan(traffic)
+  })
 })

@@ -9,6 +9,7 @@ import { useLiveStore } from '../stores/live-store'
 import { useReplayStore } from '../stores/replay-store'
 import { useRunStore } from '../stores/run-store'
 import { useUiStore } from '../stores/ui-store'
+import { ControllerBadge } from './controller-badge'
 import { KindIcon } from './kind-icon'
 import { useCanvasLod } from './lod'
 import { BrokerTps, ClientFiguresLine } from './node-figures'
@@ -130,6 +131,9 @@ function ComponentNodeView({ data, selected }: NodeProps<ComponentFlowNode>) {
         )}
       </div>
       {!HIDDEN_STATES.has(state) && <span className={`badge badge-${state}`}>{state}</span>}
+      {!isClient && kind !== 'management' && kind !== 'proxy' && (
+        <ControllerBadge nodeId={nodeId} />
+      )}
       <button
         type="button"
         className="cnode-actions nodrag"

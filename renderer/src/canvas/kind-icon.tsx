@@ -3,6 +3,7 @@ import {
   ArrowDownToLine,
   ArrowUpFromLine,
   Compass,
+  Crown,
   Database,
   ServerCog,
   Shuffle
@@ -16,6 +17,7 @@ export const KIND_ICON: Record<NodeKind, LucideIcon> = {
   broker: Database,
   management: ServerCog,
   proxy: Shuffle,
+  controller: Crown,
   producer: ArrowUpFromLine,
   consumer: ArrowDownToLine
 }

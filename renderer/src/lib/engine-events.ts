@@ -1,5 +1,6 @@
 import type { EventPayload, NodeStatus } from '../../../common/contract'
 import { useConnectStore } from '../stores/connect-store'
+import { useControllerStore } from '../stores/controller-store'
 import { answerDocumentQuery, useFileStore } from '../stores/file-store'
 import { useLiveStore } from '../stores/live-store'
 import { useMetricsStore } from '../stores/metrics-store'
@@ -29,6 +30,7 @@ export function subscribeEngineEvents(): () => void {
     useLiveStore.getState().applyLedgerEvents(b)
     useTimelineStore.getState().applyLedgerEvents(b)
     useNamesrvStore.getState().applyLedgerEvents(b)
+    useControllerStore.getState().applyLedgerEvents(b)
   })
   const scenarioProgress = new FrameBatcher<ScenarioProgress>((b) =>
     useScenarioStore.getState().applyProgress(b)
@@ -42,6 +44,7 @@ export function subscribeEngineEvents(): () => void {
       if (!p.running) {
         useLiveStore.getState().reset()
         useMetricsStore.getState().reset()
+        useControllerStore.getState().reset()
       }
     })
   )

@@ -8,6 +8,7 @@ const LAYER: Record<NodeKind, number> = {
   management: 0,
   nameserver: 1,
   proxy: 1,
+  controller: 1,
   broker: 2,
   producer: 3,
   consumer: 3

@@ -198,6 +198,7 @@ function defaultSpec(
     case 'nameserver':
     case 'management':
     case 'proxy':
+    case 'controller':
       return { id }
   }
 }

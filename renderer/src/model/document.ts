@@ -15,6 +15,7 @@ export const KIND_LABEL: Record<NodeKind, string> = {
   broker: 'broker',
   management: 'management node',
   proxy: 'proxy',
+  controller: 'controller',
   producer: 'producer',
   consumer: 'consumer'
 }
@@ -25,6 +26,7 @@ export const KIND_PREFIX: Record<NodeKind, string> = {
   broker: 'broker',
   management: 'mgmt',
   proxy: 'proxy',
+  controller: 'ctl',
   producer: 'producer',
   consumer: 'consumer'
 }

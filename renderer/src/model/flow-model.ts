@@ -59,8 +59,10 @@ export function nodeSubtitle(node: TopologyNode): string {
     case 'consumer':
       return `${str(s.topic)} · ${str(s.group)}`
     case 'nameserver':
+      return `${endpoint ?? 'port: auto'}${s.controller ? ' · controller' : ''}`
     case 'management':
     case 'proxy':
+    case 'controller':
       return endpoint ?? 'port: auto'
   }
 }

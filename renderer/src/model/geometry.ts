@@ -29,6 +29,7 @@ export const KIND_ROW: Record<NodeKind, number> = {
   management: 0,
   nameserver: 0,
   proxy: 0,
+  controller: 0,
   broker: 1,
   producer: 2,
   consumer: 2

@@ -45,6 +45,8 @@ export interface ManagementAnswer {
   nameServers: NameServerCandidate[]
   /** Every room's proxies as the node last probed them (absent from older nodes: []). */
   proxies?: ProxyStatus[]
+  /** Controller-mode replicas of every room: where a group's master is, by its address. */
+  brokers?: { id: string; room: string; address: string }[]
 }
 
 export interface ManagementPort {
@@ -81,7 +83,8 @@ export const httpManagement: ManagementPort = {
             resolve({
               room: String(body.room ?? node.room),
               nameServers: body.nameServers,
-              proxies: Array.isArray(body.proxies) ? body.proxies : []
+              proxies: Array.isArray(body.proxies) ? body.proxies : [],
+              brokers: Array.isArray(body.brokers) ? body.brokers : []
             })
           } catch (e) {
             reject(new Error(`${url.href} returned an unreadable body: ${(e as Error).message}`))

@@ -438,7 +438,8 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
    * any send to it failed (e.g. its socket closed first), that change is the failover.
    */
   private noteBroker(broker: BrokerCandidate, reason: string, mayBeFailover: boolean): void {
-    if (this.lastBroker?.name === broker.brokerName) return
+    // A controller-mode set keeps its name when its master moves rooms: that is a change too.
+    if (this.lastBroker?.name === broker.brokerName && this.lastBroker.room === broker.room) return
     const prev = this.lastBroker
     if (prev && mayBeFailover) {
       const fault = this.faults.list().find((f) => f.brokerName === prev.name)

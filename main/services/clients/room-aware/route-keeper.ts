@@ -21,6 +21,10 @@ export interface RouteKeeperOptions {
   failedTtlMs?: number
   /** Rooms of brokers that carry no zone (brokerName → room), from the topology. */
   brokerRooms?: Readonly<Record<string, string>>
+  /** Re-poll period while a broker set has lost its master (default 100 ms). */
+  masterLostPollMs?: number
+  /** Give up fast polling for a set that got no new master in this long (default 30 s). */
+  masterLostMaxMs?: number
 }
 
 export interface RouteKeeperEvents {
@@ -30,10 +34,23 @@ export interface RouteKeeperEvents {
   namesrv: [NameServerCandidate]
 }
 
+/** A broker set whose master this client lost, until the route names one again. */
+interface LostMaster {
+  since: number
+  from: string | undefined
+  fromRoom: string | null
+}
+
 /**
  * Module 602: keeps one topic's route fresh through a name server chosen room-first, failing over
  * to the next name server at once when one does not answer. A failed refresh keeps the last route
  * (as the Java client does), so an empty namesrv never empties the client's view.
+ *
+ * Controller mode: when a set's master disappears from the route (or its connection drops) the
+ * route is re-polled every masterLostPollMs until a master appears, rather than on the next
+ * periodic refresh, and the move is recorded (`master-followed`) with the room the set's master
+ * is now in, which the same-room rule then uses (rooms come from the management node's replica
+ * list by address, see routeToBrokers).
  */
 export class RouteKeeper extends EventEmitter<RouteKeeperEvents> {
   brokers: BrokerCandidate[] = []
@@ -46,6 +63,18 @@ export class RouteKeeper extends EventEmitter<RouteKeeperEvents> {
   private signature = ''
   private inflight: Promise<boolean> | undefined
   private timer: NodeJS.Timeout | undefined
+  /** brokerName → its master's address at the last refresh (undefined = the set had none). */
+  private readonly masters = new Map<string, string | undefined>()
+  private readonly lost = new Map<string, LostMaster>()
+  private fastTimer: NodeJS.Timeout | undefined
+  private readonly onClose = (e: { address: string; error?: unknown }): void => {
+    if (!this.timer || e.error === undefined) return
+    const b = this.brokers.find((x) => x.masterAddr === e.address)
+    if (!b || this.lost.has(b.brokerName)) return
+    if (!this.isReplica(e.address)) return
+    this.lost.set(b.brokerName, { since: this.clock.now(), from: e.address, fromRoom: b.room })
+    void this.refresh('master-connection-closed').finally(() => this.scheduleFast())
+  }
   private readonly clock: Clock
   private readonly random: () => number
 
@@ -68,11 +97,20 @@ export class RouteKeeper extends EventEmitter<RouteKeeperEvents> {
     if (this.timer) return
     this.timer = setInterval(() => void this.refresh('periodic'), this.opts.refreshMs)
     this.timer.unref?.()
+    this.deps.remoting.on('connection-close', this.onClose)
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
+    if (this.fastTimer) clearTimeout(this.fastTimer)
+    this.fastTimer = undefined
+    this.deps.remoting.off('connection-close', this.onClose)
+  }
+
+  /** Broker sets this client is waiting on a new master for. */
+  get waitingForMaster(): string[] {
+    return [...this.lost.keys()]
   }
 
   /** Fetches the route now (deduplicated); true when some name server answered with it. */
@@ -146,7 +184,20 @@ export class RouteKeeper extends EventEmitter<RouteKeeperEvents> {
           })
         }
         if (changedNs) this.emit('namesrv', ns)
-        const brokers = routeToBrokers(route, this.opts.brokerRooms)
+        const rooms = this.deps.directory.lastAnswer()?.brokers ?? []
+        const brokers = routeToBrokers(route, (a) => rooms.find((r) => r.address === a)?.room,
+          this.opts.brokerRooms
+        )
+        this.followMasters(
+          brokers.filter((b) =>
+            route.brokerDatas.some(
+              (d) =>
+                d.brokerName === b.brokerName &&
+                Object.values(d.brokerAddrs).some((a) => this.isReplica(a))
+            )
+          ),
+          route.brokerDatas.map((d) => d.brokerName)
+        )
         const sig = routeSignature(brokers)
         if (sig !== this.signature) {
           this.signature = sig
@@ -173,6 +224,71 @@ export class RouteKeeper extends EventEmitter<RouteKeeperEvents> {
       }
     }
     return false
+  }
+
+  /**
+   * Notes sets that lost their master and records the ones whose master moved; while any set
+   * waits for a master, the next refresh is due in masterLostPollMs.
+   */
+  private followMasters(brokers: readonly BrokerCandidate[], inRoute: readonly string[]): void {
+    const now = this.clock.now()
+    const seen = new Set<string>(inRoute)
+    for (const b of brokers) {
+      seen.add(b.brokerName)
+      const had = this.masters.has(b.brokerName)
+      const prev = this.masters.get(b.brokerName)
+      this.masters.set(b.brokerName, b.masterAddr)
+      if (b.masterAddr === undefined) {
+        if (prev !== undefined && !this.lost.has(b.brokerName)) {
+          const fromRoom = this.brokers.find((x) => x.brokerName === b.brokerName)?.room ?? null
+          this.lost.set(b.brokerName, { since: now, from: prev, fromRoom })
+        }
+        continue
+      }
+      const waiting = this.lost.get(b.brokerName)
+      if (!had || (b.masterAddr === prev && !waiting)) continue
+      if (waiting && b.masterAddr === waiting.from) continue
+      this.lost.delete(b.brokerName)
+      const from = waiting?.from ?? prev
+      const fromRoom =
+        waiting?.fromRoom ?? this.brokers.find((x) => x.brokerName === b.brokerName)?.room ?? null
+      this.deps.ledger.event('master-followed', this.opts.clientId, this.opts.room, {
+        brokerName: b.brokerName,
+        from: from ?? null,
+        fromRoom,
+        to: b.masterAddr,
+        toRoom: b.room,
+        sameRoom: b.room === this.opts.room,
+        withoutMasterMs: waiting ? now - waiting.since : null
+      })
+    }
+    // A set gone from the route altogether (every replica dropped) is waited for as well.
+    for (const [name, addr] of this.masters) {
+      if (seen.has(name) || addr === undefined || !this.isReplica(addr)) continue
+      this.masters.set(name, undefined)
+      if (!this.lost.has(name)) {
+        const fromRoom = this.brokers.find((x) => x.brokerName === name)?.room ?? null
+        this.lost.set(name, { since: now, from: addr, fromRoom })
+      }
+    }
+    for (const [name, l] of this.lost) {
+      if (now - l.since > (this.opts.masterLostMaxMs ?? 30_000)) this.lost.delete(name)
+    }
+    this.scheduleFast()
+  }
+
+  /** A controller-mode replica, by the management node's list (only those sets move masters). */
+  private isReplica(address: string): boolean {
+    return (this.deps.directory.lastAnswer()?.brokers ?? []).some((r) => r.address === address)
+  }
+
+  private scheduleFast(): void {
+    if (this.fastTimer || this.lost.size === 0 || !this.timer) return
+    this.fastTimer = setTimeout(() => {
+      this.fastTimer = undefined
+      void this.refresh('master-lost').finally(() => this.scheduleFast())
+    }, this.opts.masterLostPollMs ?? 100)
+    this.fastTimer.unref?.()
   }
 }
 

@@ -7,20 +7,29 @@ const PERM_WRITE = 2
 
 /**
  * Joins a route's broker and queue data into per-broker candidates tagged with their room: the
- * broker's zone, else the room the topology puts it in (brokers started without ROCKETMQ_ZONE).
+ * room of the master's address when `roomOfAddress` knows it (a controller-mode group moves its
+ * master between rooms, and the name server keeps the zone of whichever replica registered last),
+ * else the zone the set registered with, else the room the topology puts it in (brokers started
+ * without ROCKETMQ_ZONE).
  */
 export function routeToBrokers(
   route: Pick<TopicRoute, 'brokerDatas' | 'queueDatas'>,
+  roomOfAddress: (address: string) => string | undefined = () => undefined,
   brokerRooms: Readonly<Record<string, string>> = {}
 ): BrokerCandidate[] {
   const queues = new Map(route.queueDatas.map((q) => [q.brokerName, q]))
   return route.brokerDatas
     .map((b): BrokerCandidate => {
       const q = queues.get(b.brokerName)
+      const master = b.brokerAddrs['0']
       return {
         brokerName: b.brokerName,
-        room: b.zoneName ?? brokerRooms[b.brokerName] ?? null,
-        masterAddr: b.brokerAddrs['0'],
+        room:
+          (master !== undefined ? roomOfAddress(master) : undefined) ??
+          b.zoneName ??
+          brokerRooms[b.brokerName] ??
+          null,
+        masterAddr: master,
         writeQueues: q && q.perm & PERM_WRITE ? q.writeQueueNums : 0,
         readQueues: q && q.perm & PERM_READ ? q.readQueueNums : 0
       }

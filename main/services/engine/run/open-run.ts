@@ -27,6 +27,7 @@ import { NamesrvSampler } from '../namesrv-sampler'
 import type { WorkerFactory } from '../../workers/client-fleet'
 import { ClientFleet } from '../../workers/client-fleet'
 import type { WireRow } from '../../workers/protocol'
+import { startControllerWatch } from './controller-run'
 import type { AdminRemoting, RunContext, RunNames, RunProgress, TopicPolicy } from './run-context'
 import { recordFault } from './timeline'
 
@@ -172,6 +173,15 @@ export function openRun(o: OpenRunOptions): OpenRun {
   const rated = ratedPlans(o.loaded)
   let stopWorkload!: (reason: string) => void
   const workloadStopped = new Promise<string>((r) => (stopWorkload = r))
+  // Controller-mode topologies: leader, masters and SyncStateSets go to the ledger all run long.
+  const controllers = startControllerWatch({
+    topology: o.loaded.topology,
+    cluster: o.cluster,
+    plans: rated.plans,
+    names: o.names,
+    ledger,
+    now: () => clock.now()
+  })
   const run: OpenRun = {
     t0: 0,
     workloadStopped,
@@ -197,6 +207,7 @@ export function openRun(o: OpenRunOptions): OpenRun {
       startOffsets: new Map(),
       notes: rated.note ? [rated.note] : [],
       applied: [],
+      ...(controllers ? { controllers: controllers.watcher } : {}),
       progress: (phase, message) => {
         ledger.event('phase', null, null, {
           phase: phase === 'done' ? 'report' : phase,
@@ -232,6 +243,7 @@ export function openRun(o: OpenRunOptions): OpenRun {
       metrics?.stop()
       run.unwatch()
       await fleet.close()
+      await controllers?.close()
       run.ctx.admin.close()
       ledger.close()
     }

@@ -10,6 +10,8 @@ import { pairKey, takeRunSnapshot } from '../../ledger/run-snapshot'
 import { evaluateGates } from '../../scenario/gates'
 import type { LoadedScenario } from '../../scenario/load-scenario'
 import type { ClientPlan } from '../../scenario/plan'
+import { replicaGroups } from './controller-run'
+import { controllerReportOf } from './controller-report'
 import type { DrainResult } from './drain'
 import type { AppliedStep, RunContext } from './run-context'
 import { FAULT_ACTIONS } from './timeline'
@@ -68,6 +70,13 @@ export function snapshotFor(ctx: RunContext, t0: number): RunSnapshot {
     sendsVia: gates.sendsAfterFault ?? [],
     consumedAcross: gates.consumedAcross ?? []
   }
+  const groups = replicaGroups(ctx.loaded.topology)
+  if (groups.length > 0) {
+    query.controller = {
+      groups,
+      clientTopics: Object.fromEntries(ctx.plans.map((p) => [p.id, ctx.names.topicOf(p.topic)]))
+    }
+  }
   return takeRunSnapshot(ctx.reader, query)
 }
 
@@ -105,7 +114,9 @@ export function shapeReport(input: ReportInput): ScenarioReport {
         }))
     )
   const loss = snap.loss
+  const controller = snap.controller ? controllerReportOf(snap.controller, times.t0) : undefined
   const gates = evaluateGates(scenario.gates, {
+    rpoMessages: controller ? controller.rpo.lostWithOldMaster : null,
     lost: loss.lost,
     duplicates: loss.duplicates,
     sent: loss.sent,
@@ -186,6 +197,7 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     selections,
     faults: steps.map((s) => ({ ...s.report, atMs: s.atAbs - times.t0 })),
     latency: latencyOf(snap.sendLatency),
+    ...(controller ? { controller } : {}),
     notes
   }
 }

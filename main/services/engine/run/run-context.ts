@@ -6,6 +6,7 @@ import type { RemotingRpc } from '../../remoting/remoting-rpc'
 import type { ClusterPort } from '../../scenario/cluster'
 import type { LoadedScenario } from '../../scenario/load-scenario'
 import type { ClientPlan } from '../../scenario/plan'
+import type { ControllerWatcher } from '../../controller/controller-watcher'
 import type { ClientFleet } from '../../workers/client-fleet'
 import type { WireNameServer } from '../../workers/protocol'
 
@@ -76,6 +77,8 @@ export interface RunContext {
   progress(phase: RunPhase, message: string): void
   /** Every fault as it is recorded (timeline step, operator action, a worker dying). */
   onFault?: (fault: FaultReport) => void
+  /** Controller-mode runs: the watcher of the quorum and the groups' masters (see controller-run). */
+  controllers?: ControllerWatcher
 }
 
 /** Resolves after `ms`, or at once when the signal aborts. */

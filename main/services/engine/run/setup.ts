@@ -140,19 +140,23 @@ export async function createTopic(ctx: TopicContext, topic: string, queues: numb
   const specs = new Map(
     ctx.loaded.topology.rooms.flatMap((r) => r.brokers.map((b) => [b.id, b] as const))
   )
+  // Controller-mode replicas get the topic too: whichever is elected next must already serve it.
   const masters = nodes
-    .filter((n) => n.kind === 'broker' && isServing(n) && specs.get(n.nodeId)?.role === 'master')
+    .filter((n) => {
+      const role = specs.get(n.nodeId)?.role
+      return n.kind === 'broker' && isServing(n) && (role === 'master' || role === 'replica')
+    })
     .map((n) => ({ address: n.address!, brokerName: specs.get(n.nodeId)!.brokerName }))
-  const pending = new Set(masters.map((m) => m.brokerName))
+  const pending = new Set(masters.map((m) => m.address))
   while (pending.size > 0) {
-    for (const m of masters.filter((x) => pending.has(x.brokerName))) {
+    for (const m of masters.filter((x) => pending.has(x.address))) {
       try {
         await admin.updateAndCreateTopic(
           m.address,
           { topic, brokerName: m.brokerName, readQueueNums: queues, writeQueueNums: queues },
           { timeoutMs: 3000 }
         )
-        pending.delete(m.brokerName)
+        pending.delete(m.address)
       } catch (e) {
         if (clock.now() > deadline)
           throw new Error(

@@ -8,6 +8,7 @@ import type {
 import { isNetworkStep } from '../../../../common/scenario/schema'
 import { resolveTarget } from '../../../../common/scenario/selectors'
 import { targetNodes } from '../../scenario/plan'
+import { mastersHit, resolveControllerTargets, sampleAfterFault } from './controller-run'
 import type { AppliedStep, RunContext } from './run-context'
 
 /** Actions that take a node out of service; the first one marks "before the fault" for locality. */
@@ -163,6 +164,10 @@ export async function applyNetworkStep(
   ]
   const rooms = new Set(ctx.loaded.topology.rooms.map((r) => r.id))
   const atAbs = ctx.clock.now()
+  const hit =
+    fault.action === 'heal'
+      ? []
+      : mastersHit(ctx, { nodes: named, rooms: named.filter((n) => rooms.has(n)) })
   let error: string | undefined
   try {
     if (!ctx.cluster.applyNetworkFault) {
@@ -187,6 +192,8 @@ export async function applyNetworkStep(
   )
   const what = named.length ? `${fault.action} ${named.join(' ~ ')}` : fault.action
   ctx.progress('workload', `${what}${error ? ` failed: ${error}` : ''}`)
+  // After the fault is on record: the sample may wait on replicas that do not answer.
+  if (error === undefined) await sampleAfterFault(ctx, hit).catch(() => undefined)
   return applied
 }
 
@@ -196,7 +203,10 @@ async function applyNodeStep(
   t0: number
 ): Promise<AppliedStep> {
   const targets = typeof step.target === 'string' ? [step.target] : step.target
-  const resolved = resolveTarget(targets, targetNodes(ctx.loaded.topology, ctx.plans))
+  const roles = resolveControllerTargets(ctx, targets)
+  const resolved = roles.ok
+    ? resolveTarget(roles.targets, targetNodes(ctx.loaded.topology, ctx.plans))
+    : roles
   if (!resolved.ok) {
     return recordFault(
       ctx,
@@ -206,6 +216,9 @@ async function applyNodeStep(
   }
   const errors: string[] = []
   const atAbs = ctx.clock.now()
+  const hit = FAULT_ACTIONS.has(step.action)
+    ? mastersHit(ctx, { nodes: resolved.nodes.map((n) => n.id), rooms: [] })
+    : []
   await Promise.all(
     resolved.nodes.map(async (n) => {
       try {
@@ -231,5 +244,7 @@ async function applyNodeStep(
   )
   const r = applied.report
   ctx.progress('workload', `${r.action} ${r.nodes.join(', ')}${r.ok ? '' : ` failed: ${r.error}`}`)
+  // After the fault is on record: the sample may wait on replicas that do not answer.
+  await sampleAfterFault(ctx, hit).catch(() => undefined)
   return applied
 }

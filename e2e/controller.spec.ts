@@ -1,0 +1,53 @@
+import { join } from 'node:path'
+import { expect, test } from './fixtures'
+import { CONTROLLER_FLOW_TIMEOUT_MS, ControllerRunPage } from './pages/controller-run'
+import { DesignerPage } from './pages/designer'
+
+// Issue 14: RocketMQ 5 controller mode on the canvas. broker-a's master (its room-1 replica, the
+// topology's preferred one) is killed from its Actions menu; the controllers elect a replica in
+// another room, the canvas moves the master badge there with the new epoch, and producer-1's
+// edge follows broker-a to that room.
+test.describe.configure({ timeout: CONTROLLER_FLOW_TIMEOUT_MS })
+
+test.afterAll(async ({ shell }) => {
+  // Leave the shared window as a fresh one: the default topology, nothing unsaved.
+  const accept = (dialog: { accept(): Promise<void> }) => void dialog.accept()
+  shell.page.on('dialog', accept)
+  await shell.page.reload()
+  await shell.page.locator('body[data-app-state="ready"]').waitFor()
+  shell.page.off('dialog', accept)
+})
+
+test('kills broker-a’s master from the canvas: a replica in another room becomes master, producer-1 follows it', async ({
+  page,
+  shell
+}, testInfo) => {
+  test.skip(shell.kind === 'electron', 'Open shows a native file dialog under Electron')
+  const d = new DesignerPage(page)
+  const live = new ControllerRunPage(page)
+  await test.step('open three-rooms-controller', async () => {
+    await d.openFile(join(process.cwd(), 'resources', 'topologies', 'three-rooms-controller.json'))
+    await expect(d.title).toHaveAccessibleName('DR Studio: three-rooms-controller.json')
+    await expect(live.node('broker-a-1')).toHaveAccessibleName(/broker-a-1 \(replica\) in room1/)
+  })
+  await live.start()
+  await test.step('broker-a’s master is its room-1 replica, and producer-1 sends to it', async () => {
+    await live.expectMaster('broker-a-1', 'broker-a')
+    await live.expectMaster('broker-b-2', 'broker-b')
+    await expect(live.edge('producer-1', 'broker-a-1')).toBeAttached({ timeout: 60_000 })
+    await live.attachCanvas(testInfo, 'canvas before the kill')
+  })
+  await live.kill('broker-a-1')
+  await test.step('the controllers make a replica in another room master; producer-1’s edge follows', async () => {
+    // The in-sync replica with the most data wins (its election priority breaks ties).
+    const tookOver = live.canvas.getByRole('status', {
+      name: /^broker-a-[23] is master of broker-a, epoch \d+ \(took over from broker-a-1\)$/
+    })
+    await expect(tookOver).toBeVisible({ timeout: 60_000 })
+    await expect(live.mastersOf('broker-a')).toHaveCount(1)
+    const master = /^(broker-a-[23])/.exec((await tookOver.getAttribute('aria-label')) ?? '')![1]!
+    await expect(live.edge('producer-1', master)).toBeAttached({ timeout: 60_000 })
+    await live.attachCanvas(testInfo, 'canvas after the switch')
+  })
+  await live.stopAndExpectNothingLost(testInfo)
+})
