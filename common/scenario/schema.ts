@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { idSchema, selectionPolicySchema } from '../topology/schema'
+import { clientLaneSchema, idSchema, selectionPolicySchema } from '../topology/schema'
 import { durationSchema } from './duration'
 
 /** What the timeline can do to a node; clients (producers/consumers) support kill/stop/start/restart. */
@@ -120,19 +120,15 @@ export const workloadSchema = z.object({
   /** Clients per room; absent means the producers and consumers the topology declares. */
   rooms: z.record(idSchema, roomWorkloadSchema).optional(),
   /**
-   * Client lane of every client of the run, overriding the topology's: `remoting` (our room-aware
-   * client), `grpc` (rocketmq-client-nodejs through zone-pinned proxies, room-aware), `baseline`
-   * (rocketmq-client-nodejs on one endpoint, as users configure it).
+   * Client lane of every client of the run, overriding the topology's (see CLIENT_LANES in the
+   * topology schema).
    */
-  lane: z.enum(['remoting', 'grpc', 'baseline']).optional(),
+  lane: clientLaneSchema.optional(),
   /**
    * Side by side: every client once per lane (ids suffixed with the lane), each lane on its own
    * topic and group, so one fault hits all lanes at the same instant.
    */
-  lanes: z
-    .array(z.enum(['remoting', 'grpc', 'baseline']))
-    .min(1)
-    .optional(),
+  lanes: z.array(clientLaneSchema).min(1).optional(),
   /** Upper bound on waiting for every acknowledged message to be consumed after the workload. */
   drainTimeout: durationSchema.default(20_000),
   /** Upper bound on waiting for consumers to settle on their own rooms' queues before sending. */

@@ -2,7 +2,7 @@ import type { Scenario } from '../../../common/scenario/schema'
 import type { TargetNode } from '../../../common/scenario/selectors'
 import { resolveTarget } from '../../../common/scenario/selectors'
 import { isNetworkStep } from '../../../common/scenario/schema'
-import type { Topology } from '../../../common/topology/schema'
+import type { ClientLane, Topology } from '../../../common/topology/schema'
 import { listNodes, topicsOf } from '../../../common/topology/model'
 
 /** One in-process client the scenario runs. */
@@ -18,7 +18,7 @@ export interface ClientPlan {
   lane: ClientLane
 }
 
-export type ClientLane = 'remoting' | 'grpc' | 'baseline'
+export type { ClientLane }
 
 /**
  * The producers and consumers of a scenario: `workload.rooms` when given, else the topology's;
@@ -141,6 +141,7 @@ export function checkScenario(scenario: Scenario, topology: Topology): string[] 
       problems.push(`workload.rooms.${room}: the topology has no room "${room}"`)
   }
   // The gRPC lanes reach brokers only through proxies; say so now rather than after a start timeout.
+  // The Java lanes, like remoting, need only name servers (and a management node as address server).
   const proxies = listNodes(topology).flatMap((n) => (n.kind === 'proxy' ? [n.spec] : []))
   const lanes = new Set(clients.map((c) => c.lane))
   if (lanes.has('grpc') && !proxies.some((p) => p.zoneMode)) {
@@ -152,6 +153,15 @@ export function checkScenario(scenario: Scenario, topology: Topology): string[] 
     problems.push(
       'clients on the baseline lane need a proxy to connect to; add a proxy to the topology (zoneMode false for the plain one users run today)'
     )
+  }
+  // Zone mode is a strict filter: a java-zone client in a room without brokers never gets a route.
+  const brokerRooms = new Set(topology.rooms.filter((r) => r.brokers.length > 0).map((r) => r.id))
+  for (const room of new Set(clients.filter((c) => c.lane === 'java-zone').map((c) => c.room))) {
+    if (!brokerRooms.has(room)) {
+      problems.push(
+        `java-zone clients in ${room}: the room has no broker, and RocketMQ zone mode routes only same-room brokers; add a broker to ${room} or use the java lane there`
+      )
+    }
   }
   if (!clients.some((c) => c.role === 'producer')) {
     problems.push(

@@ -170,6 +170,29 @@ describe('plan and checks', () => {
     expect(checkScenario(l.scenario, l.topology)).toEqual([])
   })
 
+  it('runs the Java lanes without proxies, and refuses java-zone in a room without brokers', () => {
+    const l = base({ workload: { lanes: ['java', 'java-zone', 'java-tuned'] } })
+    expect(checkScenario(l.scenario, l.topology)).toEqual([])
+    expect(planClients(l.scenario, l.topology).map((c) => `${c.id}:${c.lane}`)).toEqual(
+      ['java', 'java-zone', 'java-tuned'].flatMap((lane) =>
+        ['producer-1', 'consumer-1', 'producer-2', 'consumer-2'].map(
+          (id) => `${id}-${lane}:${lane}`
+        )
+      )
+    )
+    const noBrokers = {
+      ...l.topology,
+      rooms: l.topology.rooms.map((r) => (r.id === 'room2' ? { ...r, brokers: [] } : r))
+    }
+    expect(checkScenario(l.scenario, noBrokers)).toEqual([
+      'java-zone clients in room2: the room has no broker, and RocketMQ zone mode routes only same-room brokers; add a broker to room2 or use the java lane there'
+    ])
+    const topo = base({ workload: { lane: 'java-tuned' } })
+    expect(planClients(topo.scenario, topo.topology).every((c) => c.lane === 'java-tuned')).toBe(
+      true
+    )
+  })
+
   it('with workload.lanes, plans every client once per lane on its own topic and group', () => {
     const l = base(
       { workload: { lanes: ['remoting', 'grpc'], rooms: { room1: { producers: 1 } } } },
