@@ -54,6 +54,10 @@ export class FakeCluster {
   /** Messages waiting per `brokerName#queueId`. */
   backlog = new Map<string, string[]>()
   unregistered: string[] = []
+  /** Committed consumer offsets per `brokerName#queueId` (one group per test), as brokers keep them. */
+  offsets = new Map<string, number>()
+  /** Every offset commit, in order: where it went and what it said. */
+  commits: { addr: string; queue: string; offset: number }[] = []
   /** When true, every acknowledged send is stored in its queue's backlog for consumers to pull. */
   loopback = false
   emitters: EventEmitter<RemotingClientEvents>[] = []
@@ -118,9 +122,9 @@ export class FakeCluster {
           queueOffset: this.sent.length
         }
       },
-      getMaxOffset: async (addr: string) => {
+      getMaxOffset: async (addr: string, input: { brokerName: string; queueId: number }) => {
         this.check(addr, this.brokers.get(addr)?.health, 30)
-        return 0
+        return this.backlog.get(`${input.brokerName}#${input.queueId}`)?.length ?? 0
       },
       heartbeat: async (addr: string, input: { clientId: string; consumers?: unknown[] }) => {
         this.check(addr, this.brokers.get(addr)?.health, 34)
@@ -134,12 +138,19 @@ export class FakeCluster {
         this.check(addr, this.brokers.get(addr)?.health, 38)
         return this.consumerIds.get(addr) ?? []
       },
-      queryConsumerOffset: async (addr: string) => {
+      queryConsumerOffset: async (addr: string, input: { brokerName: string; queueId: number }) => {
         this.check(addr, this.brokers.get(addr)?.health, 14)
-        return undefined
+        return this.offsets.get(`${input.brokerName}#${input.queueId}`)
       },
-      updateConsumerOffset: async (addr: string) =>
-        this.check(addr, this.brokers.get(addr)?.health, 15),
+      updateConsumerOffset: async (
+        addr: string,
+        input: { brokerName: string; queueId: number; commitOffset: number }
+      ) => {
+        this.check(addr, this.brokers.get(addr)?.health, 15)
+        const queue = `${input.brokerName}#${input.queueId}`
+        this.commits.push({ addr, queue, offset: input.commitOffset })
+        this.offsets.set(queue, input.commitOffset)
+      },
       unregisterClient: async (_addr: string, input: { clientId: string }) => {
         this.unregistered.push(input.clientId)
         if (this.loopback) {
@@ -152,10 +163,13 @@ export class FakeCluster {
       },
       pullMessage: async (
         addr: string,
-        input: { brokerName: string; queueId: number; queueOffset: number }
+        input: { brokerName: string; queueId: number; queueOffset: number; commitOffset?: number }
       ) => {
         this.check(addr, this.brokers.get(addr)?.health, 11)
-        const q = this.backlog.get(`${input.brokerName}#${input.queueId}`) ?? []
+        const key = `${input.brokerName}#${input.queueId}`
+        // A pull carries the consumer's offset; the broker stores it (PullSysFlag.COMMIT_OFFSET).
+        if (input.commitOffset) this.offsets.set(key, input.commitOffset)
+        const q = this.backlog.get(key) ?? []
         const msgs = q.slice(input.queueOffset)
         if (msgs.length === 0) {
           await new Promise((r) => setTimeout(r, 10))
