@@ -51,6 +51,7 @@ export class SendSchedule {
   private readonly slots: Slot[]
   private readonly inflight = new Set<Promise<unknown>>()
   private timer: NodeJS.Timeout | undefined
+  private kicked = false
   private stopped = false
   private idle: Promise<void>
   private markIdle: () => void = () => undefined
@@ -117,6 +118,8 @@ export class SendSchedule {
 
   private tick(): void {
     if (this.stopped) return
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
     const now = this.deps.now()
     const end = this.opts.end ?? Infinity
     // Fire everything due before the end, even if a stall carried us past it.
@@ -161,10 +164,25 @@ export class SendSchedule {
       })
       .catch(() => undefined)
       .finally(() => {
+        const wasCapped = s.inflight >= this.opts.maxInflight
         s.inflight--
         this.inflight.delete(send)
+        if (wasCapped) this.kick()
       })
     this.inflight.add(send)
+  }
+
+  /**
+   * A send ended while its producer was at the in-flight cap: fire what is due now rather than at
+   * the next tick, so a saturated producer keeps `maxInflight` sends in flight (closed-loop rate).
+   */
+  private kick(): void {
+    if (this.kicked || this.stopped) return
+    this.kicked = true
+    setImmediate(() => {
+      this.kicked = false
+      this.tick()
+    })
   }
 
   private reportSkips(s: Slot, force: boolean): void {

@@ -38,7 +38,7 @@ describe('localJavaWorkers', () => {
     })
 
   it('runs the jar with the pinned RocketMQ jars, one folder per room and lane in the run folder', () => {
-    const cmd = java(true)({ room: 'room1', runtime: 'java-zone' }, spec())
+    const cmd = java(true)({ room: 'room1', lane: 'java-zone' }, spec())
     const workDir = join('/runs/7', 'workers', 'java-room1-java-zone')
     expect(made).toContain(workDir)
     expect(cmd.cwd).toBe(workDir)
@@ -55,7 +55,7 @@ describe('localJavaWorkers', () => {
   })
 
   it('names npm run setup when the worker jar was never built', () => {
-    expect(() => java(false)({ room: 'room2', runtime: 'java' }, spec({ lane: 'java' }))).toThrow(
+    expect(() => java(false)({ room: 'room2', lane: 'java' }, spec({ lane: 'java' }))).toThrow(
       /java-worker-room2: the Java client worker is not built \(.*drstudio-java-worker\.jar is missing\); run `npm run setup`/
     )
   })

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { WorkerFactory, WorkerKey } from './client-fleet'
 import type { ClientSpec } from './protocol'
-import { workerName } from './client-fleet'
+import { runsInJava, workerName } from './client-fleet'
 import type { WorkerCommand } from './worker-connection'
 import { WorkerConnection } from './worker-connection'
 import { findAppPaths, nodeRuntimeCommand } from '../app-paths'
@@ -52,7 +52,7 @@ export function processWorkers(opts: WorkerLaunchOptions): WorkerFactory {
   return (key, first) => {
     const name = workerName(key)
     let command: WorkerCommand
-    if (key.runtime === 'node') {
+    if (!runsInJava(key.lane)) {
       command = {
         argv: [opts.node.command, ...opts.node.args],
         env: { ...process.env, ...opts.node.env },
