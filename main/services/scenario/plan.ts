@@ -1,4 +1,4 @@
-import type { Scenario } from '../../../common/scenario/schema'
+import type { ClientTuningOverride, LaneEntry, Scenario } from '../../../common/scenario/schema'
 import type { TargetNode } from '../../../common/scenario/selectors'
 import { resolveTarget } from '../../../common/scenario/selectors'
 import { isNetworkStep } from '../../../common/scenario/schema'
@@ -16,25 +16,39 @@ export interface ClientPlan {
   rate: number
   messageSize: number
   lane: ClientLane
+  /** A lane variant's client settings over the scenario's (workload.lanes entries with a name). */
+  tuning?: ClientTuningOverride
 }
 
 export type { ClientLane }
 
+/** A `workload.lanes` entry as a lane, the suffix its clients carry, and its settings. */
+export function laneOf(entry: LaneEntry): {
+  lane: ClientLane
+  name: string
+  tuning?: ClientTuningOverride
+} {
+  return typeof entry === 'string'
+    ? { lane: entry, name: entry }
+    : { lane: entry.lane, name: entry.name, tuning: entry.client }
+}
+
 /**
  * The producers and consumers of a scenario: `workload.rooms` when given, else the topology's;
- * with `workload.lanes`, each of them once per lane.
+ * with `workload.lanes`, each of them once per lane (or lane variant).
  */
 export function planClients(scenario: Scenario, topology: Topology): ClientPlan[] {
   const plans = basePlans(scenario, topology)
   const lanes = scenario.workload.lanes
   if (!lanes) return plans
-  return lanes.flatMap((lane) =>
+  return lanes.map(laneOf).flatMap(({ lane, name, tuning }) =>
     plans.map((p) => ({
       ...p,
-      id: `${p.id}-${lane}`,
+      id: `${p.id}-${name}`,
       lane,
-      topic: `${p.topic}-${lane}`,
-      group: `${p.group}-${lane}`
+      topic: `${p.topic}-${name}`,
+      group: `${p.group}-${name}`,
+      ...(tuning ? { tuning } : {})
     }))
   )
 }
@@ -136,6 +150,12 @@ export function checkScenario(scenario: Scenario, topology: Topology): string[] 
   const clients = planClients(scenario, topology)
   const nodes = targetNodes(topology, clients)
   const rooms = new Set(topology.rooms.map((r) => r.id))
+  const names = (scenario.workload.lanes ?? []).map((e) => laneOf(e).name)
+  for (const dup of new Set(names.filter((n, i) => names.indexOf(n) !== i))) {
+    problems.push(
+      `workload.lanes: "${dup}" appears twice; give a lane variant its own name ({ lane: ${dup}, name: ${dup}-2, client: {...} })`
+    )
+  }
   for (const room of Object.keys(scenario.workload.rooms ?? {})) {
     if (!rooms.has(room))
       problems.push(`workload.rooms.${room}: the topology has no room "${room}"`)

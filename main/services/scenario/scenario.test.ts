@@ -10,7 +10,7 @@ import { loadScenarioFile, parseScenario, ScenarioFileError } from './load-scena
 import { checkScenario, planClients, targetNodes } from './plan'
 import { formatScorecard } from './scorecard'
 import type { RunContext } from '../engine/run/run-context'
-import { restoreNodes } from '../engine/run/setup'
+import { restoreNodes, specOf } from '../engine/run/setup'
 
 const ROOT = resolve(import.meta.dirname, '../../..')
 const RESOURCES = join(ROOT, 'resources')
@@ -206,6 +206,32 @@ describe('plan and checks', () => {
       'producer-room1-1-grpc:grpc:orders-grpc:orders-producer-grpc',
       'consumer-room1-1-grpc:grpc:orders-grpc:orders-consumer-grpc'
     ])
+  })
+
+  it('runs named variants of one lane side by side, each with its own client settings', () => {
+    const l = base({
+      client: { requestTimeout: '300ms' },
+      workload: {
+        rooms: { room1: { producers: 1, consumers: 0 } },
+        lanes: ['remoting', { lane: 'remoting', name: 'remoting-hedged', client: { hedge: true } }]
+      }
+    })
+    const plans = planClients(l.scenario, l.topology)
+    expect(plans.map((c) => `${c.id}:${c.lane}:${c.topic}`)).toEqual([
+      'producer-room1-1-remoting:remoting:orders-remoting',
+      'producer-room1-1-remoting-hedged:remoting:orders-remoting-hedged'
+    ])
+    const ctx = {
+      loaded: l,
+      names: { topicOf: (t: string) => t, groupOf: (g: string) => g },
+      endpoints: { managementNodes: [], nameServers: [] }
+    } as unknown as RunContext
+    // The variant's settings go over the scenario's; what it does not name stays the scenario's.
+    expect(specOf(plans[0]!, ctx).tuning).toMatchObject({ hedge: false, requestTimeoutMs: 300 })
+    expect(specOf(plans[1]!, ctx).tuning).toMatchObject({ hedge: true, requestTimeoutMs: 300 })
+    expect(() =>
+      base({ workload: { lanes: ['remoting', { lane: 'java', name: 'remoting' }] } })
+    ).toThrow(/workload.lanes: "remoting" appears twice/)
   })
 
   it('uses the topology clients unless workload.rooms says otherwise', () => {

@@ -61,6 +61,8 @@ export class FakeCluster {
   /** When true, every acknowledged send is stored in its queue's backlog for consumers to pull. */
   loopback = false
   emitters: EventEmitter<RemotingClientEvents>[] = []
+  /** Brokers that answer sends only after this many ms (beyond the request timeout: it times out). */
+  slow = new Map<string, number>()
 
   route(): TopicRoute {
     const live = [...this.brokers.entries()].filter(([, b]) => b.health !== 'down')
@@ -100,9 +102,18 @@ export class FakeCluster {
       },
       sendMessageV2: async (
         addr: string,
-        input: { brokerName: string; queueId: number; uniqKey?: string; topic: string }
+        input: { brokerName: string; queueId: number; uniqKey?: string; topic: string },
+        opts?: { timeoutMs?: number }
       ) => {
         this.check(addr, this.brokers.get(addr)?.health, 310)
+        const slow = this.slow.get(addr)
+        if (slow !== undefined) {
+          const budget = opts?.timeoutMs ?? Infinity
+          await new Promise((r) => setTimeout(r, Math.min(slow, budget)))
+          // A hung broker: the request was written, nothing came back in time (it is not stored
+          // here; a real one may store it once it resumes).
+          if (slow > budget) throw new RemotingTimeoutError(addr, 310, budget)
+        }
         this.sent.push({
           broker: input.brokerName,
           queueId: input.queueId,

@@ -65,7 +65,7 @@ export function resolveEndpoints(ctx: RunContext): RunEndpoints {
 /** The spec a worker builds a plan's client from. */
 export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
   const { topology, scenario } = ctx.loaded
-  const t = scenario.client
+  const t = { ...scenario.client, ...plan.tuning }
   const own = <T extends { room: string }>(list: T[]): T[] => [
     ...list.filter((x) => x.room === plan.room),
     ...list.filter((x) => x.room !== plan.room)
@@ -93,7 +93,9 @@ export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
       managementRefreshMs: t.managementRefresh,
       heartbeatIntervalMs: t.heartbeatInterval,
       rebalanceIntervalMs: t.rebalanceInterval,
-      pollTimeoutMs: t.pollTimeout
+      pollTimeoutMs: t.pollTimeout,
+      hedge: t.hedge,
+      keepOffsets: t.keepOffsets
     }
   }
 }
