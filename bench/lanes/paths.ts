@@ -145,8 +145,18 @@ function figures(rows: SendRow[]): RoundFigures {
     p50Ms: r1(rankPercentile(wait, 50)),
     p99Ms: r1(rankPercentile(wait, 99)),
     maxMs: r1(wait.length ? Math.max(...wait) : null),
-    lagP99Ms: r1(rankPercentile(acked.map((r) => r.startedAt - (r.scheduledAt ?? r.startedAt)), 99)),
-    serviceP99Ms: r1(rankPercentile(acked.map((r) => r.endedAt - r.startedAt), 99)),
+    lagP99Ms: r1(
+      rankPercentile(
+        acked.map((r) => r.startedAt - (r.scheduledAt ?? r.startedAt)),
+        99
+      )
+    ),
+    serviceP99Ms: r1(
+      rankPercentile(
+        acked.map((r) => r.endedAt - r.startedAt),
+        99
+      )
+    ),
     acked: acked.length,
     failed: rows.length - acked.length
   }
@@ -228,7 +238,11 @@ export async function measurePaths(opts: PathOptions): Promise<PathResult[]> {
       for (const c of order) {
         const max = await round(fleet, rows, c.id, 20_000, opts.roundMs, opts.maxInflight)
         const f = figures(max.map((s) => ({ ...s, scheduledAt: null })))
-        const m = { msgPerSec: Math.round(f.acked / (opts.roundMs / 1000)), p50Ms: f.p50Ms, p99Ms: f.p99Ms }
+        const m = {
+          msgPerSec: Math.round(f.acked / (opts.roundMs / 1000)),
+          p50Ms: f.p50Ms,
+          p99Ms: f.p99Ms
+        }
         results.get(c.id)!.max.push(m)
         opts.log(`paths round ${r + 1} ${c.id} max: ${JSON.stringify(m)}`)
       }

@@ -5,7 +5,8 @@
  */
 
 /** A producer's recovery from one fault: a time, never recovered, or no failure at all. */
-export type Recovery = { kind: 'rto'; ms: number } | { kind: 'unrecovered' } | { kind: 'no-failure' }
+export type Recovery =
+  { kind: 'rto'; ms: number } | { kind: 'unrecovered' } | { kind: 'no-failure' }
 
 /** Nearest-rank percentile (p in 0..100) that ranks ∞ last; null for no values. */
 export function rankPercentile(values: readonly number[], p: number): number | null {
@@ -148,7 +149,10 @@ export function takeoverMs(
   let last = 0
   for (const q of orphaned) {
     const first = deliveries
-      .filter((d) => qk(d) === q && d.clientRoom !== room && d.deliveredAt >= kill && d.deliveredAt < until)
+      .filter(
+        (d) =>
+          qk(d) === q && d.clientRoom !== room && d.deliveredAt >= kill && d.deliveredAt < until
+      )
       .reduce((m, d) => Math.min(m, d.deliveredAt), Infinity)
     last = Math.max(last, first - kill)
   }
