@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { FailoverReport, ScenarioReport } from '../../../common/scenario/schema'
+import type { FailoverReport, LaneEntry, ScenarioReport } from '../../../common/scenario/schema'
 import { scenarioSchema } from '../../../common/scenario/schema'
 import { restoreAction } from './cluster'
 import type { GateFacts } from './gates'
@@ -132,6 +132,14 @@ describe('built-in scenarios', () => {
     if (grpc) expect(planClients(l.scenario, l.topology).every((c) => c.lane === 'grpc')).toBe(true)
     expect(l.scenario.workload.duration).toBeLessThanOrEqual(25_000)
     expect(l.scenario.gates.maxLost).toBe(0)
+  })
+
+  it.each(files)('%s runs its workload on the Java lanes too (no proxy needed)', (f) => {
+    const l = loadScenarioFile(join(RESOURCES, 'scenarios', f), { resourcesDir: RESOURCES })
+    const lanes: LaneEntry[] = ['java', 'java-zone', 'java-tuned']
+    const java = { ...l.scenario, workload: { ...l.scenario.workload, lane: undefined, lanes } }
+    expect(checkScenario(java, l.topology)).toEqual([])
+    expect([...new Set(planClients(java, l.topology).map((c) => c.lane))]).toEqual(lanes)
   })
 })
 
