@@ -29,6 +29,8 @@ import type { PathResult } from './lanes/paths'
 import { measurePaths } from './lanes/paths'
 import type { LaneSummary } from './lanes/summary'
 import { jsonSafe, summarizeLane } from './lanes/summary'
+import type { WorkerCpu } from './lanes/cpu'
+import { CpuSampler } from './lanes/cpu'
 
 export interface LaneBenchResult {
   generatedAt: string
@@ -46,6 +48,8 @@ export interface LaneBenchResult {
     focus: LaneCase['focus']
     lanes: LaneSummary[]
     runs: Record<string, LaneRun[]>
+    /** Per lane: its workers' CPU and run-queue wait (ms per second, summed over rooms), median of runs. */
+    cpu: Record<string, { cpuMsPerSec: number; waitMsPerSec: number; threads: number }>
   }[]
   paths: PathResult[] | null
 }
@@ -76,6 +80,47 @@ async function storedByRoom(
   return out
 }
 
+/** `worker-room1` hosts our remoting lane (and its variants); `<lane>-worker-<room>` the others. */
+export function laneOfWorker(worker: string): string {
+  if (worker.startsWith('node:')) return `server: ${worker.slice(5).replace(/-\d+$|-plain$/, '')}`
+  return worker.startsWith('worker-') ? 'remoting' : worker.replace(/-worker-[^-]+$/, '')
+}
+
+/** Each lane's workers summed over rooms, then the median over runs. */
+function laneCpu(runs: WorkerCpu[][]): LaneBenchResult['cases'][number]['cpu'] {
+  const perRun = runs.map((ws) => {
+    const by = new Map<string, { cpuMsPerSec: number; waitMsPerSec: number; threads: number }>()
+    for (const w of ws) {
+      const l = laneOfWorker(w.worker)
+      const a = by.get(l) ?? { cpuMsPerSec: 0, waitMsPerSec: 0, threads: 0 }
+      by.set(l, {
+        cpuMsPerSec: a.cpuMsPerSec + w.cpuMsPerSec,
+        waitMsPerSec: a.waitMsPerSec + w.waitMsPerSec,
+        threads: a.threads + w.threads
+      })
+    }
+    return by
+  })
+  const lanes = new Set(perRun.flatMap((m) => [...m.keys()]))
+  const med = (xs: number[]): number => {
+    const s = [...xs].sort((a, b) => a - b)
+    return s.length ? s[Math.floor((s.length - 1) / 2)]! : 0
+  }
+  return Object.fromEntries(
+    [...lanes].map((l) => {
+      const xs = perRun.map((m) => m.get(l)).filter((x) => x !== undefined)
+      return [
+        l,
+        {
+          cpuMsPerSec: Math.round(med(xs.map((x) => x.cpuMsPerSec))),
+          waitMsPerSec: Math.round(med(xs.map((x) => x.waitMsPerSec))),
+          threads: med(xs.map((x) => x.threads))
+        }
+      ]
+    })
+  )
+}
+
 export async function runLaneBenchmark(
   lanes: ClientLane[],
   runs: number,
@@ -103,7 +148,18 @@ export async function runLaneBenchmark(
     load.push({ at, load1, load5, load15 })
     log(`load ${load1} / ${load5} / ${load15} (${at})`)
   }
+  // CPU and run-queue wait of every client worker over each run's workload phase.
+  let sampler: CpuSampler | undefined
+  let cpuOfRun: WorkerCpu[] = []
   runner.on('progress', (p) => {
+    if (p.phase === 'workload' && !sampler) {
+      sampler = new CpuSampler(dataDir)
+      sampler.start()
+    }
+    if (p.phase === 'restore' && sampler) {
+      cpuOfRun = sampler.stop()
+      sampler = undefined
+    }
     if (p.phase !== 'workload' || !/^\d+ producers/.test(p.message))
       log(`  [${p.phase}] ${p.message}`)
   })
@@ -129,9 +185,12 @@ export async function runLaneBenchmark(
       const here = lanesOf(c).map((e) => laneOf(e).name)
       const byLane: Record<string, LaneRun[]> = Object.fromEntries(here.map((n) => [n, []]))
       const stored: Record<string, { total: number; room2: number }> = {}
+      const cpu: WorkerCpu[][] = []
       for (let i = 0; i < runs; i++) {
         log(`${c.id} run ${i + 1}/${runs}`)
+        cpuOfRun = []
         const report = await runner.run(loaded, sandbox)
+        cpu.push(cpuOfRun)
         for (const name of here) {
           const f = laneRun(c, name, report, recorder)
           byLane[name]!.push(f)
@@ -156,7 +215,14 @@ export async function runLaneBenchmark(
         return st ? { ...s, brokerCrossRoomShare: st.total ? st.room2 / st.total : null } : s
       })
       for (const s of summaries) log(`${c.id} ${s.lane}: ${JSON.stringify(jsonSafe({ ...s }))}`)
-      results.push({ id: c.id, label: c.label, focus: c.focus, lanes: summaries, runs: byLane })
+      results.push({
+        id: c.id,
+        label: c.label,
+        focus: c.focus,
+        lanes: summaries,
+        runs: byLane,
+        cpu: laneCpu(cpu)
+      })
       sampleLoad(`after ${c.id}`)
     }
     if (!only || only.includes('paths')) {

@@ -16,6 +16,7 @@ import { computeRto } from '../common/scenario/metrics'
 import type { Recovery } from './lanes/stats'
 import { medianKeepingInfinity, rankPercentile, summarizeRecoveries } from './lanes/stats'
 import { jsonSafe } from './lanes/summary'
+import { loadNow, provenance } from './results-file'
 import type { ScenarioReport } from '../common/scenario/schema'
 import { LedgerReader } from '../main/services/ledger/ledger-reader'
 import { openDatabase, Recorder } from '../main/services/ledger/recorder'
@@ -201,6 +202,7 @@ function scenarioText(c: Case): string {
 }
 
 async function main(): Promise<void> {
+  const loadBefore = loadNow()
   const dataDir = mkdtempSync(join(tmpdir(), 'drstudio-bench-failover-'))
   const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
   const reader = new LedgerReader(recorder.db)
@@ -297,7 +299,7 @@ async function main(): Promise<void> {
   const md = [
     '# Failover benchmark',
     '',
-    `${out.generatedAt}, \`${out.command}\`, median of ${RUNS} runs per case; ${out.machine.cpus} CPUs, ${out.machine.memoryGiB} GiB, Node ${out.machine.node}.`,
+    `${provenance(out.command, { before: loadBefore, after: loadNow() })} Median of ${RUNS} runs per case (a run that never recovered is ∞ in it).`,
     '',
     out.setup + '.',
     '',

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium } from '@playwright/test'
 import { chromiumPath, startBrowserShell } from '../e2e/support/shell'
+import { loadNow, writeResultMarkdown } from './results-file'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5)
 const ARGS = [
@@ -64,6 +65,7 @@ function duBytes(path: string): number {
   }
 }
 
+const loadBefore = loadNow()
 const app: number[] = []
 const base: number[] = []
 for (let i = 0; i < RUNS; i++) {
@@ -86,10 +88,18 @@ const result = {
 mkdirSync('bench/results', { recursive: true })
 writeFileSync('bench/results/startup.json', JSON.stringify(result, null, 2) + '\n')
 const mib = (b: number) => (b / 1024 / 1024).toFixed(0) + ' MiB'
-console.log(`| measure | median | samples |
+const table = `| measure | median | samples |
 |---|---|---|
 | browser shell cold start → canvas rendered | ${result.appColdStartMs.median.toFixed(0)} ms | ${result.appColdStartMs.samples.join(', ')} |
 | baseline: Chromium → blank loopback page | ${result.baselineBlankPageMs.median.toFixed(0)} ms | ${result.baselineBlankPageMs.samples.join(', ')} |
 | ratio | ${result.ratio.toFixed(2)}× | |
 
-install size: node_modules ${mib(sizes.node_modules)}, RocketMQ jars ${mib(sizes.rocketmqJars)}, build ${mib(sizes.build)}, total ${mib(result.installBytes.total)}`)
+install size: node_modules ${mib(sizes.node_modules)}, RocketMQ jars ${mib(sizes.rocketmqJars)}, build ${mib(sizes.build)}, total ${mib(result.installBytes.total)}`
+console.log(table)
+writeResultMarkdown(
+  'startup',
+  `Startup (median of ${RUNS})`,
+  'npm run bench:startup',
+  { before: loadBefore, after: loadNow() },
+  table
+)

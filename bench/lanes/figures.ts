@@ -26,6 +26,10 @@ export interface LaneRun {
   healthyCrossRoom: number
   /** All acknowledged sends of the run, by whether they crossed rooms (healthy case). */
   healthyWaits: number[]
+  /** Of those, the part before the send began (schedule lag: no CPU, or a busy event loop)... */
+  healthyLags: number[]
+  /** ...and the send itself (client, network, broker). */
+  healthySendTimes: number[]
   lost: number
   duplicates: number
   takeoverMs: number | null
@@ -113,6 +117,7 @@ export function laneRun(
   }
   const healthy = sends.filter((s) => fault === null || (s.scheduledAt ?? s.startedAt) < fault)
   const acked = healthy.filter((s) => s.status === 'acked' && s.brokerRoom !== null)
+  const healthyAcked = healthy.filter((s) => s.status === 'acked')
   const share = crossRoomShare(healthy)
   const { lost, duplicates } = lossAndDuplicates(sends, deliveries)
   const hedged = reader
@@ -126,7 +131,10 @@ export function laneRun(
     backHome: home,
     healthyAcked: acked.length,
     healthyCrossRoom: share === null ? 0 : Math.round(share * acked.length),
-    healthyWaits: fault === null ? healthy.filter((s) => s.status === 'acked').map(waited) : [],
+    healthyWaits: fault === null ? healthyAcked.map(waited) : [],
+    healthyLags:
+      fault === null ? healthyAcked.map((s) => s.startedAt - (s.scheduledAt ?? s.startedAt)) : [],
+    healthySendTimes: fault === null ? healthyAcked.map((s) => s.endedAt - s.startedAt) : [],
     lost,
     duplicates,
     takeoverMs:

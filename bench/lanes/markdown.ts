@@ -28,12 +28,16 @@ function homeCell(s: LaneSummary): string {
 
 function caseTable(c: LaneBenchResult['cases'][number]): string[] {
   if (c.focus === 'healthy') {
+    const cpu = (lane: string): string => {
+      const x = c.cpu?.[lane.startsWith('remoting') ? 'remoting' : lane]
+      return x ? `${x.cpuMsPerSec} / ${x.waitMsPerSec} (${x.threads})` : '—'
+    }
     return [
-      '| lane | wait p50 / p99 (ms) | cross-room share (brokers’ offsets) | cross-room share (ledger) | failed sends / run | duplicates | acked lost | hedges (won) |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      '| lane | wait p50 / p99 (ms) | lag / send p99 (ms) | cross-room share (brokers’ offsets) | cross-room share (ledger) | failed sends / run | duplicates | acked lost | hedges (won) | worker CPU / run-queue wait, ms per s (threads) |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...c.lanes.map(
         (s) =>
-          `| ${s.lane} | ${ms(s.healthyWait.p50Ms)} / ${ms(s.healthyWait.p99Ms)} | ${pct(s.brokerCrossRoomShare)} | ${pct(s.healthyCrossRoomShare)} | ${ms(s.failedSendsMedian)} | ${s.duplicates} | ${s.lost} | ${s.hedges} (${s.hedgesWon}) |`
+          `| ${s.lane} | ${ms(s.healthyWait.p50Ms)} / ${ms(s.healthyWait.p99Ms)} | ${ms(s.healthyWait.lagP99Ms)} / ${ms(s.healthyWait.sendP99Ms)} | ${pct(s.brokerCrossRoomShare)} | ${pct(s.healthyCrossRoomShare)} | ${ms(s.failedSendsMedian)} | ${s.duplicates} | ${s.lost} | ${s.hedges} (${s.hedgesWon}) | ${cpu(s.lane)} |`
       )
     ]
   }
@@ -120,6 +124,25 @@ function variantTables(out: LaneBenchResult): string[] {
   return lines
 }
 
+/** Where the CPU went in the healthy case: every client lane's workers and every server node. */
+function cpuTable(out: LaneBenchResult): string[] {
+  const healthy = out.cases.find((c) => c.focus === 'healthy')
+  const rows = Object.entries(healthy?.cpu ?? {}).sort(
+    (a, b) => b[1].cpuMsPerSec - a[1].cpuMsPerSec
+  )
+  if (rows.length === 0) return []
+  return [
+    '### Where the CPU went (healthy case, workload phase, median of runs)',
+    '',
+    'From `/proc/<pid>/task/*/schedstat` of every client worker (by its `DRSTUDIO_WORKER` name, rooms summed) and every sandbox node (by kind): CPU used, and time its threads were runnable but waiting for a CPU, in ms per second of wall time (2 cores = 2000 ms/s). Linux shares CPU per runnable thread, so on a saturated host a one-thread Node worker waits behind JVMs with many.',
+    '',
+    '| process | CPU (ms/s) | run-queue wait (ms/s) | threads |',
+    '|---|---:|---:|---:|',
+    ...rows.map(([k, v]) => `| ${k} | ${v.cpuMsPerSec} | ${v.waitMsPerSec} | ${v.threads} |`),
+    ''
+  ]
+}
+
 export function laneMarkdown(out: LaneBenchResult): string {
   const loads = out.load.map((l) => l.load1)
   return [
@@ -144,6 +167,7 @@ export function laneMarkdown(out: LaneBenchResult): string {
           ''
         ]
       : []),
-    ...variantTables(out)
+    ...variantTables(out),
+    ...cpuTable(out)
   ].join('\n')
 }

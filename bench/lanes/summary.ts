@@ -13,7 +13,13 @@ export interface LaneSummary {
   faultWindow: { sends: number; p99Ms: number | null; maxMs: number | null }
   backHome: { producers: number; stayed: number; medianMs: number | null }
   healthyCrossRoomShare: number | null
-  healthyWait: { sends: number; p50Ms: number | null; p99Ms: number | null }
+  healthyWait: {
+    sends: number
+    p50Ms: number | null
+    p99Ms: number | null
+    lagP99Ms: number | null
+    sendP99Ms: number | null
+  }
   duplicates: number
   lost: number
   takeoverMedianMs: number | null
@@ -52,7 +58,19 @@ export function summarizeLane(lane: string, runs: readonly LaneRun[]): LaneSumma
     healthyWait: {
       sends: healthyWaits.length,
       p50Ms: r1(rankPercentile(healthyWaits, 50)),
-      p99Ms: r1(rankPercentile(healthyWaits, 99))
+      p99Ms: r1(rankPercentile(healthyWaits, 99)),
+      lagP99Ms: r1(
+        rankPercentile(
+          runs.flatMap((r) => r.healthyLags),
+          99
+        )
+      ),
+      sendP99Ms: r1(
+        rankPercentile(
+          runs.flatMap((r) => r.healthySendTimes),
+          99
+        )
+      )
     },
     duplicates: runs.reduce((s, r) => s + r.duplicates, 0),
     lost: runs.reduce((s, r) => s + r.lost, 0),

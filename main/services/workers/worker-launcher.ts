@@ -47,6 +47,9 @@ export interface WorkerLaunchOptions {
 
 let deathTie: DeathTie | undefined
 
+/** Environment variable carrying a worker process's name (`worker-room1`, `java-worker-room2`…). */
+export const WORKER_ENV = 'DRSTUDIO_WORKER'
+
 /** Spawns real client-worker processes: the production WorkerFactory. */
 export function processWorkers(opts: WorkerLaunchOptions): WorkerFactory {
   return (key, first) => {
@@ -65,6 +68,8 @@ export function processWorkers(opts: WorkerLaunchOptions): WorkerFactory {
         `${name}: the Java client worker is not available here; run \`npm run setup\` to build it (needs Java 17+ and Maven)`
       )
     }
+    // Names the process for whoever looks at /proc (the benchmark's CPU sampler, an operator's ps).
+    command = { ...command, env: { ...(command.env ?? process.env), [WORKER_ENV]: name } }
     const wrapped = opts.wrap ? opts.wrap(key, command.argv) : command.argv
     // Killed by the kernel when the engine dies (SIGKILL included), like every sandbox child.
     const tied = tiedCommand((deathTie ??= detectDeathTie()), wrapped[0]!, wrapped.slice(1))

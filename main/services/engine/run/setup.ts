@@ -107,11 +107,15 @@ export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
  */
 export async function prepareTopics(ctx: RunContext): Promise<void> {
   const queues = new Map(topicsOf(ctx.loaded.topology).map((t) => [t.name, t.queues]))
-  for (const base of new Set(ctx.plans.map((p) => p.topic))) {
-    const topic = ctx.names.topicOf(base)
-    if (ctx.topicPolicy === 'create') await createTopic(ctx, topic, queues.get(base) ?? 4)
-    else await requireTopic(ctx, topic)
-  }
+  // One topic per lane in a side-by-side run: create them at once, each waits for its own route.
+  await Promise.all(
+    [...new Set(ctx.plans.map((p) => p.topic))].map((base) => {
+      const topic = ctx.names.topicOf(base)
+      return ctx.topicPolicy === 'create'
+        ? createTopic(ctx, topic, queues.get(base) ?? 4)
+        : requireTopic(ctx, topic)
+    })
+  )
 }
 
 /** What creating a topic needs: a run's context, or a bench's hand-made one. */
@@ -272,9 +276,12 @@ export async function waitManagement(ctx: RunContext): Promise<void> {
   }
 }
 
-/** Creates every planned client in its room's worker (not started). */
+/**
+ * Creates every planned client in its worker (not started). All at once: each worker (a JVM per
+ * Java lane) boots while the others do, rather than one after another.
+ */
 export async function createClients(ctx: RunContext): Promise<void> {
-  for (const plan of ctx.plans) await ctx.fleet.create(specOf(plan, ctx))
+  await Promise.all(ctx.plans.map((plan) => ctx.fleet.create(specOf(plan, ctx))))
 }
 
 /** Starts every client of a role; a client that cannot start fails the run with its reason. */
