@@ -146,7 +146,7 @@ export function scenarioText(c: LaneCase, lanes: LaneEntry[]): string {
       drainTimeout: '30s',
       duplicateGrace: '2s',
       // Past this, the run goes on with a note rather than spend the benchmark's budget warming up.
-      warmupTimeout: '10s'
+      warmupTimeout: '15s'
     },
     timeline: c.timeline,
     gates: { maxLost: 0 }
