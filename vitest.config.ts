@@ -11,7 +11,8 @@ export default defineConfig({
             'common/**/*.test.ts',
             'main/**/*.test.ts',
             'renderer/**/*.test.ts',
-            'preload/**/*.test.ts'
+            'preload/**/*.test.ts',
+            'bench/**/*.test.ts'
           ],
           environment: 'node'
         }

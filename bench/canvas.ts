@@ -11,6 +11,7 @@
 // BENCH_ROOMS (6), BENCH_EPS (500).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
+import { loadNow, writeResultMarkdown } from './results-file'
 import { join } from 'node:path'
 import type { Browser, CDPSession } from '@playwright/test'
 import { chromium } from '@playwright/test'
@@ -247,7 +248,7 @@ const rows = SCENARIOS.map((s) => {
   const ratio = (a: number, b: number) => (b ? `${(a / b).toFixed(2)}×` : 'n/a')
   return `| ${s.label} | ${m.p50.toFixed(1)} | ${m.p95.toFixed(1)} | ${m.p99.toFixed(1)} | ${m.fps.toFixed(1)} | ${m.longFrames} | ${m.eventsPerSecond} | ${m.rendererCores.toFixed(2)} | ${ratio(m.p50, idle.p50)} | ${ratio(m.p95, idle.p95)} |`
 })
-console.log(`Canvas frame times: ${NODES} nodes in ${ROOMS} rooms, ${SECONDS} s per run, median of ${RUNS} runs, ${cpus().length} CPUs, no GPU
+const table = `Canvas frame times: ${NODES} nodes in ${ROOMS} rooms, ${SECONDS} s per run, median of ${RUNS} runs, ${cpus().length} CPUs, no GPU
 
 | scenario | p50 ms | p95 ms | p99 ms | fps | frames > 33 ms | events/s | renderer CPU (cores) | p50 vs idle | p95 vs idle |
 |---|---|---|---|---|---|---|---|---|---|
@@ -255,4 +256,12 @@ ${rows.join('\n')}
 
 target p95 ≤ ${TARGET_P95_MS} ms with ${EPS} events/s while panning: ${result.targetMet ? 'met' : 'NOT met'} (p95 ${target.p95} ms)
 with live metrics on: ${result.targetMetWithMetrics ? 'met' : 'NOT met'} (p95 ${withMetrics.p95} ms, ${result.ratios.metricsP95VsEvents}× the run without)
-load average during the runs (1 min, median): ${target.load1} on ${cpus().length} CPUs; frame times on a shared machine move with it`)
+load average during the runs (1 min, median): ${target.load1} on ${cpus().length} CPUs; frame times on a shared machine move with it`
+console.log(table)
+writeResultMarkdown(
+  'canvas',
+  'Canvas frame times',
+  'npm run bench:canvas',
+  { before: loadBefore, after: loadNow() },
+  table
+)

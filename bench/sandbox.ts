@@ -3,6 +3,7 @@
 // broker, and peak total RSS summed over every child process tree (/proc VmRSS, sampled every 200 ms).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
+import { loadNow, writeResultMarkdown } from './results-file'
 import { join, resolve } from 'node:path'
 import { topologySchema } from '../common/topology/schema'
 import type { NodeStatus } from '../main/services/sandbox'
@@ -120,8 +121,16 @@ const rows = TOPOLOGIES.map((name) => {
     m.registeredMs === null ? 'timeout' : `+${(m.registeredMs / 1000).toFixed(1)} s`
   } | ${m.peakRssMiB.toFixed(0)} MiB | ${split} |`
 })
-console.log(`| topology | server nodes | boot to all ready (median of ${RUNS}) | all brokers on all name servers, after brokers up | peak total RSS | RSS split at peak, MiB (run 1) |
+const table = `| topology | server nodes | boot to all ready (median of ${RUNS}) | all brokers on all name servers, after brokers up | peak total RSS | RSS split at peak, MiB (run 1) |
 |---|---|---|---|---|---|
 ${rows.join('\n')}
 
-${cpuCount} CPUs, load average ${loadBefore[0]!.toFixed(1)} before / ${out.loadAvg.after[0]!.toFixed(1)} after (other work on the machine inflates boot times); samples in bench/results/sandbox.json`)
+${cpuCount} CPUs, load average ${loadBefore[0]!.toFixed(1)} before / ${out.loadAvg.after[0]!.toFixed(1)} after (other work on the machine inflates boot times); samples in bench/results/sandbox.json`
+console.log(table)
+writeResultMarkdown(
+  'sandbox',
+  'Sandbox boot',
+  'npm run bench:sandbox',
+  { before: loadBefore.map((x) => Math.round(x * 100) / 100), after: loadNow() },
+  table
+)

@@ -10,6 +10,7 @@ import { chromium } from '@playwright/test'
 import { chromiumPath, startBrowserShell } from '../e2e/support/shell'
 import type { StartToTraffic } from './start-to-traffic'
 import { startToTraffic } from './start-to-traffic'
+import { loadNow, writeResultMarkdown } from './results-file'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5)
 const ARGS = [
@@ -66,6 +67,7 @@ function duBytes(path: string): number {
   }
 }
 
+const loadBefore = loadNow()
 const app: number[] = []
 const base: number[] = []
 const trafficOnly = process.argv.includes('--traffic')
@@ -102,11 +104,19 @@ writeFileSync(
   JSON.stringify(result, null, 2) + '\n'
 )
 const mib = (b: number) => (b / 1024 / 1024).toFixed(0) + ' MiB'
-console.log(`| measure | median | samples |
+const table = `| measure | median | samples |
 |---|---|---|
 | browser shell cold start → canvas rendered | ${result.appColdStartMs.median.toFixed(0)} ms | ${result.appColdStartMs.samples.join(', ')} |
 | baseline: Chromium → blank loopback page | ${result.baselineBlankPageMs.median.toFixed(0)} ms | ${result.baselineBlankPageMs.samples.join(', ')} |
 | ratio | ${result.ratio.toFixed(2)}× | |
 | Start → first acknowledged send, two rooms (${result.startToFirstAckMs.network}) | ${result.startToFirstAckMs.median.toFixed(0)} ms | ${result.startToFirstAckMs.samples.join(', ')} (nodes ready ${result.startToFirstAckMs.nodesReadyMs.join(', ')} ms) |
 
-install size: node_modules ${mib(sizes.node_modules)}, RocketMQ jars ${mib(sizes.rocketmqJars)}, build ${mib(sizes.build)}, total ${mib(result.installBytes.total)}`)
+install size: node_modules ${mib(sizes.node_modules)}, RocketMQ jars ${mib(sizes.rocketmqJars)}, build ${mib(sizes.build)}, total ${mib(result.installBytes.total)}`
+console.log(table)
+writeResultMarkdown(
+  'startup',
+  `Startup (median of ${RUNS})`,
+  'npm run bench:startup',
+  { before: loadBefore, after: loadNow() },
+  table
+)

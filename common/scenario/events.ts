@@ -47,6 +47,17 @@ export interface LedgerEventData {
     startMs: number
     endMs: number
   }
+  /** A slow first attempt was raced by a copy through another room's broker (hedged send). */
+  'send-hedged': {
+    key: string
+    from: string
+    fromRoom: string | null
+    to: string
+    toRoom: string | null
+    delayMs: number
+    /** The copy answered first (the send is served by `to`). */
+    won: boolean
+  }
   /** A send that exhausted its deadline; the message counts as failed (not acknowledged). */
   'send-failed': { key: string; reason: string; attempts: number }
   rebalance: {

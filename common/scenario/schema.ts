@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { idSchema, selectionPolicySchema } from '../topology/schema'
+import { clientLaneSchema, idSchema, selectionPolicySchema } from '../topology/schema'
 import { durationSchema } from './duration'
 
 /** What the timeline can do to a node; clients (producers/consumers) support kill/stop/start/restart. */
@@ -107,6 +107,55 @@ export const roomWorkloadSchema = z.object({
   consumers: z.number().int().min(0).max(64).default(1)
 })
 
+/** Client tuning; defaults are the fast-failover settings the benchmark targets were measured with. */
+export const clientTuningSchema = z.object({
+  policy: selectionPolicySchema.optional(),
+  routeRefresh: durationSchema.optional(),
+  sendTimeout: durationSchema.default(3000),
+  requestTimeout: durationSchema.default(400),
+  probeInterval: durationSchema.default(200),
+  managementRefresh: durationSchema.default(1000),
+  heartbeatInterval: durationSchema.default(1000),
+  rebalanceInterval: durationSchema.default(1000),
+  pollTimeout: durationSchema.default(1000),
+  /** Hedged sends (remoting lane): race a slow first attempt with a copy through another room. */
+  hedge: z.boolean().default(false),
+  /** Consumers (remoting lane) keep offsets across losing a queue; false = the behaviour before. */
+  keepOffsets: z.boolean().default(true)
+})
+export type ClientTuning = z.infer<typeof clientTuningSchema>
+
+/** A lane variant's client settings: the same keys, none defaulted (absent = the scenario's). */
+export const clientTuningOverrideSchema = z.strictObject({
+  policy: selectionPolicySchema.optional(),
+  routeRefresh: durationSchema.optional(),
+  sendTimeout: durationSchema.optional(),
+  requestTimeout: durationSchema.optional(),
+  probeInterval: durationSchema.optional(),
+  managementRefresh: durationSchema.optional(),
+  heartbeatInterval: durationSchema.optional(),
+  rebalanceInterval: durationSchema.optional(),
+  pollTimeout: durationSchema.optional(),
+  hedge: z.boolean().optional(),
+  keepOffsets: z.boolean().optional()
+})
+export type ClientTuningOverride = z.infer<typeof clientTuningOverrideSchema>
+
+/**
+ * One entry of `workload.lanes`: a lane, or a named variant of a lane with its own client settings
+ * (`{ lane: remoting, name: remoting-hedged, client: { hedge: true } }`), so two settings of one
+ * client are compared under the same faults at the same instant.
+ */
+export const laneEntrySchema = z.union([
+  clientLaneSchema,
+  z.strictObject({
+    lane: clientLaneSchema,
+    name: idSchema,
+    client: clientTuningOverrideSchema.default({})
+  })
+])
+export type LaneEntry = z.infer<typeof laneEntrySchema>
+
 export const workloadSchema = z.object({
   duration: durationSchema.default(20_000),
   /** Messages per second per producer; overrides the topology's producer rate when set. */
@@ -120,19 +169,15 @@ export const workloadSchema = z.object({
   /** Clients per room; absent means the producers and consumers the topology declares. */
   rooms: z.record(idSchema, roomWorkloadSchema).optional(),
   /**
-   * Client lane of every client of the run, overriding the topology's: `remoting` (our room-aware
-   * client), `grpc` (rocketmq-client-nodejs through zone-pinned proxies, room-aware), `baseline`
-   * (rocketmq-client-nodejs on one endpoint, as users configure it).
+   * Client lane of every client of the run, overriding the topology's (see CLIENT_LANES in the
+   * topology schema).
    */
-  lane: z.enum(['remoting', 'grpc', 'baseline']).optional(),
+  lane: clientLaneSchema.optional(),
   /**
-   * Side by side: every client once per lane (ids suffixed with the lane), each lane on its own
-   * topic and group, so one fault hits all lanes at the same instant.
+   * Side by side: every client once per lane (ids suffixed with the lane or variant name), each
+   * on its own topic and group, so one fault hits all lanes at the same instant.
    */
-  lanes: z
-    .array(z.enum(['remoting', 'grpc', 'baseline']))
-    .min(1)
-    .optional(),
+  lanes: z.array(laneEntrySchema).min(1).optional(),
   /** Upper bound on waiting for every acknowledged message to be consumed after the workload. */
   drainTimeout: durationSchema.default(20_000),
   /** Upper bound on waiting for consumers to settle on their own rooms' queues before sending. */
@@ -149,20 +194,6 @@ export const workloadSchema = z.object({
   duplicateGrace: durationSchema.default(3000)
 })
 export type Workload = z.infer<typeof workloadSchema>
-
-/** Client tuning; defaults are the fast-failover settings the benchmark targets were measured with. */
-export const clientTuningSchema = z.object({
-  policy: selectionPolicySchema.optional(),
-  routeRefresh: durationSchema.optional(),
-  sendTimeout: durationSchema.default(3000),
-  requestTimeout: durationSchema.default(400),
-  probeInterval: durationSchema.default(200),
-  managementRefresh: durationSchema.default(1000),
-  heartbeatInterval: durationSchema.default(1000),
-  rebalanceInterval: durationSchema.default(1000),
-  pollTimeout: durationSchema.default(1000)
-})
-export type ClientTuning = z.infer<typeof clientTuningSchema>
 
 export const failoverKindSchema = z.enum(['namesrv', 'broker', 'consumer-takeover'])
 export type FailoverKind = z.infer<typeof failoverKindSchema>

@@ -527,7 +527,8 @@ describe('ids and names', () => {
       (d) => (d.rooms[0].producers[0].lane = 'grcp'),
       {
         code: 'schema',
-        message: /lane is the string "grcp"; expected one of "remoting", "grpc", "baseline"/
+        message:
+          /lane is the string "grcp"; expected one of "remoting", "java", "java-zone", "java-tuned", "grpc", "baseline"/
       }
     ]
   ]

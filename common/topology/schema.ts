@@ -137,6 +137,24 @@ export const proxySchema = z.strictObject({
 
 export const selectionPolicySchema = z.enum(['random', 'round-robin', 'least-latency'])
 
+/**
+ * Client lanes: `remoting` (our room-aware client), `grpc` (rocketmq-client-nodejs through
+ * zone-pinned proxies, room-aware), `baseline` (rocketmq-client-nodejs on one endpoint, as users
+ * configure it), and the stock RocketMQ 5.3.3 Java client: `java` (address server = the room's
+ * management node), `java-zone` (RocketMQ zone mode: same-room brokers only, no fallback) and
+ * `java-tuned` (the Java client with failover timers set the way an SRE would).
+ */
+export const CLIENT_LANES = [
+  'remoting',
+  'java',
+  'java-zone',
+  'java-tuned',
+  'grpc',
+  'baseline'
+] as const
+export const clientLaneSchema = z.enum(CLIENT_LANES)
+export type ClientLane = z.infer<typeof clientLaneSchema>
+
 export const producerSchema = z.strictObject({
   id: idSchema,
   topic: rocketmqName('topic'),
@@ -149,7 +167,7 @@ export const producerSchema = z.strictObject({
     .positive()
     .max(4 * 1024 * 1024)
     .default(256),
-  lane: z.enum(['remoting', 'grpc', 'baseline']).default('remoting'),
+  lane: clientLaneSchema.default('remoting'),
   /** Rooms to try, in order, when the own room has nothing available. */
   fallbackRooms: z.array(idSchema).optional()
 })
@@ -158,7 +176,7 @@ export const consumerSchema = z.strictObject({
   id: idSchema,
   topic: rocketmqName('topic'),
   group: rocketmqName('group'),
-  lane: z.enum(['remoting', 'grpc', 'baseline']).default('remoting'),
+  lane: clientLaneSchema.default('remoting'),
   fallbackRooms: z.array(idSchema).optional()
 })
 

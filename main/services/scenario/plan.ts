@@ -1,9 +1,9 @@
-import type { Scenario } from '../../../common/scenario/schema'
+import type { ClientTuningOverride, LaneEntry, Scenario } from '../../../common/scenario/schema'
 import type { RoleSelector, TargetNode } from '../../../common/scenario/selectors'
 import { parseRoleSelector, resolveTarget } from '../../../common/scenario/selectors'
 import { isNetworkStep } from '../../../common/scenario/schema'
 import { isAttachedCluster } from '../engine/run/attached-policy'
-import type { Topology } from '../../../common/topology/schema'
+import type { ClientLane, Topology } from '../../../common/topology/schema'
 import { listNodes, topicsOf } from '../../../common/topology/model'
 
 /** One in-process client the scenario runs. */
@@ -17,25 +17,39 @@ export interface ClientPlan {
   rate: number
   messageSize: number
   lane: ClientLane
+  /** A lane variant's client settings over the scenario's (workload.lanes entries with a name). */
+  tuning?: ClientTuningOverride
 }
 
-export type ClientLane = 'remoting' | 'grpc' | 'baseline'
+export type { ClientLane }
+
+/** A `workload.lanes` entry as a lane, the suffix its clients carry, and its settings. */
+export function laneOf(entry: LaneEntry): {
+  lane: ClientLane
+  name: string
+  tuning?: ClientTuningOverride
+} {
+  return typeof entry === 'string'
+    ? { lane: entry, name: entry }
+    : { lane: entry.lane, name: entry.name, tuning: entry.client }
+}
 
 /**
  * The producers and consumers of a scenario: `workload.rooms` when given, else the topology's;
- * with `workload.lanes`, each of them once per lane.
+ * with `workload.lanes`, each of them once per lane (or lane variant).
  */
 export function planClients(scenario: Scenario, topology: Topology): ClientPlan[] {
   const plans = basePlans(scenario, topology)
   const lanes = scenario.workload.lanes
   if (!lanes) return plans
-  return lanes.flatMap((lane) =>
+  return lanes.map(laneOf).flatMap(({ lane, name, tuning }) =>
     plans.map((p) => ({
       ...p,
-      id: `${p.id}-${lane}`,
+      id: `${p.id}-${name}`,
       lane,
-      topic: `${p.topic}-${lane}`,
-      group: `${p.group}-${lane}`
+      topic: `${p.topic}-${name}`,
+      group: `${p.group}-${name}`,
+      ...(tuning ? { tuning } : {})
     }))
   )
 }
@@ -156,11 +170,18 @@ export function checkScenario(scenario: Scenario, topology: Topology): string[] 
   const clients = planClients(scenario, topology)
   const nodes = targetNodes(topology, clients)
   const rooms = new Set(topology.rooms.map((r) => r.id))
+  const names = (scenario.workload.lanes ?? []).map((e) => laneOf(e).name)
+  for (const dup of new Set(names.filter((n, i) => names.indexOf(n) !== i))) {
+    problems.push(
+      `workload.lanes: "${dup}" appears twice; give a lane variant its own name ({ lane: ${dup}, name: ${dup}-2, client: {...} })`
+    )
+  }
   for (const room of Object.keys(scenario.workload.rooms ?? {})) {
     if (!rooms.has(room))
       problems.push(`workload.rooms.${room}: the topology has no room "${room}"`)
   }
   // The gRPC lanes reach brokers only through proxies; say so now rather than after a start timeout.
+  // The Java lanes, like remoting, need only name servers (and a management node as address server).
   const proxies = listNodes(topology).flatMap((n) => (n.kind === 'proxy' ? [n.spec] : []))
   const lanes = new Set(clients.map((c) => c.lane))
   if (lanes.has('grpc') && !proxies.some((p) => p.zoneMode)) {
@@ -177,6 +198,15 @@ export function checkScenario(scenario: Scenario, topology: Topology): string[] 
     problems.push(
       'workload.lanes runs every lane on its own topic, which an attached cluster does not have; run one lane at a time against it (workload.lane)'
     )
+  }
+  // Zone mode is a strict filter: a java-zone client in a room without brokers never gets a route.
+  const brokerRooms = new Set(topology.rooms.filter((r) => r.brokers.length > 0).map((r) => r.id))
+  for (const room of new Set(clients.filter((c) => c.lane === 'java-zone').map((c) => c.room))) {
+    if (!brokerRooms.has(room)) {
+      problems.push(
+        `java-zone clients in ${room}: the room has no broker, and RocketMQ zone mode routes only same-room brokers; add a broker to ${room} or use the java lane there`
+      )
+    }
   }
   if (!clients.some((c) => c.role === 'producer')) {
     problems.push(

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { FailoverReport, ScenarioReport } from '../../../common/scenario/schema'
+import type { FailoverReport, LaneEntry, ScenarioReport } from '../../../common/scenario/schema'
 import { scenarioSchema } from '../../../common/scenario/schema'
 import { restoreAction } from './cluster'
 import type { GateFacts } from './gates'
@@ -10,7 +10,7 @@ import { loadScenarioFile, parseScenario, ScenarioFileError } from './load-scena
 import { checkScenario, planClients, targetNodes } from './plan'
 import { formatScorecard } from './scorecard'
 import type { RunContext } from '../engine/run/run-context'
-import { restoreNodes } from '../engine/run/setup'
+import { restoreNodes, specOf } from '../engine/run/setup'
 
 const ROOT = resolve(import.meta.dirname, '../../..')
 const RESOURCES = join(ROOT, 'resources')
@@ -169,6 +169,14 @@ describe('built-in scenarios', () => {
     if (async) expect(l.scenario.gates.maxRpoMessages).toBeGreaterThan(0)
     else expect(l.scenario.gates.maxLost).toBe(0)
   })
+
+  it.each(files)('%s runs its workload on the Java lanes too (no proxy needed)', (f) => {
+    const l = loadScenarioFile(join(RESOURCES, 'scenarios', f), { resourcesDir: RESOURCES })
+    const lanes: LaneEntry[] = ['java', 'java-zone', 'java-tuned']
+    const java = { ...l.scenario, workload: { ...l.scenario.workload, lane: undefined, lanes } }
+    expect(checkScenario(java, l.topology)).toEqual([])
+    expect([...new Set(planClients(java, l.topology).map((c) => c.lane))]).toEqual(lanes)
+  })
 })
 
 describe('plan and checks', () => {
@@ -206,6 +214,29 @@ describe('plan and checks', () => {
     expect(checkScenario(l.scenario, l.topology)).toEqual([])
   })
 
+  it('runs the Java lanes without proxies, and refuses java-zone in a room without brokers', () => {
+    const l = base({ workload: { lanes: ['java', 'java-zone', 'java-tuned'] } })
+    expect(checkScenario(l.scenario, l.topology)).toEqual([])
+    expect(planClients(l.scenario, l.topology).map((c) => `${c.id}:${c.lane}`)).toEqual(
+      ['java', 'java-zone', 'java-tuned'].flatMap((lane) =>
+        ['producer-1', 'consumer-1', 'producer-2', 'consumer-2'].map(
+          (id) => `${id}-${lane}:${lane}`
+        )
+      )
+    )
+    const noBrokers = {
+      ...l.topology,
+      rooms: l.topology.rooms.map((r) => (r.id === 'room2' ? { ...r, brokers: [] } : r))
+    }
+    expect(checkScenario(l.scenario, noBrokers)).toEqual([
+      'java-zone clients in room2: the room has no broker, and RocketMQ zone mode routes only same-room brokers; add a broker to room2 or use the java lane there'
+    ])
+    const topo = base({ workload: { lane: 'java-tuned' } })
+    expect(planClients(topo.scenario, topo.topology).every((c) => c.lane === 'java-tuned')).toBe(
+      true
+    )
+  })
+
   it('with workload.lanes, plans every client once per lane on its own topic and group', () => {
     const l = base(
       { workload: { lanes: ['remoting', 'grpc'], rooms: { room1: { producers: 1 } } } },
@@ -219,6 +250,32 @@ describe('plan and checks', () => {
       'producer-room1-1-grpc:grpc:orders-grpc:orders-producer-grpc',
       'consumer-room1-1-grpc:grpc:orders-grpc:orders-consumer-grpc'
     ])
+  })
+
+  it('runs named variants of one lane side by side, each with its own client settings', () => {
+    const l = base({
+      client: { requestTimeout: '300ms' },
+      workload: {
+        rooms: { room1: { producers: 1, consumers: 0 } },
+        lanes: ['remoting', { lane: 'remoting', name: 'remoting-hedged', client: { hedge: true } }]
+      }
+    })
+    const plans = planClients(l.scenario, l.topology)
+    expect(plans.map((c) => `${c.id}:${c.lane}:${c.topic}`)).toEqual([
+      'producer-room1-1-remoting:remoting:orders-remoting',
+      'producer-room1-1-remoting-hedged:remoting:orders-remoting-hedged'
+    ])
+    const ctx = {
+      loaded: l,
+      names: { topicOf: (t: string) => t, groupOf: (g: string) => g },
+      endpoints: { managementNodes: [], nameServers: [] }
+    } as unknown as RunContext
+    // The variant's settings go over the scenario's; what it does not name stays the scenario's.
+    expect(specOf(plans[0]!, ctx).tuning).toMatchObject({ hedge: false, requestTimeoutMs: 300 })
+    expect(specOf(plans[1]!, ctx).tuning).toMatchObject({ hedge: true, requestTimeoutMs: 300 })
+    expect(() =>
+      base({ workload: { lanes: ['remoting', { lane: 'java', name: 'remoting' }] } })
+    ).toThrow(/workload.lanes: "remoting" appears twice/)
   })
 
   it('uses the topology clients unless workload.rooms says otherwise', () => {

@@ -83,7 +83,8 @@ export function createHostedClient(
       {
         ...common,
         ...(t.sendTimeoutMs !== undefined ? { sendTimeoutMs: t.sendTimeoutMs } : {}),
-        ...(t.probeIntervalMs !== undefined ? { probeIntervalMs: t.probeIntervalMs } : {})
+        ...(t.probeIntervalMs !== undefined ? { probeIntervalMs: t.probeIntervalMs } : {}),
+        ...(t.hedge !== undefined ? { hedge: t.hedge } : {})
       },
       deps
     )
@@ -98,7 +99,8 @@ export function createHostedClient(
       ...(t.rebalanceIntervalMs !== undefined
         ? { rebalanceIntervalMs: t.rebalanceIntervalMs }
         : {}),
-      ...(t.pollTimeoutMs !== undefined ? { pollTimeoutMs: t.pollTimeoutMs } : {})
+      ...(t.pollTimeoutMs !== undefined ? { pollTimeoutMs: t.pollTimeoutMs } : {}),
+      ...(t.keepOffsets !== undefined ? { keepOffsets: t.keepOffsets } : {})
     },
     deps
   )

@@ -30,25 +30,37 @@ export interface WorkerChannel {
 }
 
 /**
- * Which process hosts a client: one Node worker per room; one Java JVM per room and Java lane
- * (the address server, zone mode and java-tuned's timers are JVM-wide system properties).
+ * Which process hosts a client: one per room and lane. A Java JVM per Java lane because the
+ * address server, zone mode and java-tuned's timers are JVM-wide system properties; a Node worker
+ * per Node lane so lanes compared side by side never share an event loop (the gRPC library's
+ * work would otherwise delay our remoting client's sends, and the other way round).
  */
 export interface WorkerKey {
   room: string
-  runtime: 'node' | 'java' | 'java-zone' | 'java-tuned'
+  lane: WorkerLane
 }
+
+export const ALL_LANES: readonly WorkerLane[] = [
+  'remoting',
+  'grpc',
+  'baseline',
+  'java',
+  'java-zone',
+  'java-tuned'
+]
 
 export function workerKeyOf(spec: Pick<ClientSpec, 'room' | 'lane'>): WorkerKey {
-  const runtime = runtimeOfLane(spec.lane)
-  return { room: spec.room, runtime }
+  return { room: spec.room, lane: spec.lane }
 }
 
-export function runtimeOfLane(lane: WorkerLane): WorkerKey['runtime'] {
-  return lane === 'java' || lane === 'java-zone' || lane === 'java-tuned' ? lane : 'node'
+/** Whether the lane's clients run in a Java JVM (else a Node room worker). */
+export function runsInJava(lane: WorkerLane): boolean {
+  return lane === 'java' || lane === 'java-zone' || lane === 'java-tuned'
 }
 
+/** `worker-room1` for our remoting lane, `<lane>-worker-room1` for the others. */
 export const workerName = (k: WorkerKey): string =>
-  k.runtime === 'node' ? `worker-${k.room}` : `${k.runtime}-worker-${k.room}`
+  k.lane === 'remoting' ? `worker-${k.room}` : `${k.lane}-worker-${k.room}`
 
 /** Spawns the worker for a key; `first` is the client it is spawned for (Java JVMs read it). */
 export type WorkerFactory = (key: WorkerKey, first: ClientSpec) => WorkerChannel
@@ -207,9 +219,9 @@ export class ClientFleet extends EventEmitter<FleetEvents> {
     return merged
   }
 
-  /** SIGKILL of a room's worker: a crash of every client in it. */
-  killWorker(room: string, runtime: WorkerKey['runtime'] = 'node'): string[] {
-    const name = workerName({ room, runtime })
+  /** SIGKILL of a room's worker of one lane: a crash of every client in it. */
+  killWorker(room: string, lane: WorkerLane = 'remoting'): string[] {
+    const name = workerName({ room, lane })
     const w = this.workers.get(name)
     const hosted = [...this.clients.values()].filter((c) => c.key === name && c.alive)
     w?.channel.kill()
@@ -292,12 +304,9 @@ export class ClientFleet extends EventEmitter<FleetEvents> {
   }
 }
 
-/** Every worker a room may need (Node, Java, Java zone-mode), for placing them in its network. */
+/** Every worker a room may need (one per lane), for placing them in its network. */
 export function workerIdsFor(rooms: readonly string[]): { id: string; room: string }[] {
   return rooms.flatMap((room) =>
-    (['node', 'java', 'java-zone', 'java-tuned'] as const).map((runtime) => ({
-      id: workerName({ room, runtime }),
-      room
-    }))
+    ALL_LANES.map((lane) => ({ id: workerName({ room, lane }), room }))
   )
 }

@@ -47,7 +47,7 @@ export interface ClientSpec {
   nameServers: WireNameServer[]
   /** Tag workload messages carry; consumers subscribe to it only. */
   tag: string
-  /** Lane tuning in milliseconds; absent keys take the lane's defaults. */
+  /** Lane tuning (times in milliseconds); absent keys take the lane's defaults. */
   tuning: Partial<{
     policy: 'random' | 'round-robin' | 'least-latency'
     routeRefreshMs: number
@@ -58,6 +58,10 @@ export interface ClientSpec {
     heartbeatIntervalMs: number
     rebalanceIntervalMs: number
     pollTimeoutMs: number
+    /** Remoting producers: hedged sends. */
+    hedge: boolean
+    /** Remoting consumers: keep offsets across losing a queue. */
+    keepOffsets: boolean
   }>
   /** Room of every broker group (brokerName → room), for lanes whose library does not report zones. */
   brokerRooms: Record<string, string>

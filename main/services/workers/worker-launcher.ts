@@ -1,13 +1,16 @@
-import { existsSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { WorkerFactory, WorkerKey } from './client-fleet'
 import type { ClientSpec } from './protocol'
-import { workerName } from './client-fleet'
+import { runsInJava, workerName } from './client-fleet'
 import type { WorkerCommand } from './worker-connection'
 import { WorkerConnection } from './worker-connection'
 import { findAppPaths, nodeRuntimeCommand } from '../app-paths'
 import type { DeathTie } from '../sandbox/processes'
 import { detectDeathTie, tiedCommand } from '../sandbox/processes'
+import { findJava } from '../sandbox/java'
+import { locateRocketmqLib } from '../sandbox/rocketmq-lib'
+import { javaWorkerCommand, javaWorkerJar, planJavaWorkers } from './java-worker-command'
 
 /** How to run a Node program of ours: the built CLI in a packaged app, else the source via tsx. */
 export interface NodeEntry {
@@ -44,12 +47,15 @@ export interface WorkerLaunchOptions {
 
 let deathTie: DeathTie | undefined
 
+/** Environment variable carrying a worker process's name (`worker-room1`, `java-worker-room2`…). */
+export const WORKER_ENV = 'DRSTUDIO_WORKER'
+
 /** Spawns real client-worker processes: the production WorkerFactory. */
 export function processWorkers(opts: WorkerLaunchOptions): WorkerFactory {
   return (key, first) => {
     const name = workerName(key)
     let command: WorkerCommand
-    if (key.runtime === 'node') {
+    if (!runsInJava(key.lane)) {
       command = {
         argv: [opts.node.command, ...opts.node.args],
         env: { ...process.env, ...opts.node.env },
@@ -62,6 +68,8 @@ export function processWorkers(opts: WorkerLaunchOptions): WorkerFactory {
         `${name}: the Java client worker is not available here; run \`npm run setup\` to build it (needs Java 17+ and Maven)`
       )
     }
+    // Names the process for whoever looks at /proc (the benchmark's CPU sampler, an operator's ps).
+    command = { ...command, env: { ...(command.env ?? process.env), [WORKER_ENV]: name } }
     const wrapped = opts.wrap ? opts.wrap(key, command.argv) : command.argv
     // Killed by the kernel when the engine dies (SIGKILL included), like every sandbox child.
     const tied = tiedCommand((deathTie ??= detectDeathTie()), wrapped[0]!, wrapped.slice(1))
@@ -92,11 +100,59 @@ export function sandboxPlace(
   }
 }
 
-/** Room workers (and, when given, the Java worker) spawned as child processes of this engine. */
+/** What building a Java worker's command looks up on this machine; injected in unit tests. */
+export interface JavaWorkerLookup {
+  /** The java executable (default: sandbox/java.ts findJava, settings > JAVA_HOME > PATH). */
+  java?: () => string
+  /** The pinned RocketMQ jars folder (default: the sandbox's, `.rocketmq/lib`). */
+  rocketmqLib?: () => string
+  exists?: (path: string) => boolean
+  mkdir?: (path: string) => void
+}
+
+/**
+ * The Java client worker's command for a room and lane: this checkout's worker jar (built by
+ * `npm run setup`), the RocketMQ jars the sandbox runs, and the JVM-wide settings of the first
+ * client it hosts (its address server; java-tuned's timers). Its folder (client logs, user.home)
+ * is `<logDir>/workers/<java-room-lane>`. Looked up when a Java lane is first used, so a machine
+ * without the jar runs every other lane.
+ */
+export function localJavaWorkers(opts: {
+  root: string
+  logDir: () => string
+  javaHome?: string
+  lookup?: JavaWorkerLookup
+}): NonNullable<WorkerLaunchOptions['java']> {
+  const l = opts.lookup ?? {}
+  const exists = l.exists ?? existsSync
+  return (key, first) => {
+    const jar = javaWorkerJar(opts.root)
+    if (!exists(jar)) {
+      throw new Error(
+        `${workerName(key)}: the Java client worker is not built (${jar} is missing); run \`npm run setup\` to build it (needs Java 17+ and Maven)`
+      )
+    }
+    const plan = planJavaWorkers([first])[0]
+    if (!plan)
+      throw new Error(`${workerName(key)}: ${first.id} is on lane ${first.lane}, not a Java lane`)
+    const workDir = join(opts.logDir(), 'workers', plan.workerId)
+    ;(l.mkdir ?? ((p: string) => mkdirSync(p, { recursive: true })))(workDir)
+    return javaWorkerCommand({
+      java: l.java ? l.java() : findJava(opts.javaHome ? { javaHome: opts.javaHome } : {}).path,
+      rocketmqLib: l.rocketmqLib ? l.rocketmqLib() : locateRocketmqLib({ repoRoot: opts.root }).dir,
+      workerJar: jar,
+      plan,
+      workDir
+    })
+  }
+}
+
+/** Room workers and Java client workers spawned as child processes of this engine. */
 export function localWorkers(opts: {
   root: string
   preferBuilt: boolean
   place: WorkerPlace
+  /** Default: localJavaWorkers from this root. */
   java?: WorkerLaunchOptions['java']
 }): WorkerFactory {
   return processWorkers({
@@ -104,7 +160,7 @@ export function localWorkers(opts: {
     logDir: opts.place.logDir,
     wrap: (key, argv) => [...opts.place.prefix(workerName(key)), ...argv],
     cwd: opts.root,
-    ...(opts.java ? { java: opts.java } : {})
+    java: opts.java ?? localJavaWorkers({ root: opts.root, logDir: opts.place.logDir })
   })
 }
 

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildClientId } from './client-id'
+import type { ConsumerOptions } from './consumer'
 import { DrConsumer } from './consumer'
+import { mayBeHandoff, resumeOffset } from './offset-memory'
 import { FakeCluster, FakeManagement, RecordingLedger, until } from './test-fakes'
 
 const mgmt = [
@@ -8,7 +10,7 @@ const mgmt = [
   { id: 'mgmt-2', room: 'room2', url: 'http://127.0.0.1:2' }
 ]
 
-function world() {
+function world(extra: Partial<ConsumerOptions> = {}) {
   const cluster = new FakeCluster()
   cluster.nameServers.set('ns1:9876', 'up')
   cluster.nameServers.set('ns2:9876', 'up')
@@ -30,7 +32,8 @@ function world() {
       rebalanceIntervalMs: 60_000,
       routeRefreshMs: 60_000,
       heartbeatIntervalMs: 60_000,
-      commitIntervalMs: 20
+      commitIntervalMs: 20,
+      ...extra
     },
     { remoting: () => cluster.remoting(), management, ledger }
   )
@@ -129,5 +132,85 @@ describe('where a new group starts on an existing topic', () => {
     await until(() => ledger.deliveries.length > 0, 'a delivery')
     await consumer.stop('crash')
     expect(ledger.deliveries.map((d) => d.key)).toEqual(['run-1'])
+  })
+})
+
+describe('DrConsumer offsets', () => {
+  const keys = (w: ReturnType<typeof world>) => w.ledger.deliveries.map((d) => d.key)
+  const brokerB = (w: ReturnType<typeof world>) => w.cluster.brokers.get('b:10911')!
+
+  /** Consumes k1..k3 from broker-b, loses broker-b (killed, dropped from the route), gets it back. */
+  async function brokerForgets(keepOffsets: boolean): Promise<string[]> {
+    const w = world({ keepOffsets, handoffMs: 0 })
+    live.push(w.consumer)
+    w.cluster.backlog.set('broker-b#0', ['k1', 'k2', 'k3'])
+    await w.consumer.start()
+    await until(() => w.cluster.offsets.get('broker-b#0') === 3, 'the commit of k1..k3')
+    brokerB(w).health = 'down'
+    await w.consumer.routes.refresh('test')
+    await until(() => !w.consumer.assignment().some((q) => q.brokerName === 'broker-b'), 'the loss')
+    // SIGKILL: the broker comes back without the offsets it had not flushed yet.
+    w.cluster.offsets.delete('broker-b#0')
+    brokerB(w).health = 'up'
+    w.cluster.backlog.set('broker-b#0', ['k1', 'k2', 'k3', 'k4'])
+    await w.consumer.routes.refresh('test')
+    await until(() => keys(w).includes('k4'), 'k4 after the return')
+    await until(() => w.cluster.offsets.get('broker-b#0') === 4, 'the commit of k4')
+    return keys(w)
+  }
+
+  it('a broker that forgot its offsets does not make it redeliver what it consumed (and gets ours back)', async () => {
+    expect(await brokerForgets(true)).toEqual(['k1', 'k2', 'k3', 'k4'])
+  })
+
+  it('without keepOffsets the same return redelivers the whole queue (the before)', async () => {
+    expect(await brokerForgets(false)).toEqual(['k1', 'k2', 'k3', 'k1', 'k2', 'k3', 'k4'])
+  })
+
+  it('losing a queue in a rebalance commits how far it got, to the broker it came from', async () => {
+    const w = world({ commitIntervalMs: 60_000 })
+    live.push(w.consumer)
+    w.cluster.consumerIds.set('a:10911', [w.consumer.cid])
+    w.cluster.consumerIds.set('b:10911', [w.consumer.cid])
+    w.cluster.backlog.set('broker-a#1', ['k1', 'k2'])
+    await w.consumer.start()
+    await until(() => keys(w).length === 2, 'room 1 backlog consumed by the taker-over')
+    expect(w.cluster.commits).toEqual([])
+    // consumer-1 is back: room 1's queues go home, and their offsets go to broker-a first.
+    w.cluster.consumerIds.set('a:10911', [w.other, w.consumer.cid])
+    w.cluster.consumerIds.set('b:10911', [w.other, w.consumer.cid])
+    w.cluster.notify('a:10911', 'cg')
+    await until(() => w.consumer.assignment().length === 4, 'the rebalance')
+    await until(() => w.cluster.commits.length > 0, 'the commit')
+    expect(w.cluster.commits).toContainEqual({ addr: 'a:10911', queue: 'broker-a#1', offset: 2 })
+  })
+
+  it('a queue a live peer may still commit is read after the handoff wait, not before', async () => {
+    const w = world({ handoffMs: 60 })
+    live.push(w.consumer)
+    w.cluster.backlog.set('broker-b#0', ['k1', 'k2', 'k3'])
+    // The previous owner had committed 1, and its last commit (3) lands 20 ms into the handoff.
+    w.cluster.offsets.set('broker-b#0', 1)
+    setTimeout(() => w.cluster.offsets.set('broker-b#0', 3), 20)
+    await w.consumer.start()
+    w.cluster.backlog.set('broker-b#0', ['k1', 'k2', 'k3', 'k4'])
+    await until(() => keys(w).includes('k4'), 'k4')
+    expect(keys(w)).toEqual(['k4'])
+  })
+
+  it('an orphaned room is taken at once: nobody else will commit its queues', () => {
+    expect(mayBeHandoff('room1', ['room1'])).toBe(false)
+    expect(mayBeHandoff('room1', [])).toBe(true)
+    expect(mayBeHandoff(null, ['room1'])).toBe(true)
+  })
+
+  it('resumes at the broker offset unless it had consumed further, and not past the end of the queue', () => {
+    expect(resumeOffset({ committed: undefined, remembered: undefined })).toBe(0)
+    expect(resumeOffset({ committed: 5, remembered: undefined })).toBe(5)
+    expect(resumeOffset({ committed: 5, remembered: 3 })).toBe(5)
+    expect(resumeOffset({ committed: undefined, remembered: 7, maxOffset: 9 })).toBe(7)
+    expect(resumeOffset({ committed: 2, remembered: 7, maxOffset: 7 })).toBe(7)
+    // The queue is shorter than what we remember: the store was reset, the broker is all there is.
+    expect(resumeOffset({ committed: 2, remembered: 7, maxOffset: 4 })).toBe(2)
   })
 })

@@ -7,6 +7,8 @@ import { allocateNearby, queueKey } from './allocate-nearby'
 import type { NameServerCandidate } from './choose-name-server'
 import { classifyFailure } from './classify-error'
 import { buildClientId, roomOfClientId } from './client-id'
+import type { QueueOffsetState } from './offset-memory'
+import { mayBeHandoff, QueueOffsets } from './offset-memory'
 import type { NameServerDirectory } from './name-server-directory'
 import type { Clock, ClientDeps, ManagementNodeRef, RemotingPort } from './ports'
 import { pause, systemClock } from './ports'
@@ -43,6 +45,14 @@ export interface ConsumerOptions {
   /** See allocateNearby: what consumers of a room without brokers do. */
   homeless?: 'share' | 'idle'
   pullBatch?: number
+  /**
+   * Offsets survive losing a queue: commit it to the broker it was pulled from when lost (and at a
+   * graceful stop), remember how far it was consumed, never resume it below that, and wait
+   * `handoffMs` before reading the offset of a queue a live peer may still be committing. Off: the
+   * commit goes through the current route only and a regained queue starts at the broker's offset.
+   */
+  keepOffsets?: boolean
+  handoffMs?: number
 }
 
 /** A message as handed to listeners, with where it came from. */
@@ -60,13 +70,12 @@ export interface ConsumerEvents {
   rebalance: [QueueRef[]]
 }
 
-interface OwnedQueue {
-  ref: QueueRef
-  offset: number | undefined
-  committed: number | undefined
+interface OwnedQueue extends QueueOffsetState {
   active: boolean
   failing: boolean
   stop: AbortController
+  /** Epoch ms before which the offset is not read (a handoff from a live peer). */
+  readAfter: number
 }
 
 type Defaulted = Required<Omit<ConsumerOptions, 'initialNameServers'>> &
@@ -98,6 +107,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
   private again: string | null = null
   private lastAllocation: AllocateNearbyResult | undefined
   private lastServedRoom: string | null | undefined
+  private readonly offsets: QueueOffsets
 
   constructor(
     options: ConsumerOptions,
@@ -120,6 +130,8 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       pullBatch: 32,
       brokerRooms: {},
       startOffsets: {},
+      keepOffsets: true,
+      handoffMs: 100,
       ...options
     }
     this.id = options.id
@@ -149,6 +161,17 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       { ...deps, clock: this.clock, random }
     )
     this.remoting = routing.remoting
+    this.offsets = new QueueOffsets(
+      this.remoting,
+      {
+        group: this.opts.group,
+        topic: this.opts.topic,
+        requestTimeoutMs: this.opts.requestTimeoutMs,
+        keep: this.opts.keepOffsets,
+        startOffsets: this.opts.startOffsets
+      },
+      (name) => this.brokerAddress(name)
+    )
     this.directory = routing.directory
     this.routes = routing.routes
     this.routes.on('namesrv', () => this.emit('choice', this.choice()))
@@ -244,7 +267,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       o.stop.abort()
     }
     if (mode === 'graceful') {
-      await Promise.allSettled(queues.map((o) => this.commit(o)))
+      await Promise.allSettled(queues.map((o) => this.offsets.commit(o)))
       await Promise.allSettled(
         this.routes.brokers
           .filter((b) => b.masterAddr)
@@ -346,19 +369,23 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       o.active = false
       o.stop.abort()
       this.owned.delete(k)
-      void this.commit(o)
+      void this.offsets.lost(o)
     }
+    const now = this.clock.now()
     let added = 0
     for (const [k, ref] of next) {
       if (this.owned.has(k)) continue
       added++
+      const handoff = this.opts.keepOffsets && mayBeHandoff(ref.room, result.orphanRooms)
       const o: OwnedQueue = {
         ref,
         offset: undefined,
         committed: undefined,
         active: true,
         failing: false,
-        stop: new AbortController()
+        stop: new AbortController(),
+        addr: undefined,
+        readAfter: handoff ? now + this.opts.handoffMs : now
       }
       this.owned.set(k, o)
       void this.pullLoop(o)
@@ -415,16 +442,13 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
         await pause(100, o.stop.signal)
         continue
       }
+      o.addr = addr
       try {
         if (o.offset === undefined) {
-          const off = await this.remoting.queryConsumerOffset(addr, base, {
-            timeoutMs: this.opts.requestTimeoutMs
-          })
-          // Each run uses a fresh group, so nothing before where the run began is ours: a broker
-          // answers 0 for a new group on a young queue, and one restarted after a kill may have lost
-          // the last commits. Start at the later of the two (0 on a fresh sandbox topic).
-          o.offset = Math.max(off ?? 0, this.opts.startOffsets[queueKey(ref)] ?? 0)
-          o.committed = o.offset
+          const wait = o.readAfter - this.clock.now()
+          if (wait > 0) await pause(wait, o.stop.signal)
+          if (!o.active || !this.running) return
+          await this.offsets.resume(o, addr)
           continue
         }
         const res = await this.remoting.pullMessage(
@@ -469,7 +493,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
         }
         const moved = res.status === 'OFFSET_ILLEGAL'
         o.offset = res.nextBeginOffset
-        if (moved) void this.commit(o)
+        if (moved) void this.offsets.commit(o)
       } catch (e) {
         if (!o.active || !this.running) return
         if (!o.failing) {
@@ -486,29 +510,6 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
   }
 
   private commitAll(): void {
-    for (const o of this.owned.values()) void this.commit(o)
-  }
-
-  private async commit(o: OwnedQueue): Promise<void> {
-    const offset = o.offset
-    if (offset === undefined || offset === o.committed) return
-    const addr = this.brokerAddress(o.ref.brokerName)
-    if (!addr) return
-    try {
-      await this.remoting.updateConsumerOffset(
-        addr,
-        {
-          brokerName: o.ref.brokerName,
-          consumerGroup: this.opts.group,
-          topic: this.opts.topic,
-          queueId: o.ref.queueId,
-          commitOffset: offset
-        },
-        { timeoutMs: this.opts.requestTimeoutMs }
-      )
-      if (o.committed === undefined || offset > o.committed) o.committed = offset
-    } catch {
-      // retried at the next interval; the pull also piggybacks the offset
-    }
+    for (const o of this.owned.values()) void this.offsets.commit(o)
   }
 }

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { hedgeDelayMs, HEDGE_DEFAULTS } from './hedge'
+import type { ProducerOptions } from './producer'
 import { DrProducer } from './producer'
 import { RemotingTimeoutError } from '../../remoting/errors'
 import { FakeCluster, FakeManagement, RecordingLedger, until } from './test-fakes'
@@ -8,7 +10,7 @@ const mgmt = [
   { id: 'mgmt-2', room: 'room2', url: 'http://127.0.0.1:2' }
 ]
 
-function world() {
+function world(extra: Partial<ProducerOptions> = {}) {
   const cluster = new FakeCluster()
   cluster.nameServers.set('ns1:9876', 'up')
   cluster.nameServers.set('ns2:9876', 'up')
@@ -29,7 +31,8 @@ function world() {
       probeIntervalMs: 10,
       routeRefreshMs: 50,
       managementRefreshMs: 50,
-      sendTimeoutMs: 500
+      sendTimeoutMs: 500,
+      ...extra
     },
     { remoting: () => cluster.remoting(), management, ledger }
   )
@@ -211,5 +214,98 @@ describe('a retry on the same broker', () => {
     const r = await producer.send({ body: 'x' })
     expect(r).toMatchObject({ ok: true, brokerName: 'broker-b', attempts: 2 })
     expect(ledger.events.filter((e) => e.kind === 'broker-failover')).toEqual([])
+  })
+})
+
+describe('DrProducer hedged sends', () => {
+  const hedge = { minSamples: 5, minDelayMs: 5, maxDelayMs: 50 }
+  async function warmed(extra: Partial<ProducerOptions>) {
+    const w = world({ requestTimeoutMs: 200, sendTimeoutMs: 1000, ...extra })
+    live.push(w.producer)
+    await w.producer.start()
+    for (let i = 0; i < 10; i++) await w.producer.send({ body: 'x', record: false })
+    w.cluster.sent = []
+    return w
+  }
+
+  it('races a hung own-room broker with a copy through another room after the adaptive delay', async () => {
+    const { cluster, ledger, producer } = await warmed({ hedge })
+    cluster.slow.set('a:10911', 10_000)
+    const r = await producer.send({ key: 'k1', body: 'x' })
+    expect(r).toMatchObject({ ok: true, brokerName: 'broker-b', brokerRoom: 'room2', attempts: 2 })
+    // Answered by the hedge before the first attempt's request timeout came.
+    expect(ledger.kinds('send-attempt-failed')).toEqual([])
+    expect(ledger.kinds('send-hedged')).toEqual([
+      expect.objectContaining({
+        key: 'k1',
+        from: 'broker-a',
+        to: 'broker-b',
+        toRoom: 'room2',
+        won: true
+      })
+    ])
+    expect(ledger.sends).toEqual([
+      expect.objectContaining({ key: 'k1', brokerName: 'broker-b', attempts: 2 })
+    ])
+    // The first attempt runs on: its timeout is logged and isolates broker-a like any failure.
+    await until(() => ledger.kinds('broker-isolated').length === 1, 'the late timeout')
+    expect(ledger.kinds('send-attempt-failed')).toEqual([
+      expect.objectContaining({ key: 'k1', brokerName: 'broker-a', reason: 'timeout' })
+    ])
+  })
+
+  it('a slow but healthy broker: the faster copy wins and both are stored (the duplicate it costs)', async () => {
+    const { cluster, ledger, producer } = await warmed({ hedge })
+    cluster.slow.set('a:10911', 80)
+    const r = await producer.send({ key: 'k2', body: 'x' })
+    expect(r.brokerName).toBe('broker-b')
+    await until(() => cluster.sent.length === 2, 'the first copy to land too')
+    expect(cluster.sent.map((x) => `${x.broker}:${x.key}`).sort()).toEqual([
+      'broker-a:k2',
+      'broker-b:k2'
+    ])
+    expect(ledger.kinds('broker-isolated')).toEqual([])
+  })
+
+  it('sends that answer within the delay are never hedged', async () => {
+    const { cluster, ledger, producer } = await warmed({ hedge })
+    for (let i = 0; i < 20; i++)
+      expect((await producer.send({ body: 'x' })).brokerName).toBe('broker-a')
+    expect(ledger.kinds('send-hedged')).toEqual([])
+    expect(cluster.sent.every((x) => x.broker === 'broker-a')).toBe(true)
+  })
+
+  it('without enough healthy samples, or beyond its budget, it waits for the request timeout', async () => {
+    const cold = world({ requestTimeoutMs: 100, sendTimeoutMs: 1000, hedge })
+    live.push(cold.producer)
+    await cold.producer.start()
+    cold.cluster.slow.set('a:10911', 10_000)
+    const r = await cold.producer.send({ body: 'x' })
+    expect(r).toMatchObject({ ok: true, brokerName: 'broker-b', attempts: 2 })
+    expect(cold.ledger.kinds('send-attempt-failed')).toMatchObject([{ reason: 'timeout' }])
+    expect(cold.ledger.kinds('send-hedged')).toEqual([])
+
+    const { cluster, ledger, producer } = await warmed({ hedge: { ...hedge, burst: 2, budget: 0 } })
+    cluster.slow.set('a:10911', 10_000)
+    await Promise.all([0, 1, 2].map((i) => producer.send({ key: `b${i}`, body: 'x' })))
+    expect(ledger.kinds('send-hedged')).toHaveLength(2)
+  })
+
+  it('is off unless asked for', async () => {
+    const { cluster, ledger, producer } = await warmed({})
+    cluster.slow.set('a:10911', 10_000)
+    const r = await producer.send({ body: 'x' })
+    expect(r).toMatchObject({ ok: true, brokerName: 'broker-b', attempts: 2 })
+    expect(ledger.kinds('send-attempt-failed')).toMatchObject([{ reason: 'timeout' }])
+    expect(ledger.kinds('send-hedged')).toEqual([])
+  })
+
+  it('derives the delay from recent healthy latency, within its bounds', () => {
+    const o = { ...HEDGE_DEFAULTS, maxDelayMs: 200 }
+    const samples = Array.from({ length: 100 }, (_, i) => i + 1)
+    expect(hedgeDelayMs(samples, o)).toBe(1.5 * 99)
+    expect(hedgeDelayMs(samples.slice(0, 19), o)).toBeNull()
+    expect(hedgeDelayMs(Array(50).fill(1), o)).toBe(10)
+    expect(hedgeDelayMs(Array(50).fill(1000), o)).toBe(200)
   })
 })

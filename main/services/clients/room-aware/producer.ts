@@ -7,7 +7,12 @@ import { chooseBroker, chooseQueue } from './choose-broker'
 import type { NameServerCandidate } from './choose-name-server'
 import { classifyFailure } from './classify-error'
 import { buildClientId } from './client-id'
+import { BrokerIsolation } from './broker-isolation'
+import type { Attempt, SendState } from './send-attempt'
+import { failoverOf, hedgeOf, outcome, raceDelay } from './send-attempt'
 import { FaultTable } from './fault-table'
+import type { HedgeOptions } from './hedge'
+import { firstOk, HEDGE_DEFAULTS, HedgePolicy } from './hedge'
 import type { NameServerDirectory } from './name-server-directory'
 import type { Clock, ClientDeps, ManagementNodeRef, RemotingPort } from './ports'
 import { pause, systemClock } from './ports'
@@ -40,6 +45,11 @@ export interface ProducerOptions {
    * to another room's broker is already open (and warm) when a failover needs it.
    */
   heartbeatIntervalMs?: number
+  /**
+   * Hedged sends (see hedge.ts): `true` for the defaults, options to tune them, false (default)
+   * to wait for the request timeout as before.
+   */
+  hedge?: boolean | Partial<HedgeOptions>
 }
 
 export interface SendInput {
@@ -94,7 +104,8 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
   private readonly random: () => number
   private readonly counters = { sent: 0, acked: 0, failed: 0, consumed: 0, inflight: 0 }
   private readonly queueCursors = new Map<string, number>()
-  private readonly probing = new Set<string>()
+  private readonly isolation: BrokerIsolation
+  private readonly hedge: HedgePolicy | undefined
   private brokerCursor = 0
   private lastBroker: { name: string; room: string | null } | undefined
   private timers: NodeJS.Timeout[] = []
@@ -117,8 +128,17 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       countersIntervalMs: 1000,
       heartbeatIntervalMs: 1000,
       brokerRooms: {},
+      hedge: false,
       ...options
     }
+    const h = this.opts.hedge
+    this.hedge = h
+      ? new HedgePolicy({
+          ...HEDGE_DEFAULTS,
+          maxDelayMs: this.opts.requestTimeoutMs / 2,
+          ...(h === true ? {} : h)
+        })
+      : undefined
     this.id = options.id
     this.room = options.room
     this.cid = buildClientId({
@@ -152,8 +172,25 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
     this.routes.on('change', () => {
       if (this.running) void this.heartbeatAll()
     })
+    this.isolation = new BrokerIsolation(
+      this.faults,
+      {
+        remoting: this.remoting,
+        routes: this.routes,
+        ledger: deps.ledger,
+        clock: this.clock,
+        running: () => this.running
+      },
+      {
+        clientId: this.id,
+        room: this.room,
+        topic: this.opts.topic,
+        requestTimeoutMs: this.opts.requestTimeoutMs,
+        probeIntervalMs: this.opts.probeIntervalMs
+      }
+    )
     this.remoting.on('connection-close', (e) =>
-      this.onConnectionClose(e.address, e.error !== undefined)
+      this.isolation.onConnectionClose(e.address, e.error !== undefined)
     )
   }
 
@@ -198,167 +235,195 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
     this.directory.start()
     this.routes.start()
     this.every(this.opts.heartbeatIntervalMs, () => void this.heartbeatAll())
-    this.every(this.opts.probeIntervalMs, () => this.probeIsolated())
+    this.every(this.opts.probeIntervalMs, () => this.isolation.probe())
     this.every(this.opts.countersIntervalMs, () =>
       this.deps.ledger.event('counters', this.id, this.room, { ...this.counters })
     )
   }
 
-  /** Sends one message, retrying on other brokers until acknowledged or the deadline passes. */
+  /**
+   * Sends one message, retrying on other brokers until acknowledged or the deadline passes; with
+   * hedging, a first attempt slower than recent healthy ones is raced by a copy to another room.
+   */
   async send(input: SendInput): Promise<SendOutcome> {
     const key = input.key ?? createUniqId()
     const startedAt = this.clock.now()
-    const deadline = startedAt + this.opts.sendTimeoutMs
-    const tried = new Set<string>()
-    let attempts = 0
-    let firstFail: { at: number; broker: BrokerCandidate; reason: string } | undefined
-    let lastError = 'not sent'
-    let last: BrokerCandidate | undefined
-    let attemptStart: number | null = null
     const record = input.record ?? true
+    const st: SendState = {
+      key,
+      input,
+      record,
+      deadline: startedAt + this.opts.sendTimeoutMs,
+      tried: new Set(),
+      attempts: 0,
+      lastError: 'not sent'
+    }
     const counters = record
       ? this.counters
       : { sent: 0, acked: 0, failed: 0, consumed: 0, inflight: 0 }
     counters.sent++
     counters.inflight++
+    this.hedge?.earn()
     try {
       while (this.running) {
-        const remaining = deadline - this.clock.now()
+        const remaining = st.deadline - this.clock.now()
         if (remaining <= 0) break
         const choice = chooseBroker({
           room: this.room,
           brokers: this.routes.brokers,
           isolated: this.faults.sinceMap(),
-          exclude: tried,
+          exclude: st.tried,
           policy: this.opts.policy,
           cursor: this.brokerCursor,
           random: this.random()
         })
         if (!choice) {
           // Everything tried or nothing in the route: refresh it and back off briefly.
-          tried.clear()
-          lastError = this.routes.brokers.length === 0 ? 'no-route' : lastError
+          st.tried.clear()
+          st.lastError = this.routes.brokers.length === 0 ? 'no-route' : st.lastError
           void this.routes.refresh('no-broker')
           await pause(Math.min(50, Math.max(1, remaining)), this.stopped.signal)
           continue
         }
         this.brokerCursor = choice.cursor
-        const broker = choice.broker
-        last = broker
-        const q = chooseQueue(broker.writeQueues, this.queueCursors.get(broker.brokerName) ?? 0)
-        this.queueCursors.set(broker.brokerName, q.cursor)
-        attempts++
-        attemptStart = this.clock.now()
-        try {
-          const res = await this.remoting.sendMessageV2(
-            broker.masterAddr!,
-            {
-              brokerName: broker.brokerName,
-              producerGroup: this.opts.group,
-              topic: this.opts.topic,
-              queueId: q.queueId,
-              body: input.body,
-              uniqKey: key,
-              keys: input.keys ?? [key],
-              ...(input.tags !== undefined ? { tags: input.tags } : {})
-            },
-            {
-              timeoutMs: Math.max(1, Math.min(this.opts.requestTimeoutMs, deadline - attemptStart))
-            }
-          )
-          const endedAt = this.clock.now()
+        const r = await this.attemptHedged(choice.broker, st)
+        if (r.ok) {
           counters.acked++
-          this.noteBroker(broker, choice.reason, firstFail === undefined)
-          // A retry that succeeded on the broker that failed is a slow send, not a failover.
-          if (firstFail && firstFail.broker.brokerName !== broker.brokerName) {
-            this.deps.ledger.event('broker-failover', this.id, this.room, {
-              from: firstFail.broker.brokerName,
-              fromRoom: firstFail.broker.room,
-              to: broker.brokerName,
-              toRoom: broker.room,
-              reason: firstFail.reason,
-              durationMs: endedAt - firstFail.at,
-              key
-            })
-          }
-          if (record)
-            this.record(
-              key,
-              input.scheduledAt ?? null,
-              startedAt,
-              attemptStart,
-              endedAt,
-              'acked',
-              attempts,
-              broker,
-              q.queueId,
-              res.queueOffset,
-              null
-            )
-          return {
-            ok: true,
-            key,
-            brokerName: broker.brokerName,
-            brokerRoom: broker.room,
-            queueId: q.queueId,
-            queueOffset: res.queueOffset,
-            attempts,
-            latencyMs: endedAt - startedAt
-          }
-        } catch (e) {
-          const endedAt = this.clock.now()
-          const cls = classifyFailure(e)
-          lastError = `${cls.reason}: ${(e as Error)?.message ?? String(e)}`
-          if (record)
-            this.deps.ledger.event('send-attempt-failed', this.id, this.room, {
-              key,
-              brokerName: broker.brokerName,
-              brokerRoom: broker.room,
-              reason: cls.reason,
-              startMs: attemptStart,
-              endMs: endedAt
-            })
-          firstFail ??= { at: attemptStart, broker, reason: cls.reason }
-          if (cls.isolate) this.isolate(broker, cls.reason)
-          if (!cls.retry) break
-          tried.add(broker.brokerName)
+          return this.acked(st, r, choice.reason, startedAt)
         }
+        if (!r.retry) break
+        st.tried.add(r.broker.brokerName)
       }
-      const endedAt = this.clock.now()
       counters.failed++
-      if (record)
-        this.deps.ledger.event('send-failed', this.id, this.room, {
-          key,
-          reason: lastError,
-          attempts
-        })
-      if (record)
-        this.record(
-          key,
-          input.scheduledAt ?? null,
-          startedAt,
-          attemptStart,
-          endedAt,
-          'failed',
-          attempts,
-          last,
-          null,
-          null,
-          lastError
-        )
-      return {
-        ok: false,
-        key,
-        brokerName: last?.brokerName ?? null,
-        brokerRoom: last?.room ?? null,
-        queueId: null,
-        queueOffset: null,
-        attempts,
-        latencyMs: endedAt - startedAt,
-        error: lastError
-      }
+      return this.failed(st, startedAt)
     } finally {
       counters.inflight--
+    }
+  }
+
+  private acked(
+    st: SendState,
+    r: Extract<Attempt, { ok: true }>,
+    reason: string,
+    startedAt: number
+  ): SendOutcome {
+    const { record } = st
+    if (r.index === 1) this.hedge?.observe(r.endedAt - r.at)
+    const hedgeWon = st.hedge?.to === r.broker
+    this.noteBroker(r.broker, hedgeWon ? 'hedge' : reason, st.firstFail === undefined)
+    const { ledger } = this.deps
+    // A retry that succeeded on the broker that failed is a slow send, not a failover.
+    if (st.firstFail && st.firstFail.broker.brokerName !== r.broker.brokerName)
+      ledger.event('broker-failover', this.id, this.room, failoverOf(st, r))
+    if (record && st.hedge) ledger.event('send-hedged', this.id, this.room, hedgeOf(st, hedgeWon))
+    if (record) {
+      this.record(st, startedAt, r, {
+        status: 'acked',
+        queueId: r.queueId,
+        queueOffset: r.queueOffset,
+        error: null
+      })
+    }
+    return outcome(st, r, startedAt, r.endedAt)
+  }
+
+  private failed(st: SendState, startedAt: number): SendOutcome {
+    const { key, record } = st
+    const endedAt = this.clock.now()
+    if (record) {
+      this.deps.ledger.event('send-failed', this.id, this.room, {
+        key,
+        reason: st.lastError,
+        attempts: st.attempts
+      })
+      this.record(
+        st,
+        startedAt,
+        { at: st.lastAttemptAt ?? null, endedAt, broker: st.last },
+        { status: 'failed', queueId: null, queueOffset: null, error: st.lastError }
+      )
+    }
+    return outcome(st, null, startedAt, endedAt)
+  }
+
+  /**
+   * One attempt on `broker`, raced by a hedge on another room's broker when it is slower than the
+   * hedge delay. Resolves with the first success (or the last failure); the losing attempt runs
+   * on, and a late failure of it still isolates its broker and is logged like any failed attempt.
+   */
+  private async attemptHedged(broker: BrokerCandidate, st: SendState): Promise<Attempt> {
+    const first = this.attempt(broker, st)
+    const delay = st.hedge ? null : (this.hedge?.delay() ?? null)
+    if (delay === null) return first
+    const early = await raceDelay(first, delay)
+    if (early) return early
+    const other = chooseBroker({
+      room: this.room,
+      brokers: this.routes.brokers.filter((b) => b.room !== broker.room),
+      isolated: this.faults.sinceMap(),
+      exclude: st.tried,
+      policy: this.opts.policy,
+      cursor: this.brokerCursor,
+      random: this.random()
+    })
+    if (!other || !this.running || st.deadline <= this.clock.now()) return first
+    if (!this.hedge!.take()) return first
+    st.hedge = { from: broker, to: other.broker, delayMs: delay }
+    const r = await firstOk([first, this.attempt(other.broker, st)])
+    // Both failed: neither broker is worth retrying within this send.
+    if (!r.ok) st.tried.add(broker.brokerName)
+    return r
+  }
+
+  /** One request to one broker; its failure is logged and acted on here, whoever awaits it. */
+  private async attempt(broker: BrokerCandidate, st: SendState): Promise<Attempt> {
+    const q = chooseQueue(broker.writeQueues, this.queueCursors.get(broker.brokerName) ?? 0)
+    this.queueCursors.set(broker.brokerName, q.cursor)
+    const index = ++st.attempts
+    const at = this.clock.now()
+    st.last = broker
+    st.lastAttemptAt = at
+    try {
+      const res = await this.remoting.sendMessageV2(
+        broker.masterAddr!,
+        {
+          brokerName: broker.brokerName,
+          producerGroup: this.opts.group,
+          topic: this.opts.topic,
+          queueId: q.queueId,
+          body: st.input.body,
+          uniqKey: st.key,
+          keys: st.input.keys ?? [st.key],
+          ...(st.input.tags !== undefined ? { tags: st.input.tags } : {})
+        },
+        { timeoutMs: Math.max(1, Math.min(this.opts.requestTimeoutMs, st.deadline - at)) }
+      )
+      const endedAt = this.clock.now()
+      return {
+        ok: true,
+        broker,
+        index,
+        at,
+        endedAt,
+        queueId: q.queueId,
+        queueOffset: res.queueOffset
+      }
+    } catch (e) {
+      const endedAt = this.clock.now()
+      const cls = classifyFailure(e)
+      st.lastError = `${cls.reason}: ${(e as Error)?.message ?? String(e)}`
+      if (st.record)
+        this.deps.ledger.event('send-attempt-failed', this.id, this.room, {
+          key: st.key,
+          brokerName: broker.brokerName,
+          brokerRoom: broker.room,
+          reason: cls.reason,
+          startMs: at,
+          endMs: endedAt
+        })
+      st.firstFail ??= { at, broker, reason: cls.reason }
+      if (cls.isolate) this.isolation.isolate(broker, cls.reason)
+      return { ok: false, broker, index, at, endedAt, retry: cls.retry }
     }
   }
 
@@ -400,36 +465,31 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
   }
 
   private record(
-    key: string,
-    scheduledAt: number | null,
+    st: SendState,
     startedAt: number,
-    attemptStartedAt: number | null,
-    endedAt: number,
-    status: 'acked' | 'failed',
-    attempts: number,
-    broker: BrokerCandidate | undefined,
-    queueId: number | null,
-    queueOffset: number | null,
-    error: string | null
+    a: { at: number | null; endedAt: number; broker: BrokerCandidate | undefined },
+    r: {
+      status: 'acked' | 'failed'
+      queueId: number | null
+      queueOffset: number | null
+      error: string | null
+    }
   ): void {
     const ns = this.routes.namesrv
     this.deps.ledger.send({
-      key,
+      key: st.key,
       clientId: this.id,
       clientRoom: this.room,
       namesrvId: ns?.id ?? null,
       namesrvRoom: ns?.room ?? null,
-      brokerName: broker?.brokerName ?? null,
-      brokerRoom: broker?.room ?? null,
-      queueId,
-      queueOffset,
-      scheduledAt,
+      brokerName: a.broker?.brokerName ?? null,
+      brokerRoom: a.broker?.room ?? null,
+      scheduledAt: st.input.scheduledAt ?? null,
       startedAt,
-      attemptStartedAt,
-      endedAt,
-      status,
-      attempts,
-      error
+      attemptStartedAt: a.at,
+      endedAt: a.endedAt,
+      attempts: st.attempts,
+      ...r
     })
   }
 
@@ -467,65 +527,5 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
 
   private emitChoice(): void {
     this.emit('choice', this.choice())
-  }
-
-  private isolate(broker: BrokerCandidate, reason: string): void {
-    const fresh = this.faults.isolate({
-      brokerName: broker.brokerName,
-      address: broker.masterAddr,
-      room: broker.room,
-      reason,
-      since: this.clock.now()
-    })
-    if (!fresh) return
-    this.deps.ledger.event('broker-isolated', this.id, this.room, {
-      brokerName: broker.brokerName,
-      brokerRoom: broker.room,
-      reason
-    })
-    // The name server may already know the broker is gone; ask now rather than at the next tick.
-    void this.routes.refresh('broker-failed')
-  }
-
-  /** A broker's socket closed under us (killed, not hung): stop choosing it before a send fails. */
-  private onConnectionClose(address: string, unexpected: boolean): void {
-    if (!this.running || !unexpected) return
-    const broker = this.routes.brokers.find((b) => b.masterAddr === address)
-    if (broker) this.isolate(broker, 'reset')
-  }
-
-  private probeIsolated(): void {
-    const now = this.clock.now()
-    for (const entry of this.faults.dueForProbe(now, this.opts.probeIntervalMs)) {
-      if (this.probing.has(entry.brokerName)) continue
-      const inRoute = this.routes.brokers.find((b) => b.brokerName === entry.brokerName)
-      const address = inRoute?.masterAddr ?? entry.address
-      if (!address) continue
-      entry.lastProbeAt = now
-      this.probing.add(entry.brokerName)
-      this.remoting
-        .getMaxOffset(
-          address,
-          { brokerName: entry.brokerName, topic: this.opts.topic, queueId: 0 },
-          { timeoutMs: this.opts.requestTimeoutMs }
-        )
-        .then(
-          () => {
-            if (!this.running) return
-            const e = this.faults.recover(entry.brokerName)
-            if (e) {
-              this.deps.ledger.event('broker-recovered', this.id, this.room, {
-                brokerName: e.brokerName,
-                brokerRoom: e.room,
-                isolatedMs: this.clock.now() - e.since
-              })
-            }
-          },
-          () => {
-            entry.lastProbeAt = this.clock.now()
-          }
-        )
-        .finally(() => this.probing.delete(entry.brokerName))
-    }
   }
 }

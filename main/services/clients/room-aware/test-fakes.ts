@@ -54,9 +54,15 @@ export class FakeCluster {
   /** Messages waiting per `brokerName#queueId`. */
   backlog = new Map<string, string[]>()
   unregistered: string[] = []
+  /** Committed consumer offsets per `brokerName#queueId` (one group per test), as brokers keep them. */
+  offsets = new Map<string, number>()
+  /** Every offset commit, in order: where it went and what it said. */
+  commits: { addr: string; queue: string; offset: number }[] = []
   /** When true, every acknowledged send is stored in its queue's backlog for consumers to pull. */
   loopback = false
   emitters: EventEmitter<RemotingClientEvents>[] = []
+  /** Brokers that answer sends only after this many ms (beyond the request timeout: it times out). */
+  slow = new Map<string, number>()
 
   route(): TopicRoute {
     const live = [...this.brokers.entries()].filter(([, b]) => b.health !== 'down')
@@ -96,9 +102,18 @@ export class FakeCluster {
       },
       sendMessageV2: async (
         addr: string,
-        input: { brokerName: string; queueId: number; uniqKey?: string; topic: string }
+        input: { brokerName: string; queueId: number; uniqKey?: string; topic: string },
+        opts?: { timeoutMs?: number }
       ) => {
         this.check(addr, this.brokers.get(addr)?.health, 310)
+        const slow = this.slow.get(addr)
+        if (slow !== undefined) {
+          const budget = opts?.timeoutMs ?? Infinity
+          await new Promise((r) => setTimeout(r, Math.min(slow, budget)))
+          // A hung broker: the request was written, nothing came back in time (it is not stored
+          // here; a real one may store it once it resumes).
+          if (slow > budget) throw new RemotingTimeoutError(addr, 310, budget)
+        }
         this.sent.push({
           broker: input.brokerName,
           queueId: input.queueId,
@@ -118,9 +133,9 @@ export class FakeCluster {
           queueOffset: this.sent.length
         }
       },
-      getMaxOffset: async (addr: string) => {
+      getMaxOffset: async (addr: string, input: { brokerName: string; queueId: number }) => {
         this.check(addr, this.brokers.get(addr)?.health, 30)
-        return 0
+        return this.backlog.get(`${input.brokerName}#${input.queueId}`)?.length ?? 0
       },
       heartbeat: async (addr: string, input: { clientId: string; consumers?: unknown[] }) => {
         this.check(addr, this.brokers.get(addr)?.health, 34)
@@ -134,12 +149,19 @@ export class FakeCluster {
         this.check(addr, this.brokers.get(addr)?.health, 38)
         return this.consumerIds.get(addr) ?? []
       },
-      queryConsumerOffset: async (addr: string) => {
+      queryConsumerOffset: async (addr: string, input: { brokerName: string; queueId: number }) => {
         this.check(addr, this.brokers.get(addr)?.health, 14)
-        return undefined
+        return this.offsets.get(`${input.brokerName}#${input.queueId}`)
       },
-      updateConsumerOffset: async (addr: string) =>
-        this.check(addr, this.brokers.get(addr)?.health, 15),
+      updateConsumerOffset: async (
+        addr: string,
+        input: { brokerName: string; queueId: number; commitOffset: number }
+      ) => {
+        this.check(addr, this.brokers.get(addr)?.health, 15)
+        const queue = `${input.brokerName}#${input.queueId}`
+        this.commits.push({ addr, queue, offset: input.commitOffset })
+        this.offsets.set(queue, input.commitOffset)
+      },
       unregisterClient: async (_addr: string, input: { clientId: string }) => {
         this.unregistered.push(input.clientId)
         if (this.loopback) {
@@ -152,10 +174,13 @@ export class FakeCluster {
       },
       pullMessage: async (
         addr: string,
-        input: { brokerName: string; queueId: number; queueOffset: number }
+        input: { brokerName: string; queueId: number; queueOffset: number; commitOffset?: number }
       ) => {
         this.check(addr, this.brokers.get(addr)?.health, 11)
-        const q = this.backlog.get(`${input.brokerName}#${input.queueId}`) ?? []
+        const key = `${input.brokerName}#${input.queueId}`
+        // A pull carries the consumer's offset; the broker stores it (PullSysFlag.COMMIT_OFFSET).
+        if (input.commitOffset) this.offsets.set(key, input.commitOffset)
+        const q = this.backlog.get(key) ?? []
         const msgs = q.slice(input.queueOffset)
         if (msgs.length === 0) {
           await new Promise((r) => setTimeout(r, 10))

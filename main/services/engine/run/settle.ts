@@ -5,14 +5,39 @@ import type { RunContext } from './run-context'
 import { pause } from './run-context'
 import { WARMUP_TAG } from './setup'
 
+/** What settling means for a consumer: its group, and whether its lane allocates by room. */
+export interface SettleMember {
+  group: string
+  /** `nearby`: our allocateNearby rule, exactly; `once`: every readable queue held by one member. */
+  rule: 'nearby' | 'once'
+}
+
 /**
- * True when every queue-owning consumer owns exactly what the nearby rule gives it with every
- * consumer alive. POP consumers (gRPC lanes) own no queues: started is settled.
+ * True when, in every consumer group, the queue-owning consumers hold what their lane's allocation
+ * gives them with every member alive. Our remoting consumers must hold exactly what the nearby rule
+ * gives them; the Java lanes allocate with the stock strategies (averagely, or RocketMQ's
+ * AllocateMachineRoomNearby over zone-filtered routes), so there every readable queue of the group
+ * must be held by exactly one member. POP consumers (gRPC lanes) own no queues: started is settled.
+ * Groups are judged apart: each lane of a side-by-side run has its own group and topic.
  */
-export function consumersSettled(states: readonly ClientState[]): boolean {
+export function consumersSettled(
+  states: readonly ClientState[],
+  memberOf: (id: string) => SettleMember = () => ({ group: '', rule: 'nearby' })
+): boolean {
   const owners = states.filter((s) => s.assignment !== undefined && s.cid)
-  const cids = owners.map((s) => s.cid!)
-  return owners.every((s) => {
+  const groups = new Map<string, ClientState[]>()
+  for (const s of owners) {
+    const g = memberOf(s.id).group
+    groups.set(g, [...(groups.get(g) ?? []), s])
+  }
+  return [...groups.values()].every((members) =>
+    memberOf(members[0]!.id).rule === 'nearby' ? nearbySettled(members) : heldOnce(members)
+  )
+}
+
+function nearbySettled(members: readonly ClientState[]): boolean {
+  const cids = members.map((s) => s.cid!)
+  return members.every((s) => {
     const expected = allocateNearby({
       currentCid: s.cid!,
       cidAll: cids,
@@ -24,13 +49,31 @@ export function consumersSettled(states: readonly ClientState[]): boolean {
   })
 }
 
+function heldOnce(members: readonly ClientState[]): boolean {
+  const readable = new Set(members.flatMap((s) => (s.readableQueues ?? []).map(queueKey)))
+  const held = members.flatMap((s) => s.assignment!.map(queueKey))
+  return (
+    held.length === readable.size &&
+    new Set(held).size === held.length &&
+    held.every((k) => readable.has(k))
+  )
+}
+
 /** Waits for consumers to settle on their rooms' queues; false when the budget ran out. */
 export async function settleConsumers(ctx: RunContext): Promise<boolean> {
-  const ids = ctx.plans.filter((p) => p.role === 'consumer').map((p) => p.id)
-  if (ids.length === 0) return true
+  const consumers = ctx.plans.filter((p) => p.role === 'consumer')
+  if (consumers.length === 0) return true
+  const ids = consumers.map((p) => p.id)
+  const members = new Map(
+    consumers.map((p): [string, SettleMember] => [
+      p.id,
+      { group: ctx.names.groupOf(p.group), rule: p.lane === 'remoting' ? 'nearby' : 'once' }
+    ])
+  )
+  const memberOf = (id: string): SettleMember => members.get(id) ?? { group: id, rule: 'once' }
   const deadline = ctx.clock.now() + ctx.loaded.scenario.workload.settleTimeout
   while (!ctx.signal.aborted) {
-    if (consumersSettled(await ctx.fleet.states(ids))) return true
+    if (consumersSettled(await ctx.fleet.states(ids), memberOf)) return true
     if (ctx.clock.now() > deadline) return false
     await pause(100, ctx.signal)
   }

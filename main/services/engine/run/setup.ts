@@ -72,7 +72,7 @@ export function resolveEndpoints(ctx: RunContext): RunEndpoints {
 /** The spec a worker builds a plan's client from. */
 export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
   const { topology, scenario } = ctx.loaded
-  const t = scenario.client
+  const t = { ...scenario.client, ...plan.tuning }
   const own = <T extends { room: string }>(list: T[]): T[] => [
     ...list.filter((x) => x.room === plan.room),
     ...list.filter((x) => x.room !== plan.room)
@@ -103,7 +103,9 @@ export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
       managementRefreshMs: t.managementRefresh,
       heartbeatIntervalMs: t.heartbeatInterval,
       rebalanceIntervalMs: t.rebalanceInterval,
-      pollTimeoutMs: t.pollTimeout
+      pollTimeoutMs: t.pollTimeout,
+      hedge: t.hedge,
+      keepOffsets: t.keepOffsets
     }
   }
 }
@@ -115,15 +117,16 @@ export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
  */
 export async function prepareTopics(ctx: RunContext): Promise<void> {
   const queues = new Map(topicsOf(ctx.loaded.topology).map((t) => [t.name, t.queues]))
-  for (const base of new Set(ctx.plans.map((p) => p.topic))) {
-    const topic = ctx.names.topicOf(base)
-    if (ctx.topicPolicy === 'create') await createTopic(ctx, topic, queues.get(base) ?? 4)
-    else {
+  // One topic per lane in a side-by-side run: create them at once, each waits for its own route.
+  await Promise.all(
+    [...new Set(ctx.plans.map((p) => p.topic))].map(async (base) => {
+      const topic = ctx.names.topicOf(base)
+      if (ctx.topicPolicy === 'create') return createTopic(ctx, topic, queues.get(base) ?? 4)
       await requireTopic(ctx, topic)
       // Someone else's topic holds messages of other runs and of production: read only ours.
       ctx.startOffsets.set(topic, await queueEnds(ctx, topic))
-    }
-  }
+    })
+  )
 }
 
 /** What creating a topic needs: a run's context, or a bench's hand-made one. */
@@ -323,9 +326,12 @@ export async function waitManagement(ctx: RunContext): Promise<void> {
   }
 }
 
-/** Creates every planned client in its room's worker (not started). */
+/**
+ * Creates every planned client in its worker (not started). All at once: each worker (a JVM per
+ * Java lane) boots while the others do, rather than one after another.
+ */
 export async function createClients(ctx: RunContext): Promise<void> {
-  for (const plan of ctx.plans) await ctx.fleet.create(specOf(plan, ctx))
+  await Promise.all(ctx.plans.map((plan) => ctx.fleet.create(specOf(plan, ctx))))
 }
 
 /** Starts every client of a role; a client that cannot start fails the run with its reason. */

@@ -1,0 +1,154 @@
+import { stringify } from 'yaml'
+import type { LaneEntry } from '../../common/scenario/schema'
+
+/** One fault case of the lane benchmark; every lane of a run sees it at the same instant. */
+export interface LaneCase {
+  id: string
+  label: string
+  /** Workload length: a broker restart is recorded when the JVM is back (5-10 s here). */
+  duration: string
+  timeline: Record<string, unknown>[]
+  rooms: Record<string, { producers: number; consumers: number }>
+  /** The figure this case is about, beside the common ones. */
+  focus: 'healthy' | 'rto' | 'takeover'
+  /**
+   * Variants of our client run beside the lanes where their difference can show: hedging where a
+   * send can be slow (and on the healthy path, for its cost), keepOffsets where queues move or a
+   * broker forgets offsets. Fewer clients keep a 2-core machine from measuring its own overload.
+   */
+  variants: VariantName[]
+}
+
+export type VariantName = 'remoting-hedged' | 'remoting-nokeep'
+
+const FAULT_ROOMS = { room1: { producers: 2, consumers: 1 }, room2: { producers: 1, consumers: 1 } }
+const kill = (target: string | string[], at = '3s') => ({ at, action: 'kill', target })
+const restart = (target: string | string[], at = '6s') => ({ at, action: 'restart', target })
+
+export const CASES: LaneCase[] = [
+  {
+    id: 'healthy',
+    label: 'healthy (room-1 producers only)',
+    duration: '8s',
+    timeline: [],
+    rooms: { room1: { producers: 2, consumers: 1 }, room2: { producers: 0, consumers: 1 } },
+    focus: 'healthy',
+    variants: ['remoting-hedged']
+  },
+  {
+    id: 'broker-kill',
+    label: 'broker kill (SIGKILL room-1 brokers)',
+    duration: '16s',
+    timeline: [kill('all brokers of room1'), restart('all brokers of room1')],
+    rooms: FAULT_ROOMS,
+    focus: 'rto',
+    variants: ['remoting-hedged', 'remoting-nokeep']
+  },
+  {
+    id: 'broker-pause',
+    label: 'broker pause (SIGSTOP room-1 brokers)',
+    duration: '10s',
+    timeline: [
+      { at: '3s', action: 'pause', target: 'all brokers of room1' },
+      { at: '6s', action: 'resume', target: 'all brokers of room1' }
+    ],
+    rooms: FAULT_ROOMS,
+    focus: 'rto',
+    variants: ['remoting-hedged', 'remoting-nokeep']
+  },
+  {
+    id: 'room-loss',
+    label: 'room loss (SIGKILL room-1 name servers + brokers)',
+    duration: '16s',
+    timeline: [
+      kill(['all brokers of room1', 'nameservers of room1']),
+      restart(['nameservers of room1', 'all brokers of room1'])
+    ],
+    rooms: FAULT_ROOMS,
+    focus: 'rto',
+    variants: ['remoting-nokeep']
+  },
+  {
+    id: 'management-loss',
+    label: 'management loss (SIGKILL room-1 management node)',
+    duration: '10s',
+    timeline: [kill('management of room1'), restart('management of room1')],
+    rooms: FAULT_ROOMS,
+    focus: 'rto',
+    variants: []
+  },
+  {
+    id: 'consumer-loss',
+    label: "consumer loss (SIGKILL room 1's consumers)",
+    duration: '10s',
+    timeline: [kill('consumers of room1'), restart('consumers of room1')],
+    rooms: FAULT_ROOMS,
+    focus: 'takeover',
+    variants: ['remoting-nokeep']
+  },
+  {
+    id: 'room-isolation',
+    label: 'room isolation (room 1 cut from room 2, packets dropped)',
+    duration: '10s',
+    timeline: [
+      { at: '3s', action: 'isolate', target: 'room1' },
+      { at: '6s', action: 'heal' }
+    ],
+    rooms: FAULT_ROOMS,
+    focus: 'rto',
+    variants: ['remoting-hedged', 'remoting-nokeep']
+  },
+  {
+    id: 'wan-broker-kill',
+    label: 'broker kill over a 20 ms link (rooms 20 ms apart)',
+    duration: '16s',
+    timeline: [
+      { at: '0s', action: 'delay', target: 'room1', peer: 'room2', latencyMs: 20 },
+      kill('all brokers of room1'),
+      restart('all brokers of room1')
+    ],
+    rooms: FAULT_ROOMS,
+    focus: 'rto',
+    variants: ['remoting-hedged']
+  }
+]
+
+/** The lane variants the benchmark adds beside `remoting`: the settings items 5 and 6 compare. */
+export const VARIANTS: Record<VariantName, Exclude<LaneEntry, string>> = {
+  'remoting-hedged': { lane: 'remoting', name: 'remoting-hedged', client: { hedge: true } },
+  'remoting-nokeep': { lane: 'remoting', name: 'remoting-nokeep', client: { keepOffsets: false } }
+}
+
+/** The lanes of one case: the ones asked for, then the case's variants of our client. */
+export function caseLanes(
+  c: LaneCase,
+  lanes: readonly LaneEntry[],
+  variants: boolean
+): LaneEntry[] {
+  const ours = variants && lanes.includes('remoting')
+  return [...lanes, ...(ours ? c.variants.map((v) => VARIANTS[v]) : [])]
+}
+
+/** Per producer, messages per second: 8 lanes at once must not saturate 2 cores. */
+export const RATE = 20
+
+export function scenarioText(c: LaneCase, lanes: LaneEntry[]): string {
+  return stringify({
+    name: `bench-lanes-${c.id}`,
+    topology: 'two-rooms-proxies',
+    workload: {
+      duration: c.duration,
+      rate: RATE,
+      rooms: c.rooms,
+      lanes,
+      // A restarted broker is routed again only after it re-registers (up to ~20 s with management
+      // discovery here): a shorter drain would count its backlog as lost.
+      drainTimeout: '30s',
+      duplicateGrace: '2s',
+      // Past this, the run goes on with a note rather than spend the benchmark's budget warming up.
+      warmupTimeout: '15s'
+    },
+    timeline: c.timeline,
+    gates: { maxLost: 0 }
+  })
+}

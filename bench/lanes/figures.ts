@@ -1,0 +1,152 @@
+// What one run says about one lane, read from the ledger the run wrote (the engine's own record
+// of every send, attempt and delivery), then reduced by the pure functions of stats.ts.
+import { computeRto } from '../../common/scenario/metrics'
+import type { ScenarioReport } from '../../common/scenario/schema'
+import { LedgerReader } from '../../main/services/ledger/ledger-reader'
+import type { Recorder } from '../../main/services/ledger/recorder'
+import type { LaneCase } from './cases'
+import type { DeliveryRow, Recovery, SendRow } from './stats'
+import { backHome, crossRoomShare, lossAndDuplicates, takeoverMs, waited } from './stats'
+
+const FAULTS = new Set(['kill', 'pause', 'stop', 'isolate', 'partition', 'loss'])
+const REPAIRS = new Set(['restart', 'resume', 'start', 'heal'])
+
+/** Raw per-run figures of one lane, kept in the JSON so every summary can be re-derived. */
+export interface LaneRun {
+  runId: number
+  /** Room-1 producers' recovery from the fault (attempt-level where the lane exposes attempts). */
+  recoveries: Recovery[]
+  failedSends: number
+  /** What the application waited for sends due between fault and repair (ms, from the schedule). */
+  faultWindowWaits: number[]
+  /** Room-1 producers: ms from the repair to the first own-room acknowledgement, or 'stayed'. */
+  backHome: (number | 'stayed')[]
+  /** Acknowledged sends due before the fault, and how many of them another room stored. */
+  healthyAcked: number
+  healthyCrossRoom: number
+  /** All acknowledged sends of the run, by whether they crossed rooms (healthy case). */
+  healthyWaits: number[]
+  /** Of those, the part before the send began (schedule lag: no CPU, or a busy event loop)... */
+  healthyLags: number[]
+  /** ...and the send itself (client, network, broker). */
+  healthySendTimes: number[]
+  lost: number
+  duplicates: number
+  takeoverMs: number | null
+  hedges: number
+  hedgesWon: number
+}
+
+/** The fault step's time and its repair's (epoch ms); null fault for the healthy case. */
+export function faultWindow(report: ScenarioReport): { fault: number | null; repair: number } {
+  const steps = report.faults.map((f) => ({ ...f, abs: report.originMs + f.atMs }))
+  const fault = steps.find((f) => FAULTS.has(f.action))
+  if (!fault) return { fault: null, repair: Infinity }
+  const repair = steps.find((f) => f.abs >= fault.abs && REPAIRS.has(f.action))
+  return { fault: fault.abs, repair: repair ? repair.abs : Infinity }
+}
+
+function rows(
+  recorder: Recorder,
+  runId: number,
+  ids: string[]
+): { sends: SendRow[]; deliveries: DeliveryRow[] } {
+  const inList = ids.map(() => '?').join(',') || "''"
+  const sends = recorder.db
+    .prepare(
+      `SELECT msg_key AS key, client_id AS clientId, client_room AS clientRoom, broker_room AS brokerRoom,
+              scheduled_at AS scheduledAt, started_at AS startedAt, ended_at AS endedAt, status
+         FROM ledger_sends WHERE run_id = ? AND client_id IN (${inList})`
+    )
+    .all(runId, ...ids) as SendRow[]
+  const deliveries = recorder.db
+    .prepare(
+      `SELECT msg_key AS key, client_id AS clientId, client_room AS clientRoom, broker_name AS brokerName,
+              broker_room AS brokerRoom, queue_id AS queueId, delivered_at AS deliveredAt
+         FROM ledger_deliveries WHERE run_id = ? AND client_id IN (${inList})`
+    )
+    .all(runId, ...ids) as DeliveryRow[]
+  return { sends, deliveries }
+}
+
+export function laneRun(
+  c: LaneCase,
+  lane: string,
+  report: ScenarioReport,
+  recorder: Recorder
+): LaneRun {
+  const reader = new LedgerReader(recorder.db)
+  const runId = report.runId
+  const mine = report.clients.filter((x) => laneOfClient(x.id) === lane)
+  const ids = mine.map((x) => x.id)
+  const { sends, deliveries } = rows(recorder, runId, ids)
+  const room1 = mine.filter((x) => x.role === 'producer' && x.room === 'room1').map((x) => x.id)
+  const { fault, repair } = faultWindow(report)
+  const t0 = report.originMs
+  const end = t0 + report.timings.workloadMs
+  const recoveries: Recovery[] = []
+  const home: (number | 'stayed')[] = []
+  let waits: number[] = []
+  if (fault !== null) {
+    for (const id of room1) {
+      const ep = computeRto(reader.sendOps(runId, id), [fault, repair]).find(
+        (e) => e.boundaryMs === fault
+      )
+      recoveries.push(
+        !ep
+          ? { kind: 'no-failure' }
+          : ep.rtoMs === null
+            ? { kind: 'unrecovered' }
+            : { kind: 'rto', ms: ep.rtoMs }
+      )
+      home.push(
+        backHome(
+          sends.filter((s) => s.clientId === id),
+          fault,
+          repair,
+          end
+        )
+      )
+    }
+    waits = sends
+      .filter((s) => {
+        const due = s.scheduledAt ?? s.startedAt
+        return due >= fault && due < Math.min(repair, end)
+      })
+      .map(waited)
+  }
+  const healthy = sends.filter((s) => fault === null || (s.scheduledAt ?? s.startedAt) < fault)
+  const acked = healthy.filter((s) => s.status === 'acked' && s.brokerRoom !== null)
+  const healthyAcked = healthy.filter((s) => s.status === 'acked')
+  const share = crossRoomShare(healthy)
+  const { lost, duplicates } = lossAndDuplicates(sends, deliveries)
+  const hedged = reader
+    .events(runId, { kinds: ['send-hedged'] })
+    .filter((e) => e.clientId !== null && ids.includes(e.clientId))
+  return {
+    runId,
+    recoveries,
+    failedSends: sends.filter((s) => s.status === 'failed').length,
+    faultWindowWaits: waits,
+    backHome: home,
+    healthyAcked: acked.length,
+    healthyCrossRoom: share === null ? 0 : Math.round(share * acked.length),
+    healthyWaits: fault === null ? healthyAcked.map(waited) : [],
+    healthyLags:
+      fault === null ? healthyAcked.map((s) => s.startedAt - (s.scheduledAt ?? s.startedAt)) : [],
+    healthySendTimes: fault === null ? healthyAcked.map((s) => s.endedAt - s.startedAt) : [],
+    lost,
+    duplicates,
+    takeoverMs:
+      c.focus === 'takeover' && fault !== null
+        ? takeoverMs(deliveries, 'room1', t0, fault, repair)
+        : null,
+    hedges: hedged.length,
+    hedgesWon: hedged.filter((e) => (e.data as { won?: boolean }).won).length
+  }
+}
+
+/** The lane (or variant) a benchmark client belongs to: `producer-room1-2-java-zone` → `java-zone`. */
+export function laneOfClient(id: string): string | null {
+  return /^(?:producer|consumer)-[^-]+-\d+-(.+)$/.exec(id)?.[1] ?? null
+}

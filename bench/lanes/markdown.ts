@@ -1,0 +1,173 @@
+// The lane benchmark as Markdown: one table per case, the path-for-path comparison, the before /
+// after of hedging and of keepOffsets, and the targets with met or missed.
+import type { LaneBenchResult } from '../failover-lanes'
+import type { PathResult } from './paths'
+import type { LaneSummary } from './summary'
+import { RATE } from './cases'
+
+const ms = (x: number | null | undefined | string): string =>
+  x === null || x === undefined ? '—' : x === Infinity || x === '∞' ? '∞' : `${x}`
+const pct = (x: number | null | undefined): string =>
+  x === null || x === undefined ? '—' : `${(x * 100).toFixed(1)} %`
+
+/** "p50 / p99", "no failure", with how many producers saw none. */
+export function rtoCell(s: LaneSummary): string {
+  const { rto } = s
+  if (rto.producers === 0) return '—'
+  if (rto.noFailure === rto.producers) return 'no failure'
+  const figs = `${ms(rto.p50Ms)} / ${ms(rto.p99Ms)}`
+  return rto.noFailure > 0 ? `${figs} (${rto.noFailure} of ${rto.producers} no failure)` : figs
+}
+
+function homeCell(s: LaneSummary): string {
+  const h = s.backHome
+  if (h.producers === 0) return '—'
+  if (h.stayed === h.producers) return 'stayed'
+  return h.stayed > 0 ? `${ms(h.medianMs)} (${h.stayed} of ${h.producers} stayed)` : ms(h.medianMs)
+}
+
+function caseTable(c: LaneBenchResult['cases'][number]): string[] {
+  if (c.focus === 'healthy') {
+    const cpu = (lane: string): string => {
+      const x = c.cpu?.[lane.startsWith('remoting') ? 'remoting' : lane]
+      return x ? `${x.cpuMsPerSec} / ${x.waitMsPerSec} (${x.threads})` : '—'
+    }
+    return [
+      '| lane | wait p50 / p99 (ms) | lag / send p99 (ms) | cross-room share (brokers’ offsets) | cross-room share (ledger) | failed sends / run | duplicates | acked lost | hedges (won) | worker CPU / run-queue wait, ms per s (threads) |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...c.lanes.map(
+        (s) =>
+          `| ${s.lane} | ${ms(s.healthyWait.p50Ms)} / ${ms(s.healthyWait.p99Ms)} | ${ms(s.healthyWait.lagP99Ms)} / ${ms(s.healthyWait.sendP99Ms)} | ${pct(s.brokerCrossRoomShare)} | ${pct(s.healthyCrossRoomShare)} | ${ms(s.failedSendsMedian)} | ${s.duplicates} | ${s.lost} | ${s.hedges} (${s.hedgesWon}) | ${cpu(s.lane)} |`
+      )
+    ]
+  }
+  const takeover = c.focus === 'takeover'
+  return [
+    `| lane | failed sends / run | RTO p50 / p99 (ms) | fault-window wait p99 / max (ms) | back in own room after repair (ms) | cross-room while healthy | duplicates | acked lost |${takeover ? ' takeover (ms) |' : ''}`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|${takeover ? '---:|' : ''}`,
+    ...c.lanes.map(
+      (s) =>
+        `| ${s.lane} | ${ms(s.failedSendsMedian)} | ${rtoCell(s)} | ${ms(s.faultWindow.p99Ms)} / ${ms(s.faultWindow.maxMs)} | ${homeCell(s)} | ${pct(s.healthyCrossRoomShare)} | ${s.duplicates} | ${s.lost} |${takeover ? ` ${ms(s.takeoverMedianMs)} |` : ''}`
+    )
+  ]
+}
+
+function pathTable(paths: PathResult[]): string[] {
+  const med = (xs: number[]): number | null => {
+    if (!xs.length) return null
+    const s = [...xs].sort((a, b) => a - b)
+    return s[Math.floor((s.length - 1) / 2)]!
+  }
+  return [
+    '| path | client | 200 msg/s wait p50 / p99 / max (ms), all rounds pooled | p99 per round, median (min–max) | where the p99 went: schedule lag / send (ms) | max rate, 16 in flight (msg/s, median of rounds) | max-rate p50 / p99 (ms) |',
+    '|---|---|---:|---:|---:|---:|---:|',
+    ...paths.map((p) => {
+      const p99s = p.fixed.map((f) => f.p99Ms ?? 0)
+      const rates = p.max.map((m) => m.msgPerSec)
+      const maxP99 = med(p.max.map((m) => m.p99Ms ?? 0))
+      const maxP50 = med(p.max.map((m) => m.p50Ms ?? 0))
+      return `| ${p.path} | ${p.label} | ${ms(p.fixedPooled.p50Ms)} / ${ms(p.fixedPooled.p99Ms)} / ${ms(p.fixedPooled.maxMs)} | ${ms(med(p99s))} (${ms(Math.min(...p99s))}–${ms(Math.max(...p99s))}) | ${ms(p.fixedPooled.lagP99Ms)} / ${ms(p.fixedPooled.serviceP99Ms)} | ${ms(med(rates))} | ${ms(maxP50)} / ${ms(maxP99)} |`
+    })
+  ]
+}
+
+function lane(
+  c: LaneBenchResult['cases'][number] | undefined,
+  name: string
+): LaneSummary | undefined {
+  return c?.lanes.find((s) => s.lane === name)
+}
+
+function variantTables(out: LaneBenchResult): string[] {
+  if (!out.lanes.includes('remoting-hedged') && !out.lanes.includes('remoting-nokeep')) return []
+  const lines: string[] = []
+  if (out.lanes.includes('remoting-nokeep')) {
+    lines.push(
+      '### Duplicates per fault, consumer offsets before and after (same runs)',
+      '',
+      '`remoting-nokeep` is our client with `keepOffsets: false`: a queue lost to a rebalance or to a dead broker is committed only through the current route, and a regained queue starts at whatever offset the broker has. `remoting` keeps them (see `main/services/clients/room-aware/offset-memory.ts`). Deliveries beyond the first per key, over all runs:',
+      '',
+      '| case | before (remoting-nokeep) | after (remoting) |',
+      '|---|---:|---:|',
+      ...out.cases
+        .filter((c) => lane(c, 'remoting-nokeep'))
+        .map(
+          (c) =>
+            `| ${c.label} | ${lane(c, 'remoting-nokeep')!.duplicates} | ${lane(c, 'remoting')?.duplicates ?? '—'} |`
+        ),
+      ''
+    )
+  }
+  if (out.lanes.includes('remoting-hedged')) {
+    const row = (c: LaneBenchResult['cases'][number], n: string): string => {
+      const s = lane(c, n)
+      if (!s) return '— | — | — | —'
+      const w =
+        c.focus === 'healthy'
+          ? `${ms(s.healthyWait.p99Ms)}`
+          : `${ms(s.faultWindow.p99Ms)} / ${ms(s.faultWindow.maxMs)}`
+      return `${w} | ${s.duplicates} | ${pct(c.focus === 'healthy' ? (s.brokerCrossRoomShare ?? s.healthyCrossRoomShare) : s.healthyCrossRoomShare)} | ${s.hedges} (${s.hedgesWon})`
+    }
+    lines.push(
+      '### Hedged sends, with and without (same runs)',
+      '',
+      'Wait = what the application waited from the scheduled time: healthy p99 in the healthy case, p99 / max of sends due in the fault window otherwise. Cross-room = share of healthy sends another room stored.',
+      '',
+      '| case | remoting: wait (ms) | duplicates | cross-room | hedges (won) | remoting-hedged: wait (ms) | duplicates | cross-room | hedges (won) |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...out.cases
+        .filter((c) => lane(c, 'remoting-hedged'))
+        .map((c) => `| ${c.label} | ${row(c, 'remoting')} | ${row(c, 'remoting-hedged')} |`),
+      ''
+    )
+  }
+  return lines
+}
+
+/** Where the CPU went in the healthy case: every client lane's workers and every server node. */
+function cpuTable(out: LaneBenchResult): string[] {
+  const healthy = out.cases.find((c) => c.focus === 'healthy')
+  const rows = Object.entries(healthy?.cpu ?? {}).sort(
+    (a, b) => b[1].cpuMsPerSec - a[1].cpuMsPerSec
+  )
+  if (rows.length === 0) return []
+  return [
+    '### Where the CPU went (healthy case, workload phase, median of runs)',
+    '',
+    'From `/proc/<pid>/task/*/schedstat` of every client worker (by its `DRSTUDIO_WORKER` name, rooms summed) and every sandbox node (by kind): CPU used, and time its threads were runnable but waiting for a CPU, in ms per second of wall time (2 cores = 2000 ms/s). Linux shares CPU per runnable thread, so on a saturated host a one-thread Node worker waits behind JVMs with many.',
+    '',
+    '| process | CPU (ms/s) | run-queue wait (ms/s) | threads |',
+    '|---|---:|---:|---:|',
+    ...rows.map(([k, v]) => `| ${k} | ${v.cpuMsPerSec} | ${v.waitMsPerSec} | ${v.threads} |`),
+    ''
+  ]
+}
+
+export function laneMarkdown(out: LaneBenchResult): string {
+  const loads = out.load.map((l) => l.load1)
+  return [
+    '# Failover benchmark: client lanes side by side',
+    '',
+    `${out.generatedAt} · \`${out.command}\` · ${out.runsPerCase} runs per case · ${out.wallSeconds} s in total · ${out.machine.cpus} × ${out.machine.cpuModel}, ${out.machine.memoryGiB} GiB, Node ${out.machine.node} · rooms as ${out.network} · load average (1 min) ${Math.min(...loads)}–${Math.max(...loads)}: ${out.load.map((l) => `${l.at} ${l.load1}`).join(', ')}.`,
+    '',
+    'Sandbox: `two-rooms-proxies` (RocketMQ 5.3.3: per room a name server, a master broker, a management node and a zone-pinned proxy; a plain proxy in room 1), booted once. Every case runs every lane at once, each on its own topic and group: 2 producers in room 1 and 1 in room 2 at ' +
+      RATE +
+      ' msg/s each (healthy case: room 1 only), 1 consumer per room. Lanes: `remoting` = our room-aware client; `remoting-hedged` = the same with hedged sends; `remoting-nokeep` = the same with consumer offsets handled as before; `java` = stock Java client 5.3.3 (address server = the room’s management node); `java-zone` = Java with RocketMQ zone mode and AllocateMachineRoomNearby; `java-tuned` = Java with 1 s route poll / heartbeat / rebalance, latency fault tolerance and a 400 ms per-request cap; `grpc` = rocketmq-client-nodejs 1.0.8 through the own room’s zone-pinned proxy with our proxy failover; `baseline` = rocketmq-client-nodejs with its defaults on the plain proxy.',
+    '',
+    'How figures are taken: **failed sends** are sends the application saw fail (median per run). **RTO** is OpenChaos’ first failed operation after the fault → next success, per room-1 producer, over every run pooled; operations are attempts where the lane exposes them (ours, Java’s send hook, the gRPC lane) and whole sends for `baseline`; a producer that never recovered is ∞ and ranks last; producers that saw no failure are counted apart, never as 0. **Waits** are measured from each send’s scheduled time (open-loop schedule, coordinated-omission safe). **Back in own room** is repair → first own-room acknowledgement of a room-1 producer (median; “stayed” = never left). **Duplicates** and **acked lost** are totals over the runs, by message key. Takeover = kill of room 1’s consumers → the last of their queues consumed again by room 2 (median of runs).',
+    '',
+    ...out.cases.flatMap((c) => [`## ${c.label}`, '', ...caseTable(c), '']),
+    ...(out.paths
+      ? [
+          '## Path for path: healthy throughput and tail latency',
+          '',
+          'Topic on broker-1 only, every client in room 1 in its own worker. Our remoting client and the stock Java producer go straight to broker-1; the gRPC lane and rocketmq-client-nodejs both go through proxy-1. Warm-up (unrecorded sends, then a discarded round at each rate) before anything is measured; rounds interleaved, lane order rotating each round. Schedule lag = due time → send started (the process had no CPU or its event loop was busy); send = started → acknowledged.',
+          '',
+          ...pathTable(out.paths),
+          ''
+        ]
+      : []),
+    ...variantTables(out),
+    ...cpuTable(out)
+  ].join('\n')
+}

@@ -1,0 +1,132 @@
+import type { QueueRef } from './allocate-nearby'
+import { queueKey } from './allocate-nearby'
+import type { RemotingPort } from './ports'
+
+/**
+ * Where a consumer resumes a queue it (re)gains. The broker's committed offset is the group's
+ * shared truth, but a broker killed with SIGKILL forgets up to its last flush of consumer offsets
+ * (flushConsumerOffsetInterval, 5 s by default), and a commit sent when the queue was lost may land
+ * after the new owner read it. What this consumer itself consumed is never unconsumed, so it never
+ * starts below that, unless the queue ends before it (the store was reset or truncated: then the
+ * broker's offset is all there is).
+ */
+export function resumeOffset(input: {
+  /** The broker's committed offset; undefined = never committed (a fresh group starts at 0). */
+  committed: number | undefined
+  /** The offset this consumer had consumed up to when it last held the queue. */
+  remembered: number | undefined
+  /** The queue's max offset, asked only when `remembered` is ahead of the broker. */
+  maxOffset?: number | undefined
+}): number {
+  const base = input.committed ?? 0
+  const r = input.remembered
+  if (r === undefined || r <= base) return base
+  if (input.maxOffset !== undefined && r > input.maxOffset) return base
+  return r
+}
+
+/**
+ * Whether a queue gained in a rebalance may still be consumed by its previous owner: then the new
+ * owner waits a moment for that owner's last commit before reading the offset. Queues of an
+ * orphaned room (its consumers are gone) are taken at once: nobody else will commit them.
+ */
+export function mayBeHandoff(queueRoom: string | null, orphanRooms: readonly string[]): boolean {
+  return queueRoom === null || !orphanRooms.includes(queueRoom)
+}
+
+/** The part of an owned queue the offset book reads and updates. */
+export interface QueueOffsetState {
+  ref: QueueRef
+  /** Next offset to pull; undefined until read from the broker. */
+  offset: number | undefined
+  /** What the broker has (as far as we know). */
+  committed: number | undefined
+  /** The broker address it was last pulled from. */
+  addr: string | undefined
+}
+
+export interface QueueOffsetsOptions {
+  group: string
+  topic: string
+  requestTimeoutMs: number
+  /** See ConsumerOptions.keepOffsets. */
+  keep: boolean
+  /** See ConsumerOptions.startOffsets: nothing below these is this run's. */
+  startOffsets?: Readonly<Record<string, number>>
+}
+
+/**
+ * A consumer's offsets: read when a queue is gained, committed periodically, when a queue is lost
+ * and at a graceful stop, and (with `keep`) remembered after a queue is lost.
+ */
+export class QueueOffsets {
+  /** `brokerName#queueId` → offset consumed up to when the queue was last held. */
+  private readonly consumedUpTo = new Map<string, number>()
+
+  constructor(
+    private readonly remoting: Pick<
+      RemotingPort,
+      'queryConsumerOffset' | 'getMaxOffset' | 'updateConsumerOffset'
+    >,
+    private readonly opts: QueueOffsetsOptions,
+    /** The broker's master address in the current route, if it is there. */
+    private readonly addressOf: (brokerName: string) => string | undefined
+  ) {}
+
+  /** The queue left this consumer: remember how far it got and commit that (not awaited). */
+  lost(q: QueueOffsetState): Promise<void> {
+    const k = queueKey(q.ref)
+    if (this.opts.keep && q.offset !== undefined) {
+      this.consumedUpTo.set(k, Math.max(q.offset, this.consumedUpTo.get(k) ?? 0))
+    }
+    return this.commit(q)
+  }
+
+  /**
+   * The offset a gained queue starts at: the broker's (never committed: each run uses a fresh
+   * group, so the beginning of the queue), or further if this consumer had consumed further.
+   */
+  async resume(q: QueueOffsetState, addr: string): Promise<void> {
+    const timeoutMs = this.opts.requestTimeoutMs
+    const base = this.base(q)
+    const committed = await this.remoting.queryConsumerOffset(addr, base, { timeoutMs })
+    const remembered = this.opts.keep ? this.consumedUpTo.get(queueKey(q.ref)) : undefined
+    const ahead = remembered !== undefined && remembered > (committed ?? 0)
+    const maxOffset = ahead
+      ? await this.remoting.getMaxOffset(addr, base, { timeoutMs }).catch(() => undefined)
+      : undefined
+    // Each run uses a fresh group, so nothing before where the run began is ours (a broker answers
+    // 0 for a new group on a young queue of someone else's topic).
+    const floor = this.opts.startOffsets?.[queueKey(q.ref)] ?? 0
+    q.offset = Math.max(resumeOffset({ committed, remembered, maxOffset }), floor)
+    // The broker's figure, so a broker that forgot the offset gets ours at the next commit.
+    q.committed = committed ?? 0
+  }
+
+  /** Commits the queue's offset if it moved; with `keep`, to the broker it came from if need be. */
+  async commit(q: QueueOffsetState): Promise<void> {
+    const offset = q.offset
+    if (offset === undefined || offset === q.committed) return
+    const addr = this.addressOf(q.ref.brokerName) ?? (this.opts.keep ? q.addr : undefined)
+    if (!addr) return
+    try {
+      await this.remoting.updateConsumerOffset(
+        addr,
+        { ...this.base(q), commitOffset: offset },
+        { timeoutMs: this.opts.requestTimeoutMs }
+      )
+      if (q.committed === undefined || offset > q.committed) q.committed = offset
+    } catch {
+      // retried at the next interval; the pull also piggybacks the offset
+    }
+  }
+
+  private base(q: QueueOffsetState) {
+    return {
+      brokerName: q.ref.brokerName,
+      consumerGroup: this.opts.group,
+      topic: this.opts.topic,
+      queueId: q.ref.queueId
+    }
+  }
+}

@@ -1,0 +1,109 @@
+import type { LedgerEventData } from '../../../../common/scenario/events'
+import type { BrokerCandidate } from './choose-broker'
+import type { SendInput, SendOutcome } from './producer'
+
+/** One send in progress: what its attempts (the first, retries, a hedge) share. */
+export interface SendState {
+  key: string
+  input: SendInput
+  record: boolean
+  deadline: number
+  tried: Set<string>
+  attempts: number
+  lastError: string
+  last?: BrokerCandidate
+  lastAttemptAt?: number
+  firstFail?: { at: number; broker: BrokerCandidate; reason: string }
+  /** Set once a hedge was sent. */
+  hedge?: { from: BrokerCandidate; to: BrokerCandidate; delayMs: number }
+}
+
+export type Attempt =
+  | {
+      ok: true
+      broker: BrokerCandidate
+      index: number
+      at: number
+      endedAt: number
+      queueId: number
+      queueOffset: number
+    }
+  | {
+      ok: false
+      broker: BrokerCandidate
+      index: number
+      at: number
+      endedAt: number
+      retry: boolean
+    }
+
+/** The attempt's outcome if it settles within `ms`, else null (the attempt keeps running). */
+export function raceDelay<T>(p: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined
+  return Promise.race([
+    p,
+    new Promise<null>((r) => {
+      timer = setTimeout(() => r(null), ms)
+    })
+  ]).finally(() => clearTimeout(timer))
+}
+
+/** What the caller of send() gets: the winning attempt's broker and queue, or the failure. */
+export function outcome(
+  st: SendState,
+  won: Extract<Attempt, { ok: true }> | null,
+  startedAt: number,
+  endedAt: number
+): SendOutcome {
+  const common = { key: st.key, attempts: st.attempts, latencyMs: endedAt - startedAt }
+  if (won) {
+    return {
+      ...common,
+      ok: true,
+      brokerName: won.broker.brokerName,
+      brokerRoom: won.broker.room,
+      queueId: won.queueId,
+      queueOffset: won.queueOffset
+    }
+  }
+  return {
+    ...common,
+    ok: false,
+    brokerName: st.last?.brokerName ?? null,
+    brokerRoom: st.last?.room ?? null,
+    queueId: null,
+    queueOffset: null,
+    error: st.lastError
+  }
+}
+
+/** The broker-failover event of a send that failed on one broker and was acknowledged by another. */
+export function failoverOf(
+  st: SendState,
+  won: Extract<Attempt, { ok: true }>
+): LedgerEventData['broker-failover'] {
+  const f = st.firstFail!
+  return {
+    from: f.broker.brokerName,
+    fromRoom: f.broker.room,
+    to: won.broker.brokerName,
+    toRoom: won.broker.room,
+    reason: f.reason,
+    durationMs: won.endedAt - f.at,
+    key: st.key
+  }
+}
+
+/** The send-hedged event of a send whose first attempt was raced by a hedge. */
+export function hedgeOf(st: SendState, won: boolean): LedgerEventData['send-hedged'] {
+  const h = st.hedge!
+  return {
+    key: st.key,
+    from: h.from.brokerName,
+    fromRoom: h.from.room,
+    to: h.to.brokerName,
+    toRoom: h.to.room,
+    delayMs: h.delayMs,
+    won
+  }
+}

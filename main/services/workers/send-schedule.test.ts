@@ -1,0 +1,78 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { NULL_LEDGER } from '../ledger/types'
+import { SendSchedule } from './send-schedule'
+
+/** A producer whose sends stay in flight until the test ends them. */
+function heldProducer() {
+  const pending: (() => void)[] = []
+  const started: { key: string; scheduledAt: number }[] = []
+  return {
+    pending,
+    started,
+    send: (input: { keys: string[]; scheduledAt: number }) => {
+      started.push({ key: input.keys[0]!, scheduledAt: input.scheduledAt })
+      return new Promise<void>((r) => pending.push(r))
+    }
+  }
+}
+
+const immediate = (): Promise<void> => new Promise((r) => setImmediate(r))
+
+describe('SendSchedule', () => {
+  beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }))
+  afterEach(() => vi.useRealTimers())
+
+  it('fires on schedule from t0 and counts what the in-flight cap skipped', () => {
+    let now = 1000
+    const p = heldProducer()
+    const s = new SendSchedule(
+      {
+        t0: 1000,
+        end: null,
+        producers: [{ id: 'p', rate: 100, messageSize: 8, offsetMs: 0 }],
+        maxInflight: 2,
+        tag: 't'
+      },
+      { now: () => now, lookup: () => p, ledger: NULL_LEDGER, roomOf: () => 'room1' }
+    )
+    s.start()
+    expect(p.started).toEqual([{ key: 'p-1', scheduledAt: 1000 }])
+    now = 1035
+    vi.advanceTimersByTime(10)
+    // Due at 1010, 1020, 1030: one more fits under the cap, two are skipped.
+    expect(p.started.map((x) => x.key)).toEqual(['p-1', 'p-2'])
+    for (const end of p.pending) end()
+    return s.stop(0).then((r) => {
+      expect(r.scheduled).toEqual({ p: 4 })
+      expect(r.skipped).toEqual({ p: { down: 0, inflightCap: 2 } })
+    })
+  })
+
+  it('a saturated producer sends again as soon as a send ends, not at the next tick', async () => {
+    let now = 1000
+    const p = heldProducer()
+    const s = new SendSchedule(
+      {
+        t0: 1000,
+        end: null,
+        producers: [{ id: 'p', rate: 10_000, messageSize: 8, offsetMs: 0 }],
+        maxInflight: 2,
+        tag: 't'
+      },
+      { now: () => now, lookup: () => p, ledger: NULL_LEDGER, roomOf: () => 'room1' }
+    )
+    s.start()
+    now = 1001
+    vi.advanceTimersByTime(1)
+    expect(p.started).toHaveLength(2)
+    now = 1001.5
+    p.pending.shift()!()
+    await immediate()
+    await immediate()
+    // No timer ran (they are fake here): the end of a send fired the next due slot itself.
+    expect(p.started).toHaveLength(3)
+    expect(p.started[2]!.scheduledAt).toBeGreaterThan(1001)
+    for (const end of p.pending) end()
+    await s.stop(0)
+  })
+})
