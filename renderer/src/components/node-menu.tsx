@@ -1,8 +1,14 @@
 import { FileText, Pause, Play, RotateCcw, Skull } from 'lucide-react'
 import { useCallback } from 'react'
+import { findNode, isAttached } from '../../../common/topology'
+import { nodeMenuEntries } from '../model/network-menu'
+import { useEditorStore } from '../stores/editor-store'
 import { useRunStore } from '../stores/run-store'
 import { useUiStore } from '../stores/ui-store'
 import { Menu } from './menu'
+import { networkMenuItems, useNetworkGate } from './network-menu'
+
+const OWN_NAMESPACE = new Set(['nameserver', 'broker', 'management', 'proxy'])
 
 /** Run actions for one node, opened by right click, the node's Actions button or Shift+F10. */
 export function NodeMenu() {
@@ -10,7 +16,10 @@ export function NodeMenu() {
   const running = useRunStore((s) => s.running)
   const state = useRunStore((s) => (menu ? s.states[menu.nodeId] : undefined))
   const close = useCallback(() => useUiStore.getState().openNodeMenu(null), [])
+  const gate = useNetworkGate()
+  const doc = useEditorStore((s) => s.history.present)
   if (!menu) return null
+  const node = findNode(doc, menu.nodeId)
   const act = useRunStore.getState().nodeAction
   const id = menu.nodeId
   const notRunning = !running
@@ -49,6 +58,18 @@ export function NodeMenu() {
           disabled: notRunning,
           onSelect: () => void act(id, 'restart')
         },
+        ...(node
+          ? networkMenuItems(
+              nodeMenuEntries(
+                {
+                  id,
+                  room: node.room,
+                  ownNamespace: OWN_NAMESPACE.has(node.kind) && !isAttached(node)
+                },
+                gate
+              )
+            )
+          : []),
         {
           label: 'Show log',
           icon: <FileText size={14} />,
