@@ -82,7 +82,7 @@ export function draftFaults(d: FaultDraft, rooms: readonly string[]): DraftResul
     d.peer === EVERY_OTHER_ROOM ? rooms.filter((r) => r !== d.target) : d.peer ? [d.peer] : []
   if (!peers.length) errors.peer = `Peer: choose the room or node to ${verb(d.kind)} ${d.target}`
   else if (peers.includes(d.target)) {
-    errors.peer = `Peer: ${d.target} cannot be cut from itself; choose another room or node`
+    errors.peer = `Peer: ${d.target} cannot be paired with itself; choose another room or node`
   }
   const base = { target: d.target, direction: d.direction }
   let make: ((peer: string) => NetworkFaultInput) | null = null
