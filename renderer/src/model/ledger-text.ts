@@ -24,8 +24,13 @@ function where(name: unknown, room: unknown): string {
 export function describeLedgerEvent(e: LedgerLine): string {
   const d = e.data
   switch (e.kind) {
-    case 'namesrv-list':
-      return `name-server list from ${s(d.managementRoom)}${d.fallback ? ' (fallback)' : ''}`
+    case 'namesrv-list': {
+      // The available ones: a list that shrinks is how a client sees a cut or a dead name server.
+      const ids = Array.isArray(d.available)
+        ? (d.available as { id?: unknown }[]).map((n) => s(n?.id))
+        : null
+      return `name-server list from ${s(d.managementRoom)}${d.fallback ? ' (fallback)' : ''}${ids ? `: ${ids.join(', ') || 'none available'}` : ''}`
+    }
     case 'management-fallback':
       return `management ${s(d.fromRoom)} unreachable, asked ${s(d.toRoom, 'none')}: ${s(d.reason, '')}`
     case 'namesrv-choice':
