@@ -67,5 +67,27 @@ test('isolates room1 from the canvas: producer-1 stays in room1, heal, nothing i
     await live.expectOwnRooms()
   })
 
+  await test.step('Slow… on the link: the dialog names a bad field, then the link says 20 ms ± 2', async () => {
+    const dialog = await net.openDialog(await net.openLinkMenu('room1', 'room2'), 'Slow…')
+    await expect(dialog).toHaveAccessibleName('Slow room1 ~ room2')
+    const latency = dialog.getByRole('textbox', { name: 'Latency (ms)' })
+    await latency.fill('fast')
+    await dialog.getByRole('button', { name: 'Slow', exact: true }).click()
+    await expect(latency).toHaveAccessibleDescription(
+      'Latency "fast" is not a number. Latency: enter milliseconds above 0 and at most 60000, e.g. 20'
+    )
+    await latency.fill('20')
+    await dialog.getByRole('textbox', { name: 'Jitter (ms)' }).fill('2')
+    await dialog.getByRole('button', { name: 'Slow', exact: true }).click()
+    await expect(dialog).toBeHidden()
+    await net.expectLink('room1', 'room2', 'both ways 20 ms ± 2; configured 0 ms')
+    await live.expectLiveEvents(testInfo, 'timeline after the delay', [
+      ['fault', 'delay room1 ~ room2 20 ms ± 2']
+    ])
+    await net.choose(await net.openLinkMenu('room1', 'room2'), 'Heal room1 ~ room2')
+    await net.expectLink('room1', 'room2', 'both ways 0 ms')
+    await live.expectOwnRooms()
+  })
+
   await live.stopAndExpectNothingLost(testInfo)
 })

@@ -63,6 +63,14 @@ export class NetworkCanvas {
     await expect(menu).toBeHidden()
   }
 
+  /** Chooses a dialog item (Slow…, Cut…) and returns the dialog it opens. */
+  async openDialog(menu: Locator, item: string): Promise<Locator> {
+    await this.choose(menu, item)
+    const dialog = this.page.getByRole('dialog')
+    await expect(dialog).toBeVisible()
+    return dialog
+  }
+
   /** Waits until the link's name says `what` (e.g. "both ways cut (drop)"). */
   async expectLink(a: string, b: string, what: string | RegExp): Promise<void> {
     const tail = typeof what === 'string' ? re(what) : what.source

@@ -68,7 +68,8 @@ const NetworkLink = memo(function NetworkLink({ view, cubic, leftIsA }: LinkProp
   const full = cubicPath(cubic)
   const width = Math.max(main.length, note?.length ?? 0) * CHAR_W + 14
   const height = note ? 30 : 18
-  const chipY = apex.y + 8
+  // Under the cut mark, which sits on the apex.
+  const chipY = apex.y + 11
   const onContextMenu = (e: MouseEvent<SVGElement>) => {
     e.preventDefault()
     e.stopPropagation()
