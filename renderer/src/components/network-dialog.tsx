@@ -9,13 +9,10 @@ import {
   draftFaults
 } from '../model/network-dialog'
 import type { NetworkDialogRequest } from '../model/network-menu'
-import { BLOCK_MODE_TEXT } from '../model/network-menu'
+import { BLOCK_MODE_TEXT, OWN_NAMESPACE_KINDS } from '../model/network-menu'
 import { useEditorStore } from '../stores/editor-store'
 import { useNetworkStore } from '../stores/network-store'
 import { Dialog } from './dialog'
-
-/** Kinds whose nodes run in a namespace of their own (clients share their room's worker). */
-const OWN_NAMESPACE = new Set(['nameserver', 'broker', 'management', 'proxy'])
 
 function NumberInput({
   field,
@@ -144,7 +141,7 @@ function usePeerOptions(req: NetworkDialogRequest) {
     for (const r of others) opts.push({ value: r, label: `room ${r}` })
     if (req.kind === 'cut') {
       for (const n of listNodes(doc)) {
-        if (n.id === req.target || !OWN_NAMESPACE.has(n.kind) || isAttached(n)) continue
+        if (n.id === req.target || !OWN_NAMESPACE_KINDS.has(n.kind) || isAttached(n)) continue
         opts.push({ value: n.id, label: `${n.id} (${n.kind} in ${n.room})` })
       }
     }

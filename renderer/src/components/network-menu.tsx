@@ -43,7 +43,6 @@ export function useNetworkGate(): NetworkGate {
 
 /** Network menu entries as menu items: apply now, open a dialog, or switch drop/reject. */
 export function networkMenuItems(entries: readonly NetworkEntry[]): MenuItem[] {
-  const net = useNetworkStore.getState()
   return entries.map((e) => {
     const common = {
       label: e.label,
@@ -56,7 +55,7 @@ export function networkMenuItems(entries: readonly NetworkEntry[]): MenuItem[] {
         ...common,
         checked: e.checked,
         description: e.description,
-        onSelect: () => net.setBlockMode(e.mode)
+        onSelect: () => useNetworkStore.getState().setBlockMode(e.mode)
       }
     }
     const description = e.disabled ?? e.description

@@ -1,14 +1,12 @@
 import { FileText, Pause, Play, RotateCcw, Skull } from 'lucide-react'
 import { useCallback } from 'react'
 import { findNode, isAttached } from '../../../common/topology'
-import { nodeMenuEntries } from '../model/network-menu'
+import { OWN_NAMESPACE_KINDS, nodeMenuEntries } from '../model/network-menu'
 import { useEditorStore } from '../stores/editor-store'
 import { useRunStore } from '../stores/run-store'
 import { useUiStore } from '../stores/ui-store'
 import { Menu } from './menu'
 import { networkMenuItems, useNetworkGate } from './network-menu'
-
-const OWN_NAMESPACE = new Set(['nameserver', 'broker', 'management', 'proxy'])
 
 /** Run actions for one node, opened by right click, the node's Actions button or Shift+F10. */
 export function NodeMenu() {
@@ -64,7 +62,7 @@ export function NodeMenu() {
                 {
                   id,
                   room: node.room,
-                  ownNamespace: OWN_NAMESPACE.has(node.kind) && !isAttached(node)
+                  ownNamespace: OWN_NAMESPACE_KINDS.has(node.kind) && !isAttached(node)
                 },
                 gate
               )

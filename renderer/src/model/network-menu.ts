@@ -286,6 +286,14 @@ export function linkMenuEntries(
   return entries
 }
 
+/** Node kinds that run in a network namespace of their own; clients share their room's worker. */
+export const OWN_NAMESPACE_KINDS: ReadonlySet<string> = new Set([
+  'nameserver',
+  'broker',
+  'management',
+  'proxy'
+])
+
 /** A node the node menu offers network faults for: only servers DR Studio runs have their own namespace. */
 export interface NetworkNode {
   id: string
