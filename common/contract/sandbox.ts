@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { networkFaultSchema } from '../scenario/schema'
+import { linkSpecSchema } from '../topology/schema'
 import { event, request } from './define'
 
 export const nodeStateSchema = z.enum([
@@ -57,6 +58,8 @@ export const networkStatusSchema = z.object({
       key: z.string(),
       a: z.string(),
       b: z.string(),
+      /** The link as the topology configures it, before faults (the engine always sends it). */
+      configured: linkSpecSchema.optional(),
       ab: directedLinkSchema,
       ba: directedLinkSchema,
       faultIds: z.array(z.string())

@@ -6,6 +6,7 @@ import { App } from './app/app'
 import { initBridge } from './lib/bridge'
 import { subscribeEngineEvents } from './lib/engine-events'
 import { useFileStore } from './stores/file-store'
+import { useNetworkStore } from './stores/network-store'
 import { useRunStore } from './stores/run-store'
 
 // The CSP has no 'unsafe-eval'; without this zod probes `new Function` and the browser reports it.
@@ -21,6 +22,7 @@ async function start(): Promise<void> {
   await Promise.all([
     useFileStore.getState().openDefault(),
     useRunStore.getState().refresh(),
+    useNetworkStore.getState().refresh(),
     useFileStore.getState().refreshRecent()
   ])
   bench?.startBench(params)

@@ -5,6 +5,8 @@ import { ConnectDialog } from '../components/connect-dialog'
 import { ConfirmDialog, LogDialog, ShortcutsDialog } from '../components/dialogs'
 import { ExportDialog } from '../components/export-dialog'
 import { FilePicker } from '../components/file-picker'
+import { NetworkDialog } from '../components/network-dialog'
+import { NetworkMenu } from '../components/network-menu'
 import { NodeMenu } from '../components/node-menu'
 import { ReplayBar } from '../components/replay-bar'
 import { RunsView } from '../components/runs-view'
@@ -75,6 +77,8 @@ export function App() {
       <StatusBar />
       <Toasts />
       <NodeMenu />
+      <NetworkMenu />
+      <NetworkDialog />
       <AddNodeMenu />
       <RunsView />
       <ExportDialog />

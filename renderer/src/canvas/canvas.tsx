@@ -10,20 +10,21 @@ import {
   useStore
 } from '@xyflow/react'
 import { Cable, Plus } from 'lucide-react'
-import type { RefObject } from 'react'
+import type { KeyboardEvent, RefObject } from 'react'
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { setFlowInstance } from '../lib/flow-instance'
 import type { FlowNode, LiveFlowEdge } from '../model/flow-model'
 import { useCanvasStore } from '../stores/canvas-store'
 import { useConnectStore } from '../stores/connect-store'
 import { useEditorStore } from '../stores/editor-store'
+import { useNetworkStore } from '../stores/network-store'
 import { useReplayStore } from '../stores/replay-store'
 import { useUiStore } from '../stores/ui-store'
 import { ComponentNode } from './component-node'
 import { LiveEdgeLayer } from './live-edge'
 import { FAR_ZOOM, MAX_ANIMATED_EDGES, useCanvasLod, useFlowMotion } from './lod'
 import { MiniMapShape } from './minimap-room'
-import { RoomNode } from './room-node'
+import { RoomNode, openRoomMenuAt } from './room-node'
 import './canvas.css'
 
 // Module constants: a new object per render would make React Flow remount every node.
@@ -135,7 +136,15 @@ export function Canvas() {
 
   const onNodeContextMenu: NodeMouseHandler<FlowNode> = useCallback((e, n) => {
     e.preventDefault()
-    if (n.type !== 'component') return
+    if (n.type === 'room') {
+      useNetworkStore.getState().openMenu({
+        subject: { kind: 'room', room: n.data.roomId },
+        x: e.clientX,
+        y: e.clientY,
+        returnFocus: (e.currentTarget as HTMLElement | null) ?? null
+      })
+      return
+    }
     useEditorStore.getState().select([n.data.nodeId])
     useUiStore.getState().openNodeMenu({
       nodeId: n.data.nodeId,
@@ -148,13 +157,34 @@ export function Canvas() {
     const ui = useUiStore.getState()
     if (ui.nodeMenu) ui.openNodeMenu(null)
     if (ui.addMenuOpen) ui.setAddMenuOpen(false)
+    if (useNetworkStore.getState().menu) useNetworkStore.getState().openMenu(null)
   }, [])
+  // Shift+F10 or the context-menu key on a focused node or room opens its menu, as right click does.
+  const onKeyDown = useCallback(
+    (e: KeyboardEvent<HTMLElement>) => {
+      if (!(e.key === 'ContextMenu' || (e.key === 'F10' && e.shiftKey))) return
+      const el = e.target as HTMLElement
+      if (!el.classList?.contains('react-flow__node')) return
+      const n = nodes.find((x) => x.id === el.dataset.id)
+      if (!n) return
+      e.preventDefault()
+      if (n.type === 'room') openRoomMenuAt(n.data.roomId, el, el)
+      else {
+        const r = el.getBoundingClientRect()
+        useUiStore
+          .getState()
+          .openNodeMenu({ nodeId: n.data.nodeId, x: r.left, y: r.bottom + 4, returnFocus: el })
+      }
+    },
+    [nodes]
+  )
 
   return (
     <section
       ref={sectionRef}
       className={`canvas${replaying ? ' is-replay' : ''}`}
       aria-label="Topology canvas"
+      onKeyDown={onKeyDown}
     >
       {/* No `edges`: live edges are drawn by LiveEdgeLayer in one svg, not one svg each. */}
       <ReactFlow<FlowNode, LiveFlowEdge>

@@ -9,6 +9,7 @@ import { useLiveStore } from '../stores/live-store'
 import { edgeKey, formatRate, useMetricsStore } from '../stores/metrics-store'
 import { useFlashing } from './flash-tracker'
 import { useCanvasLod, useFlowMotion } from './lod'
+import { NetworkLinks } from './network-links'
 import { RoomLinks } from './room-links'
 
 /**
@@ -202,6 +203,7 @@ export function LiveEdgeLayer() {
   return (
     <ViewportPortal>
       <svg className="live-edges" style={LAYER_STYLE}>
+        <NetworkLinks nodes={nodes} boxes={boxes} />
         <RoomLinks nodes={nodes} boxes={boxes} />
         {paths.map(({ edge, route }) => (
           <LiveEdgeMemo

@@ -118,6 +118,12 @@ export function ShortcutsDialog() {
             </td>
           </tr>
           <tr>
+            <td>Network actions (Isolate, Cut, Slow…, Lossy…, Bandwidth…, Heal)</td>
+            <td>
+              <kbd>Shift+F10</kbd> on a room or a link between rooms, or right click
+            </td>
+          </tr>
+          <tr>
             <td>Select focused node / move selected nodes</td>
             <td>
               <kbd>Tab</kbd>, <kbd>Enter</kbd>, arrow keys

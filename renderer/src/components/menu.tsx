@@ -1,5 +1,5 @@
 import type { KeyboardEvent, ReactNode } from 'react'
-import { Fragment, useEffect, useLayoutEffect, useRef, useState } from 'react'
+import { Fragment, useEffect, useId, useLayoutEffect, useRef, useState } from 'react'
 
 export interface MenuItem {
   label: string
@@ -7,9 +7,17 @@ export interface MenuItem {
   disabled?: boolean
   icon?: ReactNode
   hint?: string
+  /** The hint is for the eye only (the description says it for screen readers). */
+  hintHidden?: boolean
+  /** Said after the name (accessible description) and shown as a tooltip: e.g. why it is greyed out. */
+  description?: string
+  /** A choice among siblings (role menuitemradio); choosing it keeps the menu open. */
+  checked?: boolean
   /** Draws a separator above the item. */
   separated?: boolean
 }
+
+const ITEMS = '[role="menuitem"], [role="menuitemradio"]'
 
 interface MenuProps {
   label: string
@@ -17,7 +25,7 @@ interface MenuProps {
   x: number
   y: number
   onClose: () => void
-  returnFocus?: HTMLElement | null
+  returnFocus?: HTMLElement | SVGElement | null
 }
 
 /**
@@ -26,6 +34,7 @@ interface MenuProps {
  */
 export function Menu({ label, items, x, y, onClose, returnFocus }: MenuProps) {
   const ref = useRef<HTMLDivElement>(null)
+  const menuId = useId()
   const [pos, setPos] = useState({ x, y })
 
   useLayoutEffect(() => {
@@ -36,7 +45,9 @@ export function Menu({ label, items, x, y, onClose, returnFocus }: MenuProps) {
       x: Math.max(4, Math.min(x, window.innerWidth - r.width - 4)),
       y: Math.max(4, Math.min(y, window.innerHeight - r.height - 4))
     })
-    el.querySelector<HTMLElement>('[role="menuitem"]:not([aria-disabled="true"])')?.focus()
+    el.querySelector<HTMLElement>(
+      '[role="menuitem"]:not([aria-disabled="true"]), [role="menuitemradio"]:not([aria-disabled="true"])'
+    )?.focus()
   }, [x, y])
 
   useEffect(() => {
@@ -53,7 +64,7 @@ export function Menu({ label, items, x, y, onClose, returnFocus }: MenuProps) {
   }
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
-    const all = [...(ref.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])]
+    const all = [...(ref.current?.querySelectorAll<HTMLElement>(ITEMS) ?? [])]
     const enabled = all.filter((el) => el.getAttribute('aria-disabled') !== 'true')
     const i = enabled.indexOf(document.activeElement as HTMLElement)
     const focus = (n: number) => enabled[(n + enabled.length) % enabled.length]?.focus()
@@ -107,34 +118,51 @@ export function Menu({ label, items, x, y, onClose, returnFocus }: MenuProps) {
       style={{ left: pos.x, top: pos.y }}
       onKeyDown={onKeyDown}
     >
-      {items.map((item) => (
-        <Fragment key={item.label}>
-          {item.separated && <div role="separator" className="menu-separator" />}
-          <div
-            role="menuitem"
-            tabIndex={-1}
-            aria-disabled={item.disabled ? 'true' : undefined}
-            className="menu-item"
-            onClick={() => {
-              if (item.disabled) return
-              close()
-              item.onSelect()
-            }}
-            onKeyDown={(e) => {
-              if ((e.key === 'Enter' || e.key === ' ') && !item.disabled) {
-                e.preventDefault()
-                e.stopPropagation()
-                close()
-                item.onSelect()
-              }
-            }}
-          >
-            <span className="menu-icon">{item.icon}</span>
-            <span className="menu-label">{item.label}</span>
-            {item.hint && <span className="menu-hint">{item.hint}</span>}
-          </div>
-        </Fragment>
-      ))}
+      {items.map((item, i) => {
+        const radio = item.checked !== undefined
+        const choose = () => {
+          if (item.disabled) return
+          // A radio choice changes a setting of the menu; the user goes on to pick an action.
+          if (!radio) close()
+          item.onSelect()
+        }
+        const descId = item.description ? `${menuId}-d${i}` : undefined
+        return (
+          <Fragment key={item.label}>
+            {item.separated && <div role="separator" className="menu-separator" />}
+            <div
+              role={radio ? 'menuitemradio' : 'menuitem'}
+              aria-checked={radio ? item.checked : undefined}
+              tabIndex={-1}
+              aria-disabled={item.disabled ? 'true' : undefined}
+              aria-describedby={descId}
+              title={item.description}
+              className={`menu-item${radio ? ' menu-radio' : ''}`}
+              onClick={choose}
+              onKeyDown={(e) => {
+                if ((e.key === 'Enter' || e.key === ' ') && !item.disabled) {
+                  e.preventDefault()
+                  e.stopPropagation()
+                  choose()
+                }
+              }}
+            >
+              <span className="menu-icon">{item.icon}</span>
+              <span className="menu-label">{item.label}</span>
+              {item.hint && (
+                <span className="menu-hint" aria-hidden={item.hintHidden ? 'true' : undefined}>
+                  {item.hint}
+                </span>
+              )}
+            </div>
+            {descId && (
+              <span id={descId} hidden>
+                {item.description}
+              </span>
+            )}
+          </Fragment>
+        )
+      })}
     </div>
   )
 }

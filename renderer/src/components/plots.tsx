@@ -42,6 +42,9 @@ function markerHook(markers: readonly FaultMarker[]) {
     ctx.fillStyle = colour
     ctx.lineWidth = 1.5 * px
     ctx.font = `${11 * px}px system-ui, sans-serif`
+    // uPlot leaves the axes' alignment on the context; captions start at their line.
+    ctx.textAlign = 'left'
+    ctx.textBaseline = 'alphabetic'
     const visible = markers
       .map((m) => ({ m, x: Math.round(u.valToPos(m.x, 'x', true)) }))
       .filter(({ x }) => x >= u.bbox.left && x <= u.bbox.left + u.bbox.width)

@@ -1,7 +1,8 @@
-import { AlertCircle, CheckCircle2, Plug, PlugZap } from 'lucide-react'
+import { AlertCircle, CheckCircle2, Network, Plug, PlugZap } from 'lucide-react'
 import { bridge } from '../lib/bridge'
 import type { ConnectionState } from '../lib/ws-client'
 import { useEditorStore } from '../stores/editor-store'
+import { useNetworkStore } from '../stores/network-store'
 import { useRunStore } from '../stores/run-store'
 import { useUiStore } from '../stores/ui-store'
 
@@ -35,7 +36,37 @@ function RunSummary() {
   )
 }
 
-/** Footer: transport, connection, problems count, run summary. */
+/**
+ * How the running sandbox placed its rooms: own networks, or loopback with network faults off and
+ * the one line saying what is missing and how to grant it.
+ */
+function NetworkSummary() {
+  const running = useRunStore((s) => s.running)
+  const status = useNetworkStore((s) => s.status)
+  if (!running || !status) return null
+  const faults = status.faults.length
+  const text =
+    status.mode === 'namespaces'
+      ? `rooms: own networks${faults ? `, ${faults} network fault${faults === 1 ? '' : 's'}` : ''}`
+      : 'rooms: loopback, network faults off'
+  const why = [status.faultsDisabled, status.notice].filter(Boolean).join('. ')
+  return (
+    <span
+      className={`status-item status-network${status.mode === 'loopback' || status.notice ? ' warn' : ''}`}
+      role="status"
+      aria-label={`Network: ${text}${why ? `. ${why}` : ''}`}
+      title={why || undefined}
+    >
+      <Network size={12} aria-hidden="true" />
+      {text}
+      {status.mode === 'loopback' && status.notice && (
+        <span className="status-network-notice">{status.notice}</span>
+      )}
+    </span>
+  )
+}
+
+/** Footer: transport, connection, problems count, run summary, rooms' networks. */
 export function StatusBar() {
   const connection = useUiStore((s) => s.connection)
   const problems = useEditorStore((s) => s.problems.length)
@@ -90,6 +121,7 @@ export function StatusBar() {
         {rooms} room{rooms === 1 ? '' : 's'}, {nodes} node{nodes === 1 ? '' : 's'}
       </span>
       <RunSummary />
+      <NetworkSummary />
     </footer>
   )
 }

@@ -5,6 +5,7 @@ import { answerDocumentQuery, useFileStore } from '../stores/file-store'
 import { useLiveStore } from '../stores/live-store'
 import { useMetricsStore } from '../stores/metrics-store'
 import { useNamesrvStore } from '../stores/namesrv-store'
+import { useNetworkStore } from '../stores/network-store'
 import { useRunsStore } from '../stores/runs-store'
 import type { ProgressEvent, SandboxStatus } from '../stores/run-store'
 import { useRunStore } from '../stores/run-store'
@@ -48,6 +49,8 @@ export function subscribeEngineEvents(): () => void {
       }
     })
   )
+  // Rare (Start, Stop, each fault): applied as it comes.
+  offs.push(on('sandbox:network', (p) => useNetworkStore.getState().applyStatus(p)))
   offs.push(on('recent:changed', (p) => useFileStore.getState().setRecent(p)))
   offs.push(on('menu:command', (p) => runMenuCommand(p.command, 'menu')))
   offs.push(

@@ -1,3 +1,5 @@
+import { describeNetworkFault, networkOfFaultRow } from './network-text'
+
 /** A ledger event as the timeline shows it. */
 export interface LedgerLine {
   kind: string
@@ -22,8 +24,13 @@ function where(name: unknown, room: unknown): string {
 export function describeLedgerEvent(e: LedgerLine): string {
   const d = e.data
   switch (e.kind) {
-    case 'namesrv-list':
-      return `name-server list from ${s(d.managementRoom)}${d.fallback ? ' (fallback)' : ''}`
+    case 'namesrv-list': {
+      // The available ones: a list that shrinks is how a client sees a cut or a dead name server.
+      const ids = Array.isArray(d.available)
+        ? (d.available as { id?: unknown }[]).map((n) => s(n?.id))
+        : null
+      return `name-server list from ${s(d.managementRoom)}${d.fallback ? ' (fallback)' : ''}${ids ? `: ${ids.join(', ') || 'none available'}` : ''}`
+    }
     case 'management-fallback':
       return `management ${s(d.fromRoom)} unreachable, asked ${s(d.toRoom, 'none')}: ${s(d.reason, '')}`
     case 'namesrv-choice':
@@ -56,8 +63,12 @@ export function describeLedgerEvent(e: LedgerLine): string {
     case 'pull-failed':
       return `pull from ${where(d.brokerName, d.brokerRoom)} failed: ${s(d.reason, '')}`
     case 'fault': {
+      const failed = d.ok === false ? ` failed: ${s(d.error, '')}` : ''
+      const network = networkOfFaultRow(d)
+      const text = network ? describeNetworkFault(network) : null
+      if (text) return `${text}${failed}`
       const nodes = Array.isArray(d.nodes) ? d.nodes.join(', ') : ''
-      return `${s(d.action)} ${nodes}${d.ok === false ? ` failed: ${s(d.error, '')}` : ''}`
+      return `${s(d.action)} ${nodes}${failed}`
     }
     case 'counters':
       return `sent ${s(d.sent, '0')}, acked ${s(d.acked, '0')}, failed ${s(d.failed, '0')}, consumed ${s(d.consumed, '0')}`
@@ -75,10 +86,19 @@ export function describeLedgerEvent(e: LedgerLine): string {
         : `${s(d.namesrvId)} lists ${Array.isArray(d.brokers) ? d.brokers.length : 0} broker(s)`
     case 'network-fault': {
       const ends = [d.target, d.peer].filter(Array.isArray).map((x) => (x as unknown[]).join(', '))
-      return `network ${s(d.action)} ${ends.join(' ↔ ')}${d.ok === false ? ` failed: ${s(d.error, '')}` : ''}`
+      const figures = [
+        typeof d.delayMs === 'number'
+          ? `${d.delayMs} ms${typeof d.jitterMs === 'number' && d.jitterMs ? ` ± ${d.jitterMs}` : ''}`
+          : '',
+        typeof d.lossPercent === 'number' ? `${d.lossPercent} %` : '',
+        typeof d.bandwidthKbit === 'number' ? `${d.bandwidthKbit / 1000} Mbit/s` : ''
+      ].filter(Boolean)
+      return `network ${s(d.action)} ${ends.join(' ~ ')}${figures.length ? ` ${figures.join(' ')}` : ''}${d.ok === false ? ` failed: ${s(d.error, '')}` : ''}`
     }
-    case 'network-heal':
-      return `network healed${Array.isArray(d.target) ? ` ${d.target.join(', ')}` : ''}`
+    case 'network-heal': {
+      const ends = [d.target, d.peer].filter(Array.isArray).map((x) => (x as unknown[]).join(', '))
+      return `network healed ${ends.length ? ends.join(' ~ ') : 'everywhere'}${d.reason ? ` (${s(d.reason)})` : ''}`
+    }
     default:
       return Object.entries(d)
         .slice(0, 4)

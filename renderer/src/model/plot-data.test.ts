@@ -276,7 +276,7 @@ describe('ledger lines as an operator reads them', () => {
       'ns-1 did not answer: timeout'
     )
     expect(line('network-fault', { action: 'partition', target: ['room1'], peer: ['room2'] })).toBe(
-      'network partition room1 ↔ room2'
+      'network partition room1 ~ room2'
     )
     expect(ledgerSeverity('network-fault')).toBe('fault')
   })

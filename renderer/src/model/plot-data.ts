@@ -2,6 +2,7 @@ import type { FailoverReport, ScenarioReport } from '../../../common/scenario/sc
 import { reportSchema } from '../../../common/scenario/schema'
 import type { CounterSample } from '../../../common/scenario/metrics'
 import { countersToRates } from '../../../common/scenario/metrics'
+import { describeNetworkFault, networkOfFaultRow } from './network-text'
 
 /** A stored ledger event as `runs:get` returns it (epoch `atMs`). */
 export interface StoredEvent {
@@ -98,11 +99,15 @@ export function faultMarkers(
 ): FaultMarker[] {
   const fromEvents = events
     .filter((e) => e.kind === 'fault')
-    .map((e) => ({
-      x: round3((e.atMs - originMs) / 1000),
-      label:
-        `${typeof e.data.action === 'string' ? e.data.action : 'fault'} ${nodesOf(e.data)}`.trim()
-    }))
+    .map((e) => {
+      const network = networkOfFaultRow(e.data)
+      return {
+        x: round3((e.atMs - originMs) / 1000),
+        label:
+          (network && describeNetworkFault(network)) ??
+          `${typeof e.data.action === 'string' ? e.data.action : 'fault'} ${nodesOf(e.data)}`.trim()
+      }
+    })
   if (fromEvents.length || !report) return fromEvents.sort((a, b) => a.x - b.x)
   // Report fault times are already relative to the origin.
   return report.faults

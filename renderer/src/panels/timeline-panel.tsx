@@ -1,6 +1,7 @@
 import { memo, useMemo } from 'react'
 import { EventList } from '../components/event-list'
 import { NamesrvSwimlanes } from '../components/namesrv-swimlanes'
+import { describeNetworkFault, networkOfFaultRow } from '../model/network-text'
 import { useNamesrvStore } from '../stores/namesrv-store'
 import { TIMELINE_CAP, useTimelineStore } from '../stores/timeline-store'
 import { DockSection } from './dock-section'
@@ -13,11 +14,15 @@ const LiveNamesrvLanes = memo(function LiveNamesrvLanes() {
     () =>
       events
         .filter((e) => e.kind === 'fault' || e.kind === 'network-fault')
-        .map((e) => ({
-          atMs: e.atMs,
-          label:
-            `${String(e.data.action ?? 'fault')} ${Array.isArray(e.data.nodes) ? e.data.nodes.join(', ') : Array.isArray(e.data.target) ? e.data.target.join(', ') : ''}`.trim()
-        })),
+        .map((e) => {
+          const network = networkOfFaultRow(e.data)
+          return {
+            atMs: e.atMs,
+            label:
+              (network && describeNetworkFault(network)) ??
+              `${String(e.data.action ?? 'fault')} ${Array.isArray(e.data.nodes) ? e.data.nodes.join(', ') : Array.isArray(e.data.target) ? e.data.target.join(', ') : ''}`.trim()
+          }
+        }),
     [events]
   )
   if (!samples.length) return null

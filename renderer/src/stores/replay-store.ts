@@ -23,6 +23,8 @@ import { namesrvSamples } from '../../../common/replay/divergence'
 import type { Topology } from '../../../common/topology'
 import { validateTopology } from '../../../common/topology'
 import { invoke } from '../lib/bridge'
+import type { LinkFault } from '../model/network-links'
+import { networkShapesOf, replayLinkFaults } from '../model/network-links'
 import type { EditorState } from './editor-store'
 import { useEditorStore } from './editor-store'
 import { toast } from './ui-store'
@@ -55,6 +57,8 @@ export interface ReplayViewState {
   failovers: readonly ReplayFailover[]
   faults: readonly ActiveFault[]
   networkFaults: readonly ActiveNetworkFault[]
+  /** The network faults at `t` as the canvas's links draw them. */
+  linkFaults: readonly LinkFault[]
   /** True when the run's topology was not stored and the open document stands in for it. */
   usingOpenDocument: boolean
   open(runId: number): Promise<void>
@@ -73,6 +77,8 @@ let cursor: ReplayCursor | null = null
 let topo: ReplayTopology = replayTopology(null)
 /** The document that was open before the replay, put back when it ends. */
 let saved: EditorState | null = null
+/** Direction and mode of the run's network faults (see networkShapesOf). */
+let shapes: ReadonlyMap<string, Record<string, unknown>> = new Map()
 let frame: number | null = null
 
 function sameRecord<T>(
@@ -83,6 +89,9 @@ function sameRecord<T>(
   const ka = Object.keys(a)
   return ka.length === Object.keys(b).length && ka.every((k) => k in b && eq(a[k]!, b[k]!))
 }
+
+const sameNetworkFaults = (a: readonly ActiveNetworkFault[], b: readonly ActiveNetworkFault[]) =>
+  a.length === b.length && a.every((f, i) => f.key === b[i]!.key && f.at === b[i]!.at)
 
 const sameChoice = (a: ReplayChoice, b: ReplayChoice) =>
   a.namesrvId === b.namesrvId && a.brokerId === b.brokerId && a.room === b.room
@@ -138,7 +147,10 @@ export const useReplayStore = create<ReplayViewState>()((set, get) => {
           : flashing,
       failovers: state.failovers.length === s.failovers.length ? s.failovers : state.failovers,
       faults: state.faults,
-      networkFaults: state.networkFaults
+      networkFaults: state.networkFaults,
+      ...(sameNetworkFaults(s.networkFaults, state.networkFaults)
+        ? {}
+        : { linkFaults: replayLinkFaults(state.networkFaults, shapes) })
     })
   }
 
@@ -172,6 +184,7 @@ export const useReplayStore = create<ReplayViewState>()((set, get) => {
     failovers: [],
     faults: [],
     networkFaults: [],
+    linkFaults: [],
     usingOpenDocument: false,
 
     async open(runId) {
@@ -187,6 +200,7 @@ export const useReplayStore = create<ReplayViewState>()((set, get) => {
         if (doc) editor.load(doc, { path: null, fileName: `run ${run.id} (replay)` })
         topo = replayTopology(doc ?? useEditorStore.getState().history.present)
         cursor = new ReplayCursor(events, topo)
+        shapes = networkShapesOf(events)
         const span = cursor.span ?? { startMs: run.startedAt, endMs: run.endedAt ?? run.startedAt }
         set({
           active: true,
@@ -227,8 +241,10 @@ export const useReplayStore = create<ReplayViewState>()((set, get) => {
         flashing: new Set(),
         failovers: [],
         faults: [],
-        networkFaults: []
+        networkFaults: [],
+        linkFaults: []
       })
+      shapes = new Map()
     },
 
     seek(t) {

@@ -17,6 +17,22 @@ export interface TimelineState {
 
 let seq = 0
 
+/**
+ * A `network-fault` / `network-heal` row repeats the `fault` row the engine writes with it (same
+ * time, the form replays read); the Timeline shows the `fault` row only, which says more.
+ */
+export function isNetworkTwin(
+  e: Pick<TimelineEvent, 'kind' | 'atMs'>,
+  recent: readonly Pick<TimelineEvent, 'kind' | 'atMs' | 'data'>[]
+): boolean {
+  if (e.kind !== 'network-fault' && e.kind !== 'network-heal') return false
+  for (let i = recent.length - 1; i >= Math.max(0, recent.length - 4); i--) {
+    const r = recent[i]!
+    if (r.kind === 'fault' && r.atMs === e.atMs && r.data.network) return true
+  }
+  return false
+}
+
 /** Ledger events of the live run, newest last (counters are left to the plots). */
 export const useTimelineStore = create<TimelineState>()((set, get) => ({
   runId: null,
@@ -29,6 +45,7 @@ export const useTimelineStore = create<TimelineState>()((set, get) => ({
     for (const e of batch) {
       // Periodic rows would bury the decisions: counters feed the plots, name-server samples the swimlanes.
       if (e.kind === 'counters' || e.kind === 'namesrv-view') continue
+      if (e.runId === runId && isNetworkTwin(e, events)) continue
       if (e.runId !== runId) {
         // A new run starts a new timeline.
         runId = e.runId
