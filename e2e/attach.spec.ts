@@ -145,6 +145,19 @@ test('Start runs DR Studio’s client on it; a broker killed out of band reroute
     await expect(node('broker-a')).toHaveAccessibleName(/, state up\b/, { timeout: 30_000 })
   })
 
+  await test.step('broker-a is the operator’s: its menu offers no signal, only how to add commands', async () => {
+    await node('broker-a').getByRole('button', { name: 'Actions for broker-a' }).click()
+    const menu = page.getByRole('menu', { name: 'Actions for broker-a' })
+    await expect(
+      menu.getByRole('menuitem', { name: /^No commands for this node/ })
+    ).toHaveAttribute('aria-disabled', 'true')
+    await expect(
+      menu.getByRole('menuitem', { name: /^(Kill|Pause|Resume|Restart)\b/ })
+    ).toHaveCount(0)
+    await page.keyboard.press('Escape')
+    await expect(menu).toBeHidden()
+  })
+
   await test.step('the operator kills broker-a out of band: the edge moves, the node shows down', async () => {
     process.kill(cluster.brokers[0].pid, 'SIGKILL')
     await expect(edge('producer-room1', 'broker-b', 'cross-room (room1 → room2)')).toBeAttached({

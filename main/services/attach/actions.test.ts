@@ -8,7 +8,7 @@ import {
   cliActionGate,
   confirmationText,
   needsConfirmation
-} from './action-policy'
+} from '../../../common/topology/action-policy'
 import { describeActionResult, runActionCommand } from './action-runner'
 import {
   ATTACHED_DEFAULT_RATE,

@@ -1,4 +1,3 @@
-export * from './action-policy'
 export * from './action-runner'
 export * from './addresses'
 export * from './build-topology'

@@ -1,10 +1,15 @@
-import { FileText, Pause, Play, RotateCcw, Skull } from 'lucide-react'
+import { FileText, Pause, Play, Power, RotateCcw, Skull, Square } from 'lucide-react'
+import type { ReactNode } from 'react'
 import { useCallback } from 'react'
+import type { NodeAction } from '../../../common/contract'
+import type { Topology } from '../../../common/topology'
 import { findNode, isAttached } from '../../../common/topology'
 import { OWN_NAMESPACE_KINDS, nodeMenuEntries } from '../model/network-menu'
+import { operatorMenuEntries } from '../model/operator-menu'
 import { useEditorStore } from '../stores/editor-store'
 import { useRunStore } from '../stores/run-store'
 import { useUiStore } from '../stores/ui-store'
+import type { MenuItem } from './menu'
 import { Menu } from './menu'
 import { networkMenuItems, useNetworkGate } from './network-menu'
 
@@ -21,6 +26,7 @@ export function NodeMenu() {
   const act = useRunStore.getState().nodeAction
   const id = menu.nodeId
   const notRunning = !running
+  const attached = node !== undefined && isAttached(node)
   return (
     <Menu
       label={`Actions for ${id}`}
@@ -29,40 +35,14 @@ export function NodeMenu() {
       onClose={close}
       returnFocus={menu.returnFocus ?? null}
       items={[
-        {
-          label: 'Kill',
-          icon: <Skull size={14} />,
-          hint: 'SIGKILL',
-          disabled: notRunning || state === 'killed' || state === 'down',
-          onSelect: () => void act(id, 'kill')
-        },
-        {
-          label: 'Pause',
-          icon: <Pause size={14} />,
-          hint: 'SIGSTOP',
-          disabled: notRunning || state === 'paused',
-          onSelect: () => void act(id, 'pause')
-        },
-        {
-          label: 'Resume',
-          icon: <Play size={14} />,
-          hint: 'SIGCONT',
-          disabled: notRunning || state !== 'paused',
-          onSelect: () => void act(id, 'resume')
-        },
-        {
-          label: 'Restart',
-          icon: <RotateCcw size={14} />,
-          disabled: notRunning,
-          onSelect: () => void act(id, 'restart')
-        },
+        ...(attached ? operatorItems(doc, id, state, running) : ownItems()),
         ...(node
           ? networkMenuItems(
               nodeMenuEntries(
                 {
                   id,
                   room: node.room,
-                  ownNamespace: OWN_NAMESPACE_KINDS.has(node.kind) && !isAttached(node)
+                  ownNamespace: OWN_NAMESPACE_KINDS.has(node.kind) && !attached
                 },
                 gate
               )
@@ -77,4 +57,73 @@ export function NodeMenu() {
       ]}
     />
   )
+
+  function ownItems(): MenuItem[] {
+    return [
+      {
+        label: 'Kill',
+        icon: <Skull size={14} />,
+        hint: 'SIGKILL',
+        disabled: notRunning || state === 'killed' || state === 'down',
+        onSelect: () => void act(id, 'kill')
+      },
+      {
+        label: 'Pause',
+        icon: <Pause size={14} />,
+        hint: 'SIGSTOP',
+        disabled: notRunning || state === 'paused',
+        onSelect: () => void act(id, 'pause')
+      },
+      {
+        label: 'Resume',
+        icon: <Play size={14} />,
+        hint: 'SIGCONT',
+        disabled: notRunning || state !== 'paused',
+        onSelect: () => void act(id, 'resume')
+      },
+      {
+        label: 'Restart',
+        icon: <RotateCcw size={14} />,
+        disabled: notRunning,
+        onSelect: () => void act(id, 'restart')
+      }
+    ]
+  }
+}
+
+const OPERATOR_ICONS: Record<NodeAction, ReactNode> = {
+  kill: <Skull size={14} />,
+  pause: <Pause size={14} />,
+  resume: <Play size={14} />,
+  restart: <RotateCcw size={14} />,
+  stop: <Square size={14} />,
+  start: <Power size={14} />
+}
+
+/** An attached node offers exactly the operator commands its topology gives, each shown. */
+function operatorItems(
+  doc: Topology,
+  id: string,
+  state: Parameters<typeof operatorMenuEntries>[2],
+  running: boolean
+): MenuItem[] {
+  const entries = operatorMenuEntries(doc, id, state, running)
+  if (entries.length === 0) {
+    return [
+      {
+        label: 'No commands for this node',
+        disabled: true,
+        description: `${id} is not DR Studio's: add "actions" (kill, restart, …) with your own commands to it or its room to fault it from here`,
+        onSelect: () => undefined
+      }
+    ]
+  }
+  return entries.map((e) => ({
+    label: e.label,
+    icon: OPERATOR_ICONS[e.action],
+    hint: 'your command',
+    description: `runs ${e.command}`,
+    disabled: e.disabled,
+    onSelect: () => void useRunStore.getState().operatorAction(id, e.action)
+  }))
 }

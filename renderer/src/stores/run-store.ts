@@ -1,5 +1,7 @@
 import { create } from 'zustand'
 import type { NodeAction, NodeState, NodeStatus } from '../../../common/contract'
+import { renderNodeAction } from '../../../common/topology'
+import { confirmationText, needsConfirmation } from '../../../common/topology/action-policy'
 import { invoke } from '../lib/bridge'
 import { useEditorStore } from './editor-store'
 import { toast, useUiStore } from './ui-store'
@@ -30,7 +32,14 @@ export interface RunState {
   start(): Promise<void>
   stop(): Promise<void>
   refresh(): Promise<void>
+  /** The user confirmed an operator command on an attached cluster this session (engine asks once). */
+  operatorConfirmed: boolean
   nodeAction(nodeId: string, action: NodeAction): Promise<void>
+  /**
+   * An action on a node DR Studio does not run: the operator's own command from the topology,
+   * asked about (with the command shown) before the first destructive one of the session.
+   */
+  operatorAction(nodeId: string, action: NodeAction): Promise<void>
   showLog(nodeId: string): Promise<void>
   applyStatus(status: SandboxStatus): void
   applyNodeStates(batch: readonly NodeStatus[]): void
@@ -55,6 +64,7 @@ export const useRunStore = create<RunState>()((set, get) => ({
   nodes: {},
   states: {},
   progress: {},
+  operatorConfirmed: false,
 
   async start() {
     if (get().busy || get().running) return
@@ -108,6 +118,33 @@ export const useRunStore = create<RunState>()((set, get) => ({
     }
   },
 
+  async operatorAction(nodeId, action) {
+    const rendered = renderNodeAction(useEditorStore.getState().history.present, nodeId, action)
+    if (!rendered) {
+      toast('error', `${nodeId} has no ${action} command; add "actions": {"${action}": "…"} to it`)
+      return
+    }
+    let confirmed = false
+    if (needsConfirmation(action, { confirmed: get().operatorConfirmed })) {
+      const address = get().nodes[nodeId]?.address
+      const q = confirmationText(
+        { id: nodeId, ...(address ? { address } : {}) },
+        action,
+        rendered.command
+      )
+      if ((await useUiStore.getState().ask(q)) !== 'confirm') return
+      confirmed = true
+    }
+    try {
+      const status = await invoke('node:action', { nodeId, action, confirmed })
+      if (confirmed) set({ operatorConfirmed: true })
+      get().applyNodeStates([status])
+      toast('info', `${nodeId}: ran your ${action} command`)
+    } catch (err) {
+      toast('error', `${action} ${nodeId} failed: ${(err as Error).message}`)
+    }
+  },
+
   async showLog(nodeId) {
     const ui = useUiStore.getState()
     ui.setLog({ nodeId, path: '', text: '', loading: true })
@@ -136,7 +173,8 @@ export const useRunStore = create<RunState>()((set, get) => ({
       startedAt: status.startedAt,
       nodes,
       states,
-      ...(status.running ? {} : { progress: {} })
+      // The engine forgets the confirmation when the sandbox stops; so does the renderer.
+      ...(status.running ? {} : { progress: {}, operatorConfirmed: false })
     })
   },
 

@@ -1,5 +1,6 @@
-import type { OperatorAction, Topology } from '../../../common/topology'
-import { DESTRUCTIVE_ACTIONS, findNode, isAttached, offeredActions } from '../../../common/topology'
+import type { OperatorAction, Topology } from './schema'
+import { DESTRUCTIVE_ACTIONS, offeredActions } from './actions'
+import { findNode, isAttached } from './model'
 
 /** What the session remembers between operator actions. */
 export interface ActionSession {
