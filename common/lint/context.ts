@@ -27,7 +27,10 @@ export interface Context {
   masterRooms: string[]
 }
 
-export type Draft = Omit<LintFinding, 'ruleId' | 'severity'>
+/** A finding before its rule is attached; `severity` overrides the rule's for this one finding. */
+export type Draft = Omit<LintFinding, 'ruleId' | 'severity'> & {
+  severity?: LintFinding['severity']
+}
 export type Check = (ctx: Context) => Draft[]
 
 export const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1|0\.0\.0\.0)$/i

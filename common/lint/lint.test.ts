@@ -645,3 +645,39 @@ describe('multi-room rules: what a room loss costs decides the severity', () => 
     })
   })
 })
+
+describe('room-without-management on an operator’s cluster', () => {
+  /** A discovered room: every name server and broker has its host and port. */
+  const attachedRoom = (d: Doc, r: number) => {
+    const room = d.rooms[r]
+    room.managementNodes = []
+    room.nameServers.forEach((n: Record<string, unknown>, i: number) =>
+      Object.assign(n, { host: `10.0.${r}.${i + 1}`, port: 9876 })
+    )
+    room.brokers.forEach((b: Record<string, unknown>, i: number) =>
+      Object.assign(b, { host: `10.0.${r}.${i + 10}`, port: 10911 })
+    )
+  }
+
+  it('is a warning that says what the clients do instead, not an error that blocks the run', () => {
+    const f = fired(
+      twoRooms((d) => attachedRoom(d, 0)),
+      'room-without-management'
+    )
+    expect(f).toEqual([
+      expect.objectContaining({
+        severity: 'warning',
+        nodeIds: ['room1'],
+        message: expect.stringContaining("clients use the topology's name servers as a fixed list")
+      })
+    ])
+  })
+
+  it('stays an error in a room DR Studio runs itself', () => {
+    const f = fired(
+      twoRooms((d) => (d.rooms[0].managementNodes = [])),
+      'room-without-management'
+    )
+    expect(f.map((x) => x.severity)).toEqual(['error'])
+  })
+})

@@ -100,16 +100,28 @@ const CHECKS: { [K in LintRuleId]: Check } = {
     ),
 
   'room-without-management': (ctx) =>
-    perRoom(ctx, (room, path) =>
-      room.managementNodes.length === 0
+    perRoom(ctx, (room, path) => {
+      if (room.managementNodes.length > 0) return undefined
+      // An operator's room (every server attached, e.g. discovered): it runs as it is, and DR
+      // Studio's clients use the topology's name servers as a static list. Worth saying, not an error.
+      const servers = [...room.nameServers, ...room.brokers]
+      const theirs =
+        servers.length > 0 && servers.every((n) => n.host !== undefined && n.port !== undefined)
+      return theirs
         ? {
+            severity: 'warning',
+            message: `room "${room.id}" has no management node: clients use the topology's name servers as a fixed list, which cannot react to a name server that fails`,
+            hint: `run a management node for room "${room.id}" (drstudio mgmt) and point its brokers' and clients' address server at it`,
+            nodeIds: [room.id],
+            path: `${path}.managementNodes`
+          }
+        : {
             message: `room "${room.id}" has no management node`,
             hint: `add a management node to room "${room.id}"; its brokers and clients fetch name-server addresses from it`,
             nodeIds: [room.id],
             path: `${path}.managementNodes`
           }
-        : undefined
-    ),
+    }),
 
   'room-without-broker': (ctx) =>
     perRoom(ctx, (room, path) =>
@@ -452,7 +464,11 @@ const CHECKS: { [K in LintRuleId]: Check } = {
 export function lintTopology(topology: Topology): LintFinding[] {
   const ctx = lintContext(topology)
   return LINT_RULES.flatMap((rule) =>
-    CHECKS[rule.id](ctx).map((d) => ({ ruleId: rule.id, severity: rule.severity, ...d }))
+    CHECKS[rule.id](ctx).map((d) => ({
+      ruleId: rule.id,
+      ...d,
+      severity: d.severity ?? rule.severity
+    }))
   )
 }
 
