@@ -1,0 +1,243 @@
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Topology } from '../../../common/topology/schema'
+import { isAttached, topicsOf } from '../../../common/topology/model'
+import { nodeRuntimeCommand } from '../app-paths'
+import type { TopicCreator } from './admin-ports'
+import type { AttachedNodes } from './attached-nodes'
+import type { ControllerBootInput } from './controller-boot'
+import { awaitControllerLeader, awaitGroupMasters, controllerEndpoints } from './controller-boot'
+import { electionWaves } from './controller-readiness'
+import { SandboxError } from './errors'
+import type { ManagementCommand, NodeCommandContext } from './node-commands'
+import { writeNodeConfig } from './node-commands'
+import type { NodeProcess, ServerNode } from './node-process'
+import type { Clock } from './readiness'
+import type { RegistrationReport } from './registration'
+import type { PlacementDeps } from './sandbox-placement'
+import { placeNodes } from './sandbox-placement'
+
+/** What the boot sequence needs from its sandbox (which keeps the run's state). */
+export interface BootDeps extends PlacementDeps {
+  clock: Clock
+  attachedNodes: Pick<AttachedNodes, 'start'>
+  nodes: () => ReadonlyMap<string, NodeProcess>
+  commandContext: (topology: Topology, runDir: string) => NodeCommandContext
+  controllerBoot: (signal: AbortSignal) => ControllerBootInput
+  topicCreator: () => TopicCreator
+  /** Measure registration in the background once brokers are up. */
+  trackRegistration: boolean
+  registrationSince: (since: number, timeoutMs: number) => Promise<RegistrationReport>
+  /** Remembers the background measurement for waitForRegistration(). */
+  setRegistration: (registration: Promise<RegistrationReport>) => void
+  emitState: (rt: NodeProcess) => void
+}
+
+/**
+ * Places and configures every node, boots ours in waves (name servers, management nodes and
+ * controllers, then brokers), creates the topics, then boots proxies once brokers registered.
+ * Throws the abort reason at each checkpoint once `signal` is aborted.
+ */
+export async function bootSequence(
+  deps: BootDeps,
+  topology: Topology,
+  nodes: ServerNode[],
+  runDir: string,
+  signal: AbortSignal
+): Promise<void> {
+  await placeNodes(deps, topology, nodes, runDir)
+  mkdirSync(runDir, { recursive: true })
+  const ours = [...deps.nodes().values()].filter((rt) => !rt.attached)
+  for (const rt of ours) rt.command = writeNodeConfig(rt, deps.commandContext(topology, runDir))
+  for (const rt of deps.nodes().values()) deps.emitState(rt)
+  const attachedProbed = deps.attachedNodes.start(topology, deps.nodes())
+  await bootServers(deps, topology, ours, signal)
+  checkpoint(signal)
+  await awaitGroupMasters(deps.controllerBoot(signal))
+  const brokersUpAt = deps.clock.now()
+  let registration: Promise<RegistrationReport> | undefined
+  if (deps.trackRegistration) {
+    registration = deps.registrationSince(brokersUpAt, 120_000)
+    deps.setRegistration(registration)
+    registration.catch(() => undefined)
+  }
+  await createTopics(deps, topology)
+  checkpoint(signal)
+  const proxies = ours.filter((rt) => rt.kind === 'proxy')
+  if (proxies.length > 0) {
+    // A cluster-mode proxy creates its system topics through the name servers at boot and exits
+    // when no broker of its cluster is registered yet (~10-20 s with management discovery).
+    deps.progress(
+      '',
+      'waiting for brokers to register with the name servers before starting proxies'
+    )
+    await (registration ?? deps.registrationSince(brokersUpAt, 120_000))
+    checkpoint(signal)
+    await bootGroup(proxies, signal)
+  }
+  await attachedProbed
+}
+
+/** Name servers, management nodes and controllers, then brokers (in election waves). */
+async function bootServers(
+  deps: BootDeps,
+  topology: Topology,
+  ours: NodeProcess[],
+  signal: AbortSignal
+): Promise<void> {
+  const first = ours.filter(
+    (rt) => rt.kind === 'nameserver' || rt.kind === 'management' || rt.kind === 'controller'
+  )
+  const brokers = ours.filter((rt) => rt.kind === 'broker')
+  const controllerMode = controllerEndpoints(ours).length > 0
+  if (topology.settings.namesrvDiscovery === 'management' && !controllerMode) {
+    // A broker that learns the name servers from its management node first asks it 10 s after
+    // boot, so it needs neither up yet: boot them together.
+    deps.progress(
+      '',
+      'brokers ask their room’s management node for the name servers 10 s after boot (RocketMQ’s first address-server fetch); traffic starts within ~12 s of their boot'
+    )
+    await bootGroup([...first, ...brokers], signal)
+    return
+  }
+  // With a static list a broker registers at once, and in controller mode it asks the
+  // controllers for its role: both must be up (and a leader elected) first.
+  await bootGroup(first, signal)
+  checkpoint(signal)
+  await awaitControllerLeader(deps.controllerBoot(signal))
+  const [early, later] = electionWaves(brokers)
+  await bootGroup(early, signal)
+  checkpoint(signal)
+  if (later.length > 0) {
+    await awaitGroupMasters(deps.controllerBoot(signal))
+    await bootGroup(later, signal)
+  }
+}
+
+/** Throws the abort reason once stop() aborted the boot. */
+function checkpoint(signal: AbortSignal): void {
+  if (signal.aborted) throw signal.reason
+}
+
+/** Boots nodes in parallel; on the first failure the others stop waiting and the error propagates. */
+export async function bootGroup(group: NodeProcess[], parent: AbortSignal): Promise<void> {
+  if (group.length === 0) return
+  const abort = new AbortController()
+  const signal = AbortSignal.any([parent, abort.signal])
+  const runs = group.map((rt) =>
+    rt
+      .enqueue(() => rt.bootWithRetry(signal))
+      .catch((err: unknown) => {
+        abort.abort(new SandboxError('boot-exit', 'Boot abandoned: another node failed to boot.'))
+        throw err
+      })
+  )
+  try {
+    await Promise.all(runs)
+  } catch (err) {
+    await Promise.allSettled(runs)
+    throw err
+  }
+}
+
+async function createTopics(
+  deps: Pick<BootDeps, 'nodes' | 'topicCreator' | 'clock' | 'progress'>,
+  topology: Topology
+): Promise<void> {
+  const topics = topicsOf(topology)
+  // Controller-mode replicas get the topic too: whichever is elected next must already serve it.
+  const masters = [...deps.nodes().values()].filter(
+    (rt) =>
+      rt.kind === 'broker' &&
+      !rt.attached &&
+      rt.node.kind === 'broker' &&
+      (rt.node.spec.role === 'master' || rt.node.spec.role === 'replica')
+  )
+  if (topics.length === 0 || masters.length === 0) return
+  const creator = deps.topicCreator()
+  await Promise.all(
+    masters.flatMap((rt) =>
+      topics.map(async (topic) => {
+        const brokerName = rt.node.kind === 'broker' ? rt.node.spec.brokerName : rt.id
+        let lastError: unknown
+        for (let attempt = 1; attempt <= 3; attempt++) {
+          try {
+            await creator.createTopic({
+              brokerAddress: `${rt.host}:${rt.port}`,
+              brokerName,
+              topic: topic.name,
+              queues: topic.queues
+            })
+            deps.progress(rt.id, `topic ${topic.name} (${topic.queues} queues) created`)
+            return
+          } catch (err) {
+            lastError = err
+            await deps.clock.sleep(500 * attempt)
+          }
+        }
+        throw new SandboxError(
+          'topic-create',
+          `Could not create topic ${topic.name} on broker ${rt.id} (${rt.host}:${rt.port}): ` +
+            `${(lastError as Error)?.message ?? lastError}. Check ${rt.logFile}.`,
+          { nodeId: rt.id, cause: lastError }
+        )
+      })
+    )
+  )
+}
+
+/** True when a node of ours runs on a JVM (so Java and the RocketMQ jars must be found). */
+export function needsJvm(nodes: ServerNode[]): boolean {
+  return nodes.some((n) => !isAttached(n) && n.kind !== 'management')
+}
+
+export function checkDiscovery(topology: Topology, nodes: ServerNode[]): void {
+  if (topology.settings.namesrvDiscovery !== 'management') return
+  for (const room of topology.rooms) {
+    const needs = nodes.some(
+      (n) => n.room === room.id && (n.kind === 'broker' || n.kind === 'proxy') && !isAttached(n)
+    )
+    if (needs && room.managementNodes.length === 0) {
+      throw new SandboxError(
+        'topology',
+        `Room ${room.id} has brokers but no management node, and settings.namesrvDiscovery is "management". ` +
+          `Add a management node to room ${room.id}, or set namesrvDiscovery to "static".`
+      )
+    }
+  }
+}
+
+function managementEntry(repoRoot: string): string {
+  return join(repoRoot, 'main', 'services', 'management', 'standalone.ts')
+}
+
+/** The management entry must exist when a node of ours needs it and no command was passed. */
+export function checkManagementEntry(
+  repoRoot: string,
+  managementCommand: ManagementCommand | undefined,
+  nodes: ServerNode[]
+): void {
+  const entry = managementEntry(repoRoot)
+  if (
+    !managementCommand &&
+    nodes.some((n) => n.kind === 'management' && !isAttached(n)) &&
+    !existsSync(entry)
+  ) {
+    throw new SandboxError(
+      'topology',
+      `The management node entry ${entry} is missing; restore it from git, or pass a managementCommand.`
+    )
+  }
+}
+
+/** Runs the management node from source through tsx. */
+export function defaultManagementCommand(repoRoot: string): ManagementCommand {
+  const entry = managementEntry(repoRoot)
+  const runtime = nodeRuntimeCommand()
+  return (configFile) => ({
+    command: runtime.command,
+    args: ['--import', 'tsx', entry, configFile],
+    cwd: repoRoot,
+    env: { ...runtime.env }
+  })
+}
