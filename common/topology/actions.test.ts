@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  exampleActionCommand,
   actionProblems,
   offeredActions,
   parseTemplate,
@@ -9,6 +10,7 @@ import {
   shellQuote
 } from './actions'
 import type { Topology } from './schema'
+import { OPERATOR_ACTIONS } from './schema'
 import { topologySchema } from './schema'
 import { validateTopology } from './validate'
 
@@ -222,5 +224,28 @@ describe('actionProblems (through validateTopology)', () => {
     const paths = v.problems.map((p) => p.path)
     expect(paths).toContain('$.rooms[0].nameServers[0].actions.reboot')
     expect(paths).toContain('$.rooms[0].actions.producer')
+  })
+})
+
+describe('exampleActionCommand', () => {
+  it('names the kind’s unit, and sends signals for kill, pause and resume (systemd has no pause)', () => {
+    expect(exampleActionCommand('nameserver', 'kill')).toBe(
+      'ssh {host} sudo systemctl kill -s KILL rmq-namesrv'
+    )
+    expect(exampleActionCommand('broker', 'pause')).toBe(
+      'ssh {host} sudo systemctl kill -s STOP rmq-broker'
+    )
+    expect(exampleActionCommand('proxy', 'resume')).toBe(
+      'ssh {host} sudo systemctl kill -s CONT rmq-proxy'
+    )
+    expect(exampleActionCommand('controller', 'restart')).toBe(
+      'ssh {host} sudo systemctl restart rmq-controller'
+    )
+    expect(exampleActionCommand('management', 'stop')).toBe(
+      'ssh {host} sudo systemctl stop drstudio-mgmt'
+    )
+    // Every example is a valid template: its only placeholder is {host}.
+    for (const a of OPERATOR_ACTIONS)
+      expect(parseTemplate(exampleActionCommand('broker', a)).ok).toBe(true)
   })
 })

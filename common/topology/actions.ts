@@ -233,3 +233,23 @@ export function actionProblems(topology: Topology): ActionProblem[] {
   }
   return problems
 }
+
+const SERVICE: Record<'nameserver' | 'broker' | 'proxy' | 'controller' | 'management', string> = {
+  nameserver: 'rmq-namesrv',
+  broker: 'rmq-broker',
+  proxy: 'rmq-proxy',
+  controller: 'rmq-controller',
+  management: 'drstudio-mgmt'
+}
+
+/**
+ * An example command for an action an attached node lacks, for the error that says how to add
+ * one: systemd has no pause, so pause, resume and kill send the signal through `systemctl kill`.
+ */
+export function exampleActionCommand(kind: keyof typeof SERVICE, action: OperatorAction): string {
+  const unit = SERVICE[kind]
+  const signal = { kill: 'KILL', pause: 'STOP', resume: 'CONT' } as const
+  return action === 'kill' || action === 'pause' || action === 'resume'
+    ? `ssh {host} sudo systemctl kill -s ${signal[action]} ${unit}`
+    : `ssh {host} sudo systemctl ${action} ${unit}`
+}

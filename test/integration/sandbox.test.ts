@@ -277,7 +277,8 @@ describe('sandbox on real RocketMQ 5.3.3 JVMs', () => {
       const err = (await other.killNode('ext-ns').catch((e: unknown) => e)) as SandboxError
       expect(err.code).toBe('node-attached')
       expect(err.message).toContain(
-        `node ext-ns is attached (${host}:${port}); DR Studio cannot kill it`
+        `node ext-ns is attached (${host}:${port}) and the topology has no kill command for it; ` +
+          `add "actions": {"kill": "…"} to the node or to its room's actions, e.g. "ssh {host} sudo systemctl kill -s KILL rmq-namesrv"`
       )
       await other.stop()
       expect(sb.node('ns-1').state).toBe('up')

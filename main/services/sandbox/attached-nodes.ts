@@ -1,5 +1,9 @@
 import type { OperatorAction, Topology } from '../../../common/topology/schema'
-import { offeredActions, renderNodeAction } from '../../../common/topology/actions'
+import {
+  exampleActionCommand,
+  offeredActions,
+  renderNodeAction
+} from '../../../common/topology/actions'
 import type { ActionRunResult } from '../attach/action-runner'
 import {
   describeActionResult,
@@ -106,7 +110,7 @@ export class AttachedNodes {
         'node-attached',
         `node ${rt.id} is attached (${rt.host}:${rt.port}) and the topology has no ${action} command for it` +
           (offered.length ? ` (it has: ${offered.join(', ')})` : '') +
-          `; add "actions": {"${action}": "…"} to the node or to its room's actions, e.g. "ssh {host} sudo systemctl ${action} rmq-broker"`,
+          `; add "actions": {"${action}": "…"} to the node or to its room's actions, e.g. "${exampleActionCommand(rt.kind, action)}"`,
         { nodeId: rt.id }
       )
     }

@@ -185,7 +185,9 @@ export class RouteKeeper extends EventEmitter<RouteKeeperEvents> {
         }
         if (changedNs) this.emit('namesrv', ns)
         const rooms = this.deps.directory.lastAnswer()?.brokers ?? []
-        const brokers = routeToBrokers(route, (a) => rooms.find((r) => r.address === a)?.room,
+        const brokers = routeToBrokers(
+          route,
+          (a) => rooms.find((r) => r.address === a)?.room,
           this.opts.brokerRooms
         )
         this.followMasters(
