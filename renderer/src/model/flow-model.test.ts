@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import threeRoomsControllerJson from '../../../resources/topologies/three-rooms-controller.json'
 import twoRoomsJson from '../../../resources/topologies/two-rooms.json'
 import { topologySchema } from '../../../common/topology'
 import { withCompleteLayout } from './document'
@@ -70,6 +71,17 @@ describe('buildFlowNodes', () => {
 })
 
 describe('aria labels', () => {
+  it('says a controller-mode broker is a replica (its master is elected, not configured)', () => {
+    const t = withCompleteLayout(topologySchema.parse(threeRoomsControllerJson))
+    const broker = buildFlowNodes(t, inputs()).find(
+      (n) => n.id === 'broker-a-1'
+    ) as ComponentFlowNode
+    expect(broker.data.role).toBe('replica')
+    expect(nodeAriaLabel(broker.data, 'stopped')).toBe(
+      'broker broker-a-1 (replica) in room1, state stopped'
+    )
+  })
+
   it('names kind, id, role, room, state and problems', () => {
     const data = {
       nodeId: 'broker-1',

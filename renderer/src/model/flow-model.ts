@@ -18,7 +18,7 @@ export type ComponentNodeData = {
   kind: NodeKind
   room: string
   subtitle: string
-  role?: 'master' | 'slave'
+  role?: 'master' | 'slave' | 'replica'
   attached: boolean
   problems: number
 }
@@ -179,7 +179,9 @@ export function buildFlowNodes(
     const id = unique(n.id)
     const s = n.spec as Record<string, unknown>
     const role =
-      n.kind === 'broker' && (s.role === 'master' || s.role === 'slave') ? s.role : undefined
+      n.kind === 'broker' && (s.role === 'master' || s.role === 'slave' || s.role === 'replica')
+        ? s.role
+        : undefined
     const data: ComponentNodeData = {
       nodeId: n.id,
       kind: n.kind,
