@@ -1,7 +1,11 @@
+import { execFileSync } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { expect, test } from './fixtures'
 import { DesignerPage } from './pages/designer'
 import {
   createTopicByHand,
+  operatorScripts,
   startHandCluster,
   waitForRegistration,
   type HandCluster
@@ -22,6 +26,8 @@ test.describe.configure({ mode: 'serial', timeout: 240_000 })
 
 let root: string
 let cluster: HandCluster
+/** broker-a started again by the operator's start script: not a child of the test. */
+let restartedPidFile: string | null = null
 
 test.beforeAll(async () => {
   test.setTimeout(200_000)
@@ -34,6 +40,13 @@ test.beforeAll(async () => {
 })
 
 test.afterAll(async ({ shell }) => {
+  if (restartedPidFile) {
+    try {
+      process.kill(Number(readFileSync(restartedPidFile, 'utf8')), 'SIGKILL')
+    } catch {
+      // already gone
+    }
+  }
   await stopAllJvms()
   expect(runningJvmPids()).toEqual([])
   if (root) await removeRunDir(root)
@@ -168,6 +181,113 @@ test('Start runs DR Studio’s client on it; a broker killed out of band reroute
       body: await page.screenshot(),
       contentType: 'image/png'
     })
+  })
+
+  await test.step('Stop ends the run', async () => {
+    await live.tool('Stop').click()
+    await expect(live.tool('Start')).toBeEnabled({ timeout: 120_000 })
+  })
+})
+
+test('the operator’s own commands from the node menu: Kill asks once, shows the command, runs it', async ({
+  page,
+  live
+}, testInfo) => {
+  test.setTimeout(300_000)
+  const d = new DesignerPage(page)
+  const node = (id: string) =>
+    live.canvas.getByRole('group', { name: new RegExp(`\\b${id}\\b.* in room\\d`) })
+  const edge = (client: string, target: string, where: string) =>
+    live.canvas.getByRole('img', { name: `${client} uses broker ${target}, ${where}` })
+  const menuOf = async (id: string) => {
+    await node(id)
+      .getByRole('button', { name: `Actions for ${id}` })
+      .click()
+    return page.getByRole('menu', { name: `Actions for ${id}` })
+  }
+  const scripts = operatorScripts(cluster.brokers[0])
+
+  await test.step('the operator brings broker-a back and gives it kill and start commands', async () => {
+    execFileSync('sh', [scripts.start])
+    restartedPidFile = scripts.pidFile
+    await waitForRegistration(cluster)
+    const file = join(root, 'discovered.json')
+    const map = join(root, 'rooms.json')
+    writeFileSync(
+      map,
+      JSON.stringify({
+        [cluster.nameServers[0].address]: 'room1',
+        [cluster.nameServers[1].address]: 'room2'
+      })
+    )
+    execFileSync(process.execPath, [
+      'bin/drstudio.js',
+      'discover',
+      '--namesrv',
+      cluster.namesrvAddr,
+      '--rooms',
+      'zone',
+      '--rooms-map',
+      map,
+      '--topic',
+      'payments',
+      '--clients',
+      '--out',
+      file
+    ])
+    const topology = JSON.parse(readFileSync(file, 'utf8'))
+    const broker = topology.rooms
+      .flatMap((r: { brokers: { brokerName: string }[] }) => r.brokers)
+      .find((b: { brokerName: string }) => b.brokerName === 'broker-a')
+    broker.actions = { kill: `kill -KILL $(cat ${scripts.pidFile})`, start: `sh ${scripts.start}` }
+    writeFileSync(file, JSON.stringify(topology, null, 2))
+    await d.tool('New').click()
+    if (await d.discardDialog.isVisible()) {
+      await d.discardDialog.getByRole('button', { name: 'Discard changes' }).click()
+    }
+    await d.openFile(file)
+    await expect(d.title).toContainText('discovered.json')
+  })
+
+  await test.step('Start: producer-room1 sends to broker-a again', async () => {
+    await live.tool('Start').click()
+    await expect(edge('producer-room1', 'broker-a', 'same room (room1)')).toBeAttached({
+      timeout: 120_000
+    })
+  })
+
+  await test.step('the menu offers exactly Kill and Start, each with the command it runs', async () => {
+    const menu = await menuOf('broker-a')
+    const items = menu.getByRole('menuitem')
+    await expect(items.filter({ hasText: /^(Kill|Pause|Resume|Restart|Stop|Start)/ })).toHaveText([
+      /^Kill/,
+      /^Start/
+    ])
+    await expect(menu.getByRole('menuitem', { name: /^Kill/ })).toHaveAccessibleDescription(
+      `runs kill -KILL $(cat ${scripts.pidFile})`
+    )
+    await menu.getByRole('menuitem', { name: /^Kill/ }).click()
+  })
+
+  await test.step('the first destructive one asks, naming the node and the command', async () => {
+    const ask = page.getByRole('alertdialog', { name: 'Kill broker-a on your cluster?' })
+    await expect(ask).toContainText(`kill -KILL $(cat ${scripts.pidFile})`)
+    await testInfo.attach('the confirmation', {
+      body: await ask.screenshot(),
+      contentType: 'image/png'
+    })
+    await ask.getByRole('button', { name: 'Run kill' }).click()
+    await expect(node('broker-a')).toHaveAccessibleName(/, state down\b/, { timeout: 30_000 })
+    await expect(edge('producer-room1', 'broker-b', 'cross-room (room1 → room2)')).toBeAttached({
+      timeout: 60_000
+    })
+  })
+
+  await test.step('Start runs the start script without asking again; broker-a answers again', async () => {
+    const menu = await menuOf('broker-a')
+    await menu.getByRole('menuitem', { name: /^Start/ }).click()
+    await expect(page.getByRole('alertdialog')).toHaveCount(0)
+    await expect(node('broker-a')).toHaveAccessibleName(/, state up\b/, { timeout: 60_000 })
   })
 
   await test.step('Stop ends the run', async () => {

@@ -14,8 +14,12 @@ import { ScenarioRunner } from '../../main/services/scenario/scenario-runner'
 import { formatScorecard } from '../../main/services/scenario/scorecard'
 import { sandboxPlace, sourceWorkers } from '../../main/services/workers/worker-launcher'
 import type { HandCluster } from './helpers/hand-cluster'
-import { createTopic, startHandCluster, waitForRegistration } from './helpers/hand-cluster'
-import type { JvmProcess } from './helpers/jvm'
+import {
+  createTopic,
+  operatorScripts,
+  startHandCluster,
+  waitForRegistration
+} from './helpers/hand-cluster'
 import { assertJars, makeRunDir, removeRunDir, stopAllJvms } from './helpers/jvm'
 
 // Issue 11: the room-aware client and its failover against a cluster DR Studio did not start. The
@@ -50,26 +54,6 @@ afterAll(async () => {
   await stopAllJvms()
   if (root) await removeRunDir(root)
 })
-
-/** The operator's scripts for broker-a: its pid file, and a start script that brings it back. */
-function operatorScripts(broker: JvmProcess): { pidFile: string; start: string } {
-  const pidFile = join(broker.dir, 'broker.pid')
-  writeFileSync(pidFile, `${broker.pid}\n`)
-  const quote = (a: string): string => `'${a.replace(/'/g, `'\\''`)}'`
-  const start = join(broker.dir, 'start.sh')
-  writeFileSync(
-    start,
-    [
-      '#!/bin/sh',
-      `cd ${quote(broker.dir)}`,
-      'unset NAMESRV_ADDR ROCKETMQ_HOME ROCKETMQ_ZONE ROCKETMQ_ZONE_MODE',
-      ...Object.entries(broker.env).map(([k, v]) => `export ${k}=${quote(v)}`),
-      `nohup ${broker.argv.map(quote).join(' ')} >> restarted.log 2>&1 &`,
-      `echo $! > ${quote(pidFile)}`
-    ].join('\n') + '\n'
-  )
-  return { pidFile, start }
-}
 
 async function discover(cluster: HandCluster, zones: boolean): Promise<Topology> {
   const ns = cluster.nameServers.map((n) => n.address)

@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { RemotingRpc } from '../../../main/services/remoting'
 import { startBroker, startNamesrv, type JvmProcess } from './jvm'
 
@@ -122,4 +123,24 @@ export async function createTopicByHand(
   } finally {
     rpc.close()
   }
+}
+
+/** The operator's scripts for broker-a: its pid file, and a start script that brings it back. */
+export function operatorScripts(broker: JvmProcess): { pidFile: string; start: string } {
+  const pidFile = join(broker.dir, 'broker.pid')
+  writeFileSync(pidFile, `${broker.pid}\n`)
+  const quote = (a: string): string => `'${a.replace(/'/g, `'\\''`)}'`
+  const start = join(broker.dir, 'start.sh')
+  writeFileSync(
+    start,
+    [
+      '#!/bin/sh',
+      `cd ${quote(broker.dir)}`,
+      'unset NAMESRV_ADDR ROCKETMQ_HOME ROCKETMQ_ZONE ROCKETMQ_ZONE_MODE',
+      ...Object.entries(broker.env).map(([k, v]) => `export ${k}=${quote(v)}`),
+      `nohup ${broker.argv.map(quote).join(' ')} >> restarted.log 2>&1 &`,
+      `echo $! > ${quote(pidFile)}`
+    ].join('\n') + '\n'
+  )
+  return { pidFile, start }
 }
