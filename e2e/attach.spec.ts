@@ -191,8 +191,10 @@ test('Start runs DR Studio’s client on it; a broker killed out of band reroute
 
 test('the operator’s own commands from the node menu: Kill asks once, shows the command, runs it', async ({
   page,
-  live
+  live,
+  shell
 }, testInfo) => {
+  test.skip(shell.kind === 'electron', 'Open shows a native file dialog under Electron')
   test.setTimeout(300_000)
   const d = new DesignerPage(page)
   const node = (id: string) =>
