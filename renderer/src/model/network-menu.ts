@@ -110,6 +110,32 @@ function isolated(faults: ActiveFaults, id: string): boolean {
   return faults.some((f) => f.fault.action === 'isolate' && f.fault.target === id)
 }
 
+/** Slow…, Lossy… and Bandwidth…: the dialogs that shape a link (room and link menus alike). */
+function shapeEntries(
+  dialog: (kind: NetworkDialogKind) => NetworkDialogRequest,
+  blocked: string | null,
+  slow: string | null
+): NetworkEntry[] {
+  return [
+    {
+      type: 'dialog',
+      label: 'Slow…',
+      icon: 'delay',
+      separated: true,
+      disabled: slow,
+      dialog: dialog('delay')
+    },
+    { type: 'dialog', label: 'Lossy…', icon: 'loss', disabled: blocked, dialog: dialog('loss') },
+    {
+      type: 'dialog',
+      label: 'Bandwidth…',
+      icon: 'bandwidth',
+      disabled: blocked,
+      dialog: dialog('bandwidth')
+    }
+  ]
+}
+
 /** Right-click on a room: isolate it, cut or shape its links to one or every other room, heal it. */
 export function roomMenuEntries(
   room: string,
@@ -147,22 +173,7 @@ export function roomMenuEntries(
       disabled: blocked,
       dialog: dialog('cut', 'to')
     },
-    {
-      type: 'dialog',
-      label: 'Slow…',
-      icon: 'delay',
-      separated: true,
-      disabled: slow,
-      dialog: dialog('delay')
-    },
-    { type: 'dialog', label: 'Lossy…', icon: 'loss', disabled: blocked, dialog: dialog('loss') },
-    {
-      type: 'dialog',
-      label: 'Bandwidth…',
-      icon: 'bandwidth',
-      disabled: blocked,
-      dialog: dialog('bandwidth')
-    },
+    ...shapeEntries(dialog, blocked, slow),
     {
       type: 'apply',
       label: `Heal ${room}`,
@@ -239,22 +250,7 @@ export function linkMenuEntries(
       disabled: blocked,
       faults: [cut('from')]
     },
-    {
-      type: 'dialog',
-      label: 'Slow…',
-      icon: 'delay',
-      separated: true,
-      disabled: slow,
-      dialog: dialog('delay')
-    },
-    { type: 'dialog', label: 'Lossy…', icon: 'loss', disabled: blocked, dialog: dialog('loss') },
-    {
-      type: 'dialog',
-      label: 'Bandwidth…',
-      icon: 'bandwidth',
-      disabled: blocked,
-      dialog: dialog('bandwidth')
-    },
+    ...shapeEntries(dialog, blocked, slow),
     {
       type: 'apply',
       label: `Heal ${a} ~ ${b}`,
