@@ -1,6 +1,7 @@
-import type { Locator, Page, TestInfo } from '@playwright/test'
+import type { Locator, TestInfo } from '@playwright/test'
 import { expect, test } from '@playwright/test'
 import { re } from './designer'
+import { RunShellPage } from './run-shell'
 
 /**
  * three-rooms-controller running in the sandbox: a controller per room (embedded in its name
@@ -27,28 +28,7 @@ export const CONTROLLER_FLOW_TIMEOUT_MS = 540_000
 const roomOf = (id: string): string => `room${id.slice(id.lastIndexOf('-') + 1)}`
 
 /** The live controller-mode canvas: node badges, master badges, client edges, actions, Runs. */
-export class ControllerRunPage {
-  readonly canvas: Locator
-  readonly toolbar: Locator
-  readonly timeline: Locator
-  readonly runs: Locator
-  runId: number | null = null
-
-  constructor(readonly page: Page) {
-    this.canvas = page.getByRole('region', { name: 'Topology canvas' })
-    this.toolbar = page.getByRole('toolbar', { name: 'Main toolbar' })
-    this.timeline = page.getByRole('region', { name: 'Timeline' })
-    this.runs = page.getByRole('dialog', { name: 'Runs' })
-  }
-
-  tool(name: 'Start' | 'Stop' | 'Runs'): Locator {
-    return this.toolbar.getByRole('button', { name, exact: true })
-  }
-
-  node(id: string): Locator {
-    return this.canvas.getByRole('group', { name: new RegExp(`\\b${re(id)}\\b.* in room\\d`) })
-  }
-
+export class ControllerRunPage extends RunShellPage {
   /** The controller-mode badge of a replica that is its group's master, with its epoch. */
   master(id: string, group: string): Locator {
     return this.canvas.getByRole('status', {
@@ -69,38 +49,10 @@ export class ControllerRunPage {
     return this.canvas.getByRole('img', { name: `${client} uses broker ${target}, ${where}` })
   }
 
-  liveEvent(...texts: string[]): Locator {
-    let row = this.timeline.getByRole('list', { name: 'Live events' }).getByRole('listitem')
-    for (const text of texts) row = row.filter({ hasText: text })
-    return row
-  }
-
-  async showTimeline(open: boolean): Promise<void> {
-    const toggle = this.timeline.getByRole('button', { name: /^Timeline\b/ })
-    if ((await toggle.getAttribute('aria-expanded')) !== String(open)) await toggle.click()
-    await expect(toggle).toHaveAttribute('aria-expanded', String(open))
-  }
-
   /** Start, every node up, the workload running (noting the run id the Timeline shows). */
   async start(): Promise<void> {
     await test.step('start the sandbox: every node up, masters elected, producers sending', async () => {
-      await expect(this.tool('Start')).toBeEnabled()
-      await this.tool('Start').click()
-      await expect(async () => {
-        for (const id of CONTROLLER_NODES) {
-          await expect(this.node(id)).toHaveAccessibleName(/, state up\b/, { timeout: 1000 })
-        }
-      }).toPass({ timeout: BOOT_MS })
-      await this.showTimeline(true)
-      const label = this.timeline.getByLabel(/^run \d+$/)
-      const runOf = async () =>
-        Number(/\d+/.exec((await label.getAttribute('aria-label', { timeout: 1000 })) ?? '')?.[0])
-      await expect(async () => {
-        const id = await runOf()
-        await expect(this.liveEvent('phase workload')).toBeVisible({ timeout: 1000 })
-        expect(await runOf()).toBe(id)
-        this.runId = id
-      }).toPass({ timeout: WORKLOAD_MS })
+      await this.startAndReadRunId(CONTROLLER_NODES, { bootMs: BOOT_MS, workloadMs: WORKLOAD_MS })
       await this.showTimeline(false)
     })
   }
@@ -122,12 +74,6 @@ export class ControllerRunPage {
         timeout: 30_000
       })
     })
-  }
-
-  async attachCanvas(testInfo: TestInfo, title: string): Promise<void> {
-    const shot = testInfo.outputPath(`${title.replace(/\W+/g, '-')}.png`)
-    await this.canvas.screenshot({ path: shot })
-    await testInfo.attach(title, { path: shot, contentType: 'image/png' })
   }
 
   /** Stop, then this run's scorecard in Runs: passed and nothing lost. */

@@ -1,6 +1,7 @@
-import type { Locator, Page, TestInfo } from '@playwright/test'
+import type { Locator, TestInfo } from '@playwright/test'
 import { expect, test } from '@playwright/test'
 import { re } from './designer'
+import { attachShot, RunShellPage } from './run-shell'
 
 /** Every node of the default two-room topology; `<kind>-<n>` lives in `room<n>`. */
 export const TWO_ROOMS_NODES = [
@@ -36,12 +37,6 @@ const METRICS_MS = 30_000 // a change in traffic → the next live-metrics snaps
 /** A whole flow: boot, settle, fault, reroute, drain and report. */
 export const FLOW_TIMEOUT_MS = 420_000
 
-async function attachShot(what: Locator | Page, testInfo: TestInfo, title: string): Promise<void> {
-  const shot = testInfo.outputPath(`${title.replace(/\W+/g, '-')}.png`)
-  await what.screenshot({ path: shot })
-  await testInfo.attach(title, { path: shot, contentType: 'image/png' })
-}
-
 function roomOf(id: NodeId): string {
   return `room${id.slice(id.lastIndexOf('-') + 1)}`
 }
@@ -50,29 +45,10 @@ function roomOf(id: NodeId): string {
  * The default topology running in the sandbox: Start and Stop, node badges, the live client edges,
  * node actions, the live Timeline and the run's scorecard in Runs. Roles and accessible names only.
  */
-export class LiveRunPage {
-  readonly canvas: Locator
-  readonly toolbar: Locator
-  readonly timeline: Locator
-  /** The Runs dialog. */
-  readonly runs: Locator
-  /** Id of the run this page started, read from the Timeline once the run is up. */
-  runId: number | null = null
-
-  constructor(readonly page: Page) {
-    this.canvas = page.getByRole('region', { name: 'Topology canvas' })
-    this.toolbar = page.getByRole('toolbar', { name: 'Main toolbar' })
-    this.timeline = page.getByRole('region', { name: 'Timeline' })
-    this.runs = page.getByRole('dialog', { name: 'Runs' })
-  }
-
-  tool(name: 'Start' | 'Stop' | 'Runs'): Locator {
-    return this.toolbar.getByRole('button', { name, exact: true })
-  }
-
+export class LiveRunPage extends RunShellPage {
   /** A component on the canvas; its accessible name ends with ", state <state>". */
-  node(id: NodeId): Locator {
-    return this.canvas.getByRole('group', { name: new RegExp(`\\b${re(id)}\\b.* in room\\d`) })
+  override node(id: NodeId): Locator {
+    return super.node(id)
   }
 
   /** The live edge from a client to the name server or broker it uses now. */
@@ -116,13 +92,6 @@ export class LiveRunPage {
       .toBe(true)
   }
 
-  /** A row of the live Timeline's event list that mentions every given text. */
-  liveEvent(...texts: string[]): Locator {
-    let row = this.timeline.getByRole('list', { name: 'Live events' }).getByRole('listitem')
-    for (const text of texts) row = row.filter({ hasText: text })
-    return row
-  }
-
   async expectState(id: NodeId, state: string | RegExp, timeout = STATE_MS): Promise<void> {
     const s = typeof state === 'string' ? re(state) : state.source
     await expect(this.node(id)).toHaveAccessibleName(new RegExp(`, state (${s})\\b`), { timeout })
@@ -134,13 +103,6 @@ export class LiveRunPage {
     await expect(this.edgesOf(client, target.startsWith('ns-') ? 'ns' : 'broker')).toHaveCount(1)
   }
 
-  /** Opens the Timeline panel in the dock, or collapses it (it takes height from the canvas). */
-  async showTimeline(open: boolean): Promise<void> {
-    const toggle = this.timeline.getByRole('button', { name: /^Timeline\b/ })
-    if ((await toggle.getAttribute('aria-expanded')) !== String(open)) await toggle.click()
-    await expect(toggle).toHaveAttribute('aria-expanded', String(open))
-  }
-
   /**
    * Presses Start and waits until every node is up (clients are up once they route) and the
    * Timeline says the producers send (the workload phase: consumers settled, producers warmed up),
@@ -148,25 +110,7 @@ export class LiveRunPage {
    */
   async start(): Promise<void> {
     await test.step('start the sandbox and wait until every node is up and producers send', async () => {
-      await expect(this.tool('Start')).toBeEnabled()
-      await this.tool('Start').click()
-      await expect(async () => {
-        for (const id of TWO_ROOMS_NODES) {
-          await expect(this.node(id)).toHaveAccessibleName(/, state up\b/, { timeout: 1000 })
-        }
-      }).toPass({ timeout: BOOT_MS })
-      await this.showTimeline(true)
-      // The Timeline follows the run its newest event belongs to; read its run id on both sides of
-      // the workload row so that the id and the row come from the same run.
-      const label = this.timeline.getByLabel(/^run \d+$/)
-      const runOf = async () =>
-        Number(/\d+/.exec((await label.getAttribute('aria-label', { timeout: 1000 })) ?? '')?.[0])
-      await expect(async () => {
-        const id = await runOf()
-        await expect(this.liveEvent('phase workload')).toBeVisible({ timeout: 1000 })
-        expect(await runOf()).toBe(id)
-        this.runId = id
-      }).toPass({ timeout: WORKLOAD_MS })
+      await this.startAndReadRunId(TWO_ROOMS_NODES, { bootMs: BOOT_MS, workloadMs: WORKLOAD_MS })
       expect(this.runId, 'run id shown by the Timeline').toBeGreaterThan(0)
       await this.showTimeline(false)
     })
@@ -205,11 +149,6 @@ export class LiveRunPage {
       await this.act(id, 'Kill')
       await this.expectState(id, /killed|down/)
     })
-  }
-
-  /** Attaches a screenshot of the live canvas (the routes as they are now). */
-  async attachCanvas(testInfo: TestInfo, title: string): Promise<void> {
-    await attachShot(this.canvas, testInfo, title)
   }
 
   /**
