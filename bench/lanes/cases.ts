@@ -141,8 +141,9 @@ export function scenarioText(c: LaneCase, lanes: LaneEntry[]): string {
       rate: RATE,
       rooms: c.rooms,
       lanes,
-      // A restarted broker is routed again only after it re-registers (up to ~20 s with management
-      // discovery here): a shorter drain would count its backlog as lost.
+      // A restarted broker is routed again once it re-registers (at boot; ~20 s if its management
+      // node did not answer and it fetches the name servers itself): a shorter drain would count
+      // its backlog as lost.
       drainTimeout: '30s',
       duplicateGrace: '2s',
       // Past this, the run goes on with a note rather than spend the benchmark's budget warming up.

@@ -199,6 +199,18 @@ describe('sandbox on real RocketMQ 5.3.3 JVMs', () => {
       for (const ns of ['ns-1', 'ns-2']) {
         expect((await listed(sb.node(ns).address!)).sort()).toEqual(brokers.sort())
       }
+      // They had the list at boot (asked just before launch), not from a fetch 10 s later:
+      // RocketMQ prints the name servers on its boot line only when it starts with them.
+      const own = ['ns-1', 'ns-2'].map((id) => sb.node(id).address).join(';')
+      const other = ['ns-2', 'ns-1'].map((id) => sb.node(id).address).join(';')
+      for (const [broker, list] of [
+        ['broker-1', own],
+        ['broker-2', other]
+      ] as const) {
+        expect(sb.readLog(broker, 8192).text).toContain(
+          `boot success. serializeType=JSON and name server is ${list}`
+        )
+      }
     })
 
     it('pause freezes the JVM (State T) and name servers expire it; resume brings it back', async () => {

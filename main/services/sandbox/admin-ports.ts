@@ -15,8 +15,8 @@ export interface TopicCreator {
 export interface RegistrationProbe {
   brokersOn(namesrvAddress: string): Promise<string[]>
   /**
-   * Asks a broker to register with every name server it knows now. A broker that learns them from
-   * its management node fetches the list 10 s after boot but registers only on its own 10 s tick.
+   * Asks a broker to register with every name server it knows now. A broker left to fetch them from
+   * its management node itself does so 10 s after boot but registers only on its own 10 s tick.
    */
   nudge?(brokerAddress: string): Promise<void>
   close?(): void

@@ -7,7 +7,13 @@ export type PropValue = string | number | boolean
 
 /** How a broker (or proxy) learns the name servers. */
 export type Discovery =
-  | { mode: 'management'; /** host:port of the room's management node */ address: string }
+  | {
+      mode: 'management'
+      /** host:port of the room's management node */
+      address: string
+      /** Every room's name servers as that node listed them just before launch (launch-discovery). */
+      atLaunch?: string[]
+    }
   | { mode: 'static'; namesrvAddr: string[] }
 
 /** Address-server subgroup: with a `host:port` domain RocketMQ builds `http://host:port/rocketmq/nsaddr`. */
@@ -121,7 +127,10 @@ export function brokerProperties(input: BrokerConfigInput): Record<string, PropV
     waitTimeMillsInSendQueue: 1000,
     osPageCacheBusyTimeOutMills: 3000
   }
-  if (input.discovery.mode === 'management') {
+  if (input.discovery.mode === 'management' && input.discovery.atLaunch) {
+    // Learned from the management node at launch: the broker registers with all of them at boot.
+    props.namesrvAddr = input.discovery.atLaunch.join(';')
+  } else if (input.discovery.mode === 'management') {
     // BrokerStartup copies these to rocketmq.namesrv.domain(.subgroup); with "host:port" the URL is
     // http://host:port/rocketmq/nsaddr. It is fetched 10 s after boot, then every fetchNamesrvAddrInterval.
     props.fetchNamesrvAddrByAddressServer = true

@@ -31,13 +31,28 @@ export interface NodeCommandContext {
   jvm: () => JvmContext
   fastBrokerExpiry: boolean
   management: ManagementCommand
+  /** Per room, the name servers its management node listed just before its brokers launched. */
+  namesrvAtLaunch?: ReadonlyMap<string, string[]>
+}
+
+/** The management node a room's brokers and proxies learn the name servers from. */
+export function managementOfRoom(
+  nodes: readonly NodeProcess[],
+  room: string
+): NodeProcess | undefined {
+  return nodes.find((n) => n.kind === 'management' && n.room === room)
 }
 
 /** How a room's brokers and proxies learn the name servers: its management node, or a static list. */
 export function discoveryFor(room: string, ctx: NodeCommandContext): Discovery {
   if (ctx.topology.settings.namesrvDiscovery === 'management') {
-    const mgmt = ctx.nodes.find((n) => n.kind === 'management' && n.room === room)!
-    return { mode: 'management', address: `${mgmt.host}:${mgmt.port}` }
+    const mgmt = managementOfRoom(ctx.nodes, room)!
+    const atLaunch = ctx.namesrvAtLaunch?.get(room)
+    return {
+      mode: 'management',
+      address: `${mgmt.host}:${mgmt.port}`,
+      ...(atLaunch ? { atLaunch } : {})
+    }
   }
   return {
     mode: 'static',

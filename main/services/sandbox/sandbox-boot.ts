@@ -10,7 +10,9 @@ import { awaitControllerLeader, awaitGroupMasters, controllerEndpoints } from '.
 import { electionWaves } from './controller-readiness'
 import { SandboxError } from './errors'
 import type { ManagementCommand, NodeCommandContext } from './node-commands'
-import { writeNodeConfig } from './node-commands'
+import { managementOfRoom, writeNodeConfig } from './node-commands'
+import type { ManagementNameServers } from './launch-discovery'
+import { learningMessage, learnNameServers } from './launch-discovery'
 import type { NodeProcess, ServerNode } from './node-process'
 import type { Clock } from './readiness'
 import type { RegistrationReport } from './registration'
@@ -31,6 +33,8 @@ export interface BootDeps extends PlacementDeps {
   /** Remembers the background measurement for waitForRegistration(). */
   setRegistration: (registration: Promise<RegistrationReport>) => void
   emitState: (rt: NodeProcess) => void
+  /** Where brokers learn the name servers just before launch (management discovery). */
+  managementNameServers: ManagementNameServers
 }
 
 /**
@@ -51,7 +55,7 @@ export async function bootSequence(
   for (const rt of ours) rt.command = writeNodeConfig(rt, deps.commandContext(topology, runDir))
   for (const rt of deps.nodes().values()) deps.emitState(rt)
   const attachedProbed = deps.attachedNodes.start(topology, deps.nodes())
-  await bootServers(deps, topology, ours, signal)
+  await bootServers(deps, topology, ours, runDir, signal)
   checkpoint(signal)
   await awaitGroupMasters(deps.controllerBoot(signal))
   const brokersUpAt = deps.clock.now()
@@ -66,7 +70,7 @@ export async function bootSequence(
   const proxies = ours.filter((rt) => rt.kind === 'proxy')
   if (proxies.length > 0) {
     // A cluster-mode proxy creates its system topics through the name servers at boot and exits
-    // when no broker of its cluster is registered yet (~10-20 s with management discovery).
+    // when no broker of its cluster is registered yet.
     deps.progress(
       '',
       'waiting for brokers to register with the name servers before starting proxies'
@@ -83,6 +87,7 @@ async function bootServers(
   deps: BootDeps,
   topology: Topology,
   ours: NodeProcess[],
+  runDir: string,
   signal: AbortSignal
 ): Promise<void> {
   const first = ours.filter(
@@ -91,13 +96,7 @@ async function bootServers(
   const brokers = ours.filter((rt) => rt.kind === 'broker')
   const controllerMode = controllerEndpoints(ours).length > 0
   if (topology.settings.namesrvDiscovery === 'management' && !controllerMode) {
-    // A broker that learns the name servers from its management node first asks it 10 s after
-    // boot, so it needs neither up yet: boot them together.
-    deps.progress(
-      '',
-      'brokers ask their room’s management node for the name servers 10 s after boot (RocketMQ’s first address-server fetch); traffic starts within ~12 s of their boot'
-    )
-    await bootGroup([...first, ...brokers], signal)
+    await bootWithManagementDiscovery(deps, topology, first, brokers, runDir, signal)
     return
   }
   // With a static list a broker registers at once, and in controller mode it asks the
@@ -111,6 +110,63 @@ async function bootServers(
   if (later.length > 0) {
     await awaitGroupMasters(deps.controllerBoot(signal))
     await bootGroup(later, signal)
+  }
+}
+
+/**
+ * Management nodes first (a second or two: no JVM), then each broker launches with the name
+ * servers its room's node lists, while the name servers boot alongside. A broker does not need
+ * them up yet: its boot outlasts theirs, and the topic creation after boot re-registers it anyway.
+ */
+async function bootWithManagementDiscovery(
+  deps: BootDeps,
+  topology: Topology,
+  first: NodeProcess[],
+  brokers: NodeProcess[],
+  runDir: string,
+  parent: AbortSignal
+): Promise<void> {
+  const abort = new AbortController()
+  const signal = AbortSignal.any([parent, abort.signal])
+  const mgmt = first.filter((rt) => rt.kind === 'management')
+  const rest = first.filter((rt) => rt.kind !== 'management')
+  deps.progress(
+    '',
+    'brokers get every room’s name servers from their room’s management node, then register with them at boot'
+  )
+  const launchBrokers = async (): Promise<void> => {
+    await bootGroup(mgmt, signal)
+    if (brokers.length === 0) return
+    const all = [...deps.nodes().values()]
+    const learned = await learnNameServers(
+      deps.managementNameServers,
+      brokers,
+      (room) => managementOfRoom(all, room),
+      3000
+    )
+    const namesrvAtLaunch = new Map(
+      learned.flatMap((l) => ('namesrvAddr' in l ? [[l.room, l.namesrvAddr] as const] : []))
+    )
+    const ctx = { ...deps.commandContext(topology, runDir), namesrvAtLaunch }
+    for (const rt of brokers) {
+      const l = learned.find((x) => x.room === rt.room)
+      if (l) deps.progress(rt.id, learningMessage(l))
+      rt.command = writeNodeConfig(rt, ctx)
+    }
+    checkpoint(signal)
+    await bootGroup(brokers, signal)
+  }
+  const runs = [bootGroup(rest, signal), launchBrokers()].map((p) =>
+    p.catch((err: unknown) => {
+      abort.abort(err)
+      throw err
+    })
+  )
+  try {
+    await Promise.all(runs)
+  } catch (err) {
+    await Promise.allSettled(runs)
+    throw err
   }
 }
 

@@ -1,3 +1,4 @@
+import type { ManagementNameServers } from './launch-discovery'
 import type { ObservedChange } from '../attach/prober'
 import type { RegistrationProbe, TopicCreator } from './admin-ports'
 import type { AttachedOptions } from './attached-nodes'
@@ -59,6 +60,8 @@ export interface SandboxOptions {
   locateRocketmq?: typeof locateRocketmqLib
   topicCreator?: TopicCreator
   registrationProbe?: RegistrationProbe
+  /** Where brokers learn the name servers at launch (default: GET /v1/nameservers over HTTP). */
+  managementNameServers?: ManagementNameServers
   /** Controller reads for readiness (leader elected, every controller-mode group has a master). */
   controllerProbe?: ControllerProbe
   managementCommand?: ManagementCommand

@@ -117,6 +117,9 @@ describe('Sandbox (fake processes)', () => {
   let topics: string[]
   let sandbox: Sandbox
   let events: NodeStatus[]
+  /** What the fake management node with this node id lists at launch; a missing entry refuses. */
+  let listed: Map<string, string[]>
+  let asked: string[]
 
   const procFs: ProcFs = {
     cmdline: () => undefined,
@@ -146,6 +149,15 @@ describe('Sandbox (fake processes)', () => {
       registrationProbe: { brokersOn: async () => [] },
       trackRegistration: false,
       managementCommand: (file) => ({ command: '/usr/bin/node', args: ['standalone.ts', file] }),
+      managementNameServers: {
+        nameServersOf: async (address) => {
+          const id = sandbox.status().nodes.find((n) => n.address === address)?.nodeId ?? address
+          asked.push(id)
+          const list = listed.get(id)
+          if (!list) throw new Error(`connect ECONNREFUSED ${address}`)
+          return list
+        }
+      },
       installExitHandlers: false,
       stopGraceMs: 200,
       ...extra
@@ -160,6 +172,8 @@ describe('Sandbox (fake processes)', () => {
     busy = new Set()
     topics = []
     events = []
+    listed = new Map()
+    asked = []
     sandbox = make()
   })
 
@@ -295,10 +309,12 @@ describe('Sandbox (fake processes)', () => {
     expect(order.slice(4).sort()).toEqual(['broker-1', 'broker-2'])
     expect(topics.sort()).toEqual(['orders@broker-a', 'orders@broker-b'])
 
+    // Neither fake management node answered: the brokers fetch from it themselves.
     const conf = readFileSync(join(status.runDir!, 'broker-2', 'broker.conf'), 'utf8')
     const mgmt2 = status.nodes.find((n) => n.nodeId === 'mgmt-2')!.address
     expect(conf).toContain(`rmqAddressServerDomain=${mgmt2}`)
     expect(conf).toContain('fetchNamesrvAddrByAddressServer=true')
+    expect(conf).not.toContain('namesrvAddr=')
     const broker2 = spawner.byNode('broker-2')[0]!
     expect(broker2.req.env.ROCKETMQ_ZONE).toBe('room2')
     expect(broker2.req.args).toContain(`-Duser.home=${join(status.runDir!, 'broker-2')}`)
@@ -319,6 +335,30 @@ describe('Sandbox (fake processes)', () => {
     expect(sandbox.commandLine('ns-1')).toContain('org.apache.rocketmq.namesrv.NamesrvStartup -c ')
   })
 
+  it('launches each broker with the name servers its room’s management node lists', async () => {
+    const progress: string[] = []
+    sandbox.on('progress', (p) => progress.push(`${p.nodeId}: ${p.message}`))
+    // mgmt-1 answers; mgmt-2 refuses, so broker-2 falls back to RocketMQ's own fetch.
+    listed.set('mgmt-1', ['10.9.0.1:9876', '10.9.0.2:9876'])
+    const status = await sandbox.start(twoRooms(), 8)
+    expect(asked.sort()).toEqual(['mgmt-1', 'mgmt-2'])
+    const mgmt2 = status.nodes.find((n) => n.nodeId === 'mgmt-2')!.address!
+    const conf1 = readFileSync(join(status.runDir!, 'broker-1', 'broker.conf'), 'utf8')
+    expect(conf1).toContain('namesrvAddr=10.9.0.1:9876;10.9.0.2:9876')
+    expect(conf1).not.toContain('fetchNamesrvAddrByAddressServer')
+    const conf2 = readFileSync(join(status.runDir!, 'broker-2', 'broker.conf'), 'utf8')
+    expect(conf2).toContain(`rmqAddressServerDomain=${mgmt2}`)
+    expect(progress).toContain(
+      'broker-1: name servers from mgmt-1: 10.9.0.1:9876;10.9.0.2:9876 (registers with them at boot)'
+    )
+    expect(progress).toContain(
+      `broker-2: mgmt-2 did not list the name servers (connect ECONNREFUSED ${mgmt2}); the broker fetches them from it itself, 10 s after boot`
+    )
+    // A broker is spawned only after its management node is up and has been asked.
+    const order = spawner.procs.map((p) => p.req.logFile.split('/').at(-2))
+    expect(order.indexOf('broker-1')).toBeGreaterThan(order.indexOf('mgmt-1'))
+    expect(order.indexOf('broker-2')).toBeGreaterThan(order.indexOf('mgmt-2'))
+  })
   it('boots proxies after the brokers, zone-pinned unless zoneMode is false, and tells management about them', async () => {
     const raw = JSON.parse(
       readFileSync(

@@ -1,3 +1,4 @@
+import { httpManagementNameServers } from './launch-discovery'
 import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { NetworkFault } from '../../../common/scenario/schema'
@@ -307,7 +308,8 @@ export class Sandbox {
       trackRegistration: this.opts.trackRegistration ?? true,
       registrationSince: (since, timeoutMs) => this.registrationSince(since, timeoutMs),
       setRegistration: (registration) => (this.registration = registration),
-      emitState: (rt) => this.emitState(rt)
+      emitState: (rt) => this.emitState(rt),
+      managementNameServers: this.opts.managementNameServers ?? httpManagementNameServers
     }
   }
 
@@ -419,8 +421,8 @@ export class Sandbox {
   /**
    * How long after the last broker printed its boot line every name server listed every broker.
    * The sandbox starts measuring as soon as the brokers are up; this awaits that measurement (or runs
-   * a fresh one when called later, e.g. after a restart). Management discovery adds ~10 s by design:
-   * a broker first fetches the address list 10 s after boot.
+   * a fresh one when called later, e.g. after a restart). A broker launched with the name servers its
+   * management node listed registers at boot; one left to RocketMQ's own fetch adds ~10 s.
    */
   waitForRegistration(
     options: { timeoutMs?: number; intervalMs?: number; fresh?: boolean } = {}
