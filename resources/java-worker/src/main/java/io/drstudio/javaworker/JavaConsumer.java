@@ -37,10 +37,11 @@ final class JavaConsumer extends HostedClient {
         spec.lane.applyConsumer(spec, c);
         c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
             // After a crash-stop nothing more is delivered, though consume threads may still hold
-            // messages; their offsets can no longer be committed (the sockets are gone).
-            if (!crashed) {
-                for (MessageExt m : msgs) delivered(m, ctx.getMessageQueue());
-            }
+            // messages. They are not acknowledged either: a success would move the in-memory
+            // offset past them, and a pull already in flight can still commit it, so the room's
+            // peer would never get a message that no one recorded.
+            if (crashed) return ConsumeConcurrentlyStatus.RECONSUME_LATER;
+            for (MessageExt m : msgs) delivered(m, ctx.getMessageQueue());
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         });
         consumer = c;
