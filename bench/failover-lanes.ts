@@ -265,8 +265,10 @@ export async function runLaneBenchmark(
     paths
   }
   mkdirSync(outDir, { recursive: true })
-  writeFileSync(join(outDir, 'failover-lanes.json'), JSON.stringify(jsonSafe(out), null, 2) + '\n')
+  // `BENCH_CASES=paths` measures only the path-for-path tails: its own file, the full run's kept.
+  const name = cases.length === 0 && paths ? 'failover-paths' : 'failover-lanes'
+  writeFileSync(join(outDir, `${name}.json`), JSON.stringify(jsonSafe(out), null, 2) + '\n')
   const md = laneMarkdown(out)
-  writeFileSync(join(outDir, 'failover-lanes.md'), md)
+  writeFileSync(join(outDir, `${name}.md`), md)
   process.stdout.write(md)
 }

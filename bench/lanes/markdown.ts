@@ -161,7 +161,7 @@ export function laneMarkdown(out: LaneBenchResult): string {
       ? [
           '## Path for path: healthy throughput and tail latency',
           '',
-          'Topic on broker-1 only, every client in room 1 in its own worker. Our remoting client and the stock Java producer go straight to broker-1; the gRPC lane and rocketmq-client-nodejs both go through proxy-1. Warm-up (unrecorded sends, then a discarded round at each rate) before anything is measured; rounds interleaved, lane order rotating each round. Schedule lag = due time → send started (the process had no CPU or its event loop was busy); send = started → acknowledged.',
+          'Topic on broker-1 only, every client in room 1 in its own worker. Our remoting client and the stock Java producer go straight to broker-1; the gRPC lane and rocketmq-client-nodejs both go through proxy-1. Warm-up (unrecorded sends, then a discarded round at each rate) before anything is measured; rounds interleaved in a balanced order (each lane runs right after each other lane equally often), a second apart. Schedule lag = due time → send started (the process had no CPU or its event loop was busy); send = started → acknowledged.',
           '',
           ...pathTable(out.paths),
           ''

@@ -4,8 +4,8 @@
 // room 1's broker; the gRPC lane and rocketmq-client-nodejs both go through room 1's zone-pinned
 // proxy. The topic lives on room 1's broker only, so no client can take another path.
 // Hygiene: every lane is warmed up (unrecorded sends, then a discarded round) before anything is
-// measured, and rounds are interleaved (lane order rotates each round), so a slow minute of the
-// machine lands on every lane rather than on one.
+// measured, and rounds are interleaved in a balanced order (round-order.ts) with a second between
+// rounds, so a slow minute of the machine, or one lane's aftermath, lands on every lane alike.
 import type { WireRow } from '../../main/services/workers/protocol'
 import type { ClientSpec } from '../../main/services/workers/protocol'
 import type { WorkerFactory } from '../../main/services/workers/client-fleet'
@@ -15,6 +15,7 @@ import type { Sandbox } from '../../main/services/sandbox/sandbox'
 import { pause } from '../../main/services/clients/room-aware/ports'
 import type { SendRow } from './stats'
 import { rankPercentile } from './stats'
+import { roundOrder } from './round-order'
 
 export interface PathClient {
   id: string
@@ -56,6 +57,7 @@ export interface PathOptions {
 }
 
 const TAG = 'dr'
+const ROUND_GAP_MS = 1000
 
 async function topicOnBroker1(sandbox: Sandbox, topic: string): Promise<void> {
   const broker = sandbox.status().nodes.find((n) => n.nodeId === 'broker-1')!
@@ -227,8 +229,10 @@ export async function measurePaths(opts: PathOptions): Promise<PathResult[]> {
       await round(fleet, rows, c.id, 20_000, 1000, opts.maxInflight)
     }
     for (let r = 0; r < opts.rounds; r++) {
-      const order = clients.map((_, i) => clients[(i + r) % clients.length]!)
+      const order = roundOrder(clients.length, r).map((i) => clients[i]!)
       for (const c of order) {
+        // A second between rounds, so the previous lane's aftermath lands on no one.
+        await pause(ROUND_GAP_MS)
         const fixed = await round(fleet, rows, c.id, opts.rate, opts.roundMs, 5000)
         pooled.get(c.id)!.push(...fixed)
         const f = figures(fixed)
@@ -236,6 +240,7 @@ export async function measurePaths(opts: PathOptions): Promise<PathResult[]> {
         opts.log(`paths round ${r + 1} ${c.id} fixed ${opts.rate}/s: ${JSON.stringify(f)}`)
       }
       for (const c of order) {
+        await pause(ROUND_GAP_MS)
         const max = await round(fleet, rows, c.id, 20_000, opts.roundMs, opts.maxInflight)
         const f = figures(max.map((s) => ({ ...s, scheduledAt: null })))
         const m = {
