@@ -126,15 +126,13 @@ async function bootWithManagementDiscovery(
   runDir: string,
   parent: AbortSignal
 ): Promise<void> {
-  const abort = new AbortController()
-  const signal = AbortSignal.any([parent, abort.signal])
   const mgmt = first.filter((rt) => rt.kind === 'management')
   const rest = first.filter((rt) => rt.kind !== 'management')
   deps.progress(
     '',
     'brokers get every room’s name servers from their room’s management node, then register with them at boot'
   )
-  const launchBrokers = async (): Promise<void> => {
+  const launchBrokers = async (signal: AbortSignal): Promise<void> => {
     await bootGroup(mgmt, signal)
     if (brokers.length === 0) return
     const all = [...deps.nodes().values()]
@@ -156,18 +154,7 @@ async function bootWithManagementDiscovery(
     checkpoint(signal)
     await bootGroup(brokers, signal)
   }
-  const runs = [bootGroup(rest, signal), launchBrokers()].map((p) =>
-    p.catch((err: unknown) => {
-      abort.abort(err)
-      throw err
-    })
-  )
-  try {
-    await Promise.all(runs)
-  } catch (err) {
-    await Promise.allSettled(runs)
-    throw err
-  }
+  await allOrAbandon(parent, [(signal) => bootGroup(rest, signal), launchBrokers], (err) => err)
 }
 
 /** Throws the abort reason once stop() aborted the boot. */
@@ -178,15 +165,29 @@ function checkpoint(signal: AbortSignal): void {
 /** Boots nodes in parallel; on the first failure the others stop waiting and the error propagates. */
 export async function bootGroup(group: NodeProcess[], parent: AbortSignal): Promise<void> {
   if (group.length === 0) return
+  await allOrAbandon(
+    parent,
+    group.map((rt) => (signal: AbortSignal) => rt.enqueue(() => rt.bootWithRetry(signal))),
+    () => new SandboxError('boot-exit', 'Boot abandoned: another node failed to boot.')
+  )
+}
+
+/**
+ * Runs tasks in parallel under one signal. The first failure aborts the others (with the reason
+ * `abandon` gives), waits until every task has settled, then propagates.
+ */
+async function allOrAbandon(
+  parent: AbortSignal,
+  tasks: ((signal: AbortSignal) => Promise<void>)[],
+  abandon: (err: unknown) => unknown
+): Promise<void> {
   const abort = new AbortController()
   const signal = AbortSignal.any([parent, abort.signal])
-  const runs = group.map((rt) =>
-    rt
-      .enqueue(() => rt.bootWithRetry(signal))
-      .catch((err: unknown) => {
-        abort.abort(new SandboxError('boot-exit', 'Boot abandoned: another node failed to boot.'))
-        throw err
-      })
+  const runs = tasks.map((task) =>
+    task(signal).catch((err: unknown) => {
+      abort.abort(abandon(err))
+      throw err
+    })
   )
   try {
     await Promise.all(runs)
