@@ -21,6 +21,7 @@ import type { ClientLane } from '../main/services/scenario/plan'
 import { laneOf } from '../main/services/scenario/plan'
 import { ScenarioRunner } from '../main/services/scenario/scenario-runner'
 import { sandboxPlace, sourceWorkers } from '../main/services/workers/worker-launcher'
+import { WorkerPool } from '../main/services/workers/worker-pool'
 import type { LaneCase } from './lanes/cases'
 import { caseLanes, CASES, scenarioText } from './lanes/cases'
 import type { LaneRun } from './lanes/figures'
@@ -42,6 +43,8 @@ export interface LaneBenchResult {
   /** 1-minute load average: at the start, after the boot, after each case, at the end. */
   load: { at: string; load1: number; load5: number; load15: number }[]
   network: string
+  /** Client worker processes: one per room and lane kept across runs, or fresh every run. */
+  workers: { reused: boolean; spawned: number | null }
   lanes: string[]
   cases: {
     id: string
@@ -134,7 +137,11 @@ export async function runLaneBenchmark(
   const dataDir = mkdtempSync(join(tmpdir(), 'drstudio-bench-lanes-'))
   const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
   const sandbox = new Sandbox({ dataDir, repoRoot: root, ...machineSandboxOptions(root) })
-  const workers = sourceWorkers(sandboxPlace(sandbox, dataDir))
+  // One process per room and lane for the whole benchmark, fresh clients in it every run
+  // (BENCH_REUSE_WORKERS=0: fresh processes every run, as before).
+  const reuseWorkers = process.env.BENCH_REUSE_WORKERS !== '0'
+  const pool = new WorkerPool(sourceWorkers(sandboxPlace(sandbox, dataDir)))
+  const workers = reuseWorkers ? pool.workers : sourceWorkers(sandboxPlace(sandbox, dataDir))
   const runner = new ScenarioRunner({ recorder, workers })
   const t = performance.now()
   const log = (m: string): void =>
@@ -242,6 +249,8 @@ export async function runLaneBenchmark(
       sampleLoad(`after ${c.id}`)
     }
   } finally {
+    // The workers first: they run in the rooms' namespaces, which the sandbox removes.
+    await pool.close()
     await sandbox.stop().catch(() => undefined)
     recorder.close()
     rmSync(dataDir, { recursive: true, force: true })
@@ -260,6 +269,7 @@ export async function runLaneBenchmark(
     },
     load,
     network,
+    workers: { reused: reuseWorkers, spawned: reuseWorkers ? pool.spawned : null },
     lanes: names,
     cases: results,
     paths

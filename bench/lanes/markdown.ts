@@ -143,6 +143,13 @@ function cpuTable(out: LaneBenchResult): string[] {
   ]
 }
 
+/** Whether client processes carried over between runs (fresh clients either way). */
+function workersLine(out: LaneBenchResult): string {
+  const w = out.workers
+  if (!w?.reused) return 'Client workers: a fresh process per room and lane every run.'
+  return `Client workers: one process per room and lane kept for the whole benchmark (${w.spawned ?? '?'} spawned in all), fresh producers and consumers in it every run.`
+}
+
 export function laneMarkdown(out: LaneBenchResult): string {
   const loads = out.load.map((l) => l.load1)
   return [
@@ -152,7 +159,9 @@ export function laneMarkdown(out: LaneBenchResult): string {
     '',
     'Sandbox: `two-rooms-proxies` (RocketMQ 5.3.3: per room a name server, a master broker, a management node and a zone-pinned proxy; a plain proxy in room 1), booted once. Every case runs every lane at once, each on its own topic and group: 2 producers in room 1 and 1 in room 2 at ' +
       RATE +
-      ' msg/s each (healthy case: room 1 only), 1 consumer per room. Lanes: `remoting` = our room-aware client; `remoting-hedged` = the same with hedged sends; `remoting-nokeep` = the same with consumer offsets handled as before; `java` = stock Java client 5.3.3 (address server = the room’s management node); `java-zone` = Java with RocketMQ zone mode and AllocateMachineRoomNearby; `java-tuned` = Java with 1 s route poll / heartbeat / rebalance, latency fault tolerance and a 400 ms per-request cap; `grpc` = rocketmq-client-nodejs 1.0.8 through the own room’s zone-pinned proxy with our proxy failover; `baseline` = rocketmq-client-nodejs with its defaults on the plain proxy.',
+      ' msg/s each (healthy case: room 1 only), 1 consumer per room. ' +
+      workersLine(out) +
+      ' Lanes: `remoting` = our room-aware client; `remoting-hedged` = the same with hedged sends; `remoting-nokeep` = the same with consumer offsets handled as before; `java` = stock Java client 5.3.3 (address server = the room’s management node); `java-zone` = Java with RocketMQ zone mode and AllocateMachineRoomNearby; `java-tuned` = Java with 1 s route poll / heartbeat / rebalance, latency fault tolerance and a 400 ms per-request cap; `grpc` = rocketmq-client-nodejs 1.0.8 through the own room’s zone-pinned proxy with our proxy failover; `baseline` = rocketmq-client-nodejs with its defaults on the plain proxy.',
     '',
     'How figures are taken: **failed sends** are sends the application saw fail (median per run). **RTO** is OpenChaos’ first failed operation after the fault → next success, per room-1 producer, over every run pooled; operations are attempts where the lane exposes them (ours, Java’s send hook, the gRPC lane) and whole sends for `baseline`; a producer that never recovered is ∞ and ranks last; producers that saw no failure are counted apart, never as 0. **Waits** are measured from each send’s scheduled time (open-loop schedule, coordinated-omission safe). **Back in own room** is repair → first own-room acknowledgement of a room-1 producer (median; “stayed” = never left). **Duplicates** and **acked lost** are totals over the runs, by message key. Takeover = kill of room 1’s consumers → the last of their queues consumed again by room 2 (median of runs).',
     '',
