@@ -30,6 +30,9 @@ export interface DecodedCommand extends RemotingCommand {
   serializeType: SerializeTypeValue
 }
 
+/** The iterator result once no complete frame is buffered; shared, it carries no frame. */
+const DONE: IteratorResult<DecodedCommand> = Object.freeze({ done: true, value: undefined })
+
 /** The fixed part of the ROCKETMQ binary header: code, language, version, opaque, flag, remarkLen, extLen. */
 const BINARY_FIXED = 2 + 1 + 2 + 4 + 4 + 4 + 4
 
@@ -49,13 +52,15 @@ export function encodeFrame(
   serializeType: SerializeTypeValue = SerializeType.JSON,
   maxFrameLength = FRAME_MAX_LENGTH
 ): Buffer {
-  const header =
-    serializeType === SerializeType.JSON ? encodeJsonHeader(cmd) : encodeBinaryHeader(cmd)
-  if (header.length > 0xffffff) {
-    throw new FrameError('frame-too-large', `header of ${header.length} bytes exceeds 16 MiB - 1`)
+  // The JSON header is written straight into the frame: no intermediate header Buffer per send.
+  const json = serializeType === SerializeType.JSON ? jsonHeaderText(cmd) : undefined
+  const binary = json === undefined ? encodeBinaryHeader(cmd) : undefined
+  const headerLength = json !== undefined ? Buffer.byteLength(json, 'utf8') : binary!.length
+  if (headerLength > 0xffffff) {
+    throw new FrameError('frame-too-large', `header of ${headerLength} bytes exceeds 16 MiB - 1`)
   }
   const bodyLength = cmd.body?.length ?? 0
-  const length = 4 + header.length + bodyLength
+  const length = 4 + headerLength + bodyLength
   if (length > maxFrameLength) {
     throw new FrameError(
       'frame-too-large',
@@ -64,13 +69,14 @@ export function encodeFrame(
   }
   const out = Buffer.allocUnsafe(4 + length)
   out.writeInt32BE(length, 0)
-  out.writeUInt32BE(((serializeType << 24) | header.length) >>> 0, 4)
-  header.copy(out, 8)
-  if (cmd.body && bodyLength > 0) cmd.body.copy(out, 8 + header.length)
+  out.writeUInt32BE(((serializeType << 24) | headerLength) >>> 0, 4)
+  if (json !== undefined) out.write(json, 8, 'utf8')
+  else binary!.copy(out, 8)
+  if (cmd.body && bodyLength > 0) cmd.body.copy(out, 8 + headerLength)
   return out
 }
 
-function encodeJsonHeader(cmd: RemotingCommand): Buffer {
+function jsonHeaderText(cmd: RemotingCommand): string {
   const header: Record<string, unknown> = {
     code: cmd.code,
     language: cmd.language,
@@ -81,7 +87,7 @@ function encodeJsonHeader(cmd: RemotingCommand): Buffer {
   if (cmd.remark !== undefined) header.remark = cmd.remark
   header.extFields = cmd.extFields
   header.serializeTypeCurrentRPC = 'JSON'
-  return Buffer.from(JSON.stringify(header), 'utf8')
+  return JSON.stringify(header)
 }
 
 function encodeBinaryHeader(cmd: RemotingCommand): Buffer {
@@ -138,14 +144,18 @@ export function decodeFrame(frame: Buffer): DecodedCommand {
     )
   }
   const header = frame.subarray(4, 4 + headerLength)
-  const cmd =
+  // The header decoders build the DecodedCommand itself: no spread copy per frame.
+  const decoded =
     serializeType === SerializeType.JSON ? decodeJsonHeader(header) : decodeBinaryHeader(header)
-  const decoded: DecodedCommand = { ...cmd, serializeType }
+  decoded.serializeType = serializeType
   if (frame.length > 4 + headerLength) decoded.body = frame.subarray(4 + headerLength)
   return decoded
 }
 
-function decodeJsonHeader(header: Buffer): RemotingCommand {
+/** Filled in by decodeFrame once the header is read. */
+type PartialDecoded = Omit<DecodedCommand, 'serializeType'> & { serializeType?: SerializeTypeValue }
+
+function decodeJsonHeader(header: Buffer): DecodedCommand {
   const text = header.toString('utf8')
   let raw: unknown
   try {
@@ -176,13 +186,16 @@ function decodeJsonHeader(header: Buffer): RemotingCommand {
     if (typeof h.extFields !== 'object' || Array.isArray(h.extFields)) {
       throw new FrameError('bad-header-json', `extFields is not an object: ${preview(text)}`)
     }
-    for (const [k, v] of Object.entries(h.extFields as Record<string, unknown>)) {
+    const ext = h.extFields as Record<string, unknown>
+    // for-in, not Object.entries: no pair array per ext field of every response.
+    for (const k in ext) {
+      const v = ext[k]
       if (v === null || v === undefined) continue
       extFields[k] =
         typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v)
     }
   }
-  const cmd: RemotingCommand = {
+  const cmd: PartialDecoded = {
     code: code as number,
     language: typeof h.language === 'string' ? h.language : 'OTHER',
     version: version as number,
@@ -191,10 +204,10 @@ function decodeJsonHeader(header: Buffer): RemotingCommand {
     extFields
   }
   if (typeof h.remark === 'string') cmd.remark = h.remark
-  return cmd
+  return cmd as DecodedCommand
 }
 
-function decodeBinaryHeader(header: Buffer): RemotingCommand {
+function decodeBinaryHeader(header: Buffer): DecodedCommand {
   const fail = (why: string): never => {
     throw new FrameError('bad-binary-header', `binary header of ${header.length} bytes: ${why}`)
   }
@@ -234,7 +247,7 @@ function decodeBinaryHeader(header: Buffer): RemotingCommand {
     extFields[key] = header.toString('utf8', p, p + valueLength)
     p += valueLength
   }
-  const cmd: RemotingCommand = {
+  const cmd: PartialDecoded = {
     code,
     language: LANGUAGE_CODES[languageCode] ?? 'OTHER',
     version,
@@ -243,7 +256,7 @@ function decodeBinaryHeader(header: Buffer): RemotingCommand {
     extFields
   }
   if (remark !== undefined) cmd.remark = remark
-  return cmd
+  return cmd as DecodedCommand
 }
 
 function preview(text: string): string {
@@ -253,8 +266,11 @@ function preview(text: string): string {
 /**
  * Turns a TCP byte stream into commands. Chunks are appended eagerly; frames are yielded lazily.
  * After the first malformed frame the decoder is poisoned: the stream cannot be resynchronized.
+ *
+ * The decoder is its own iterator (push returns `this`) rather than a generator per chunk: one
+ * generator object per socket read, plus its result objects, was garbage on every response.
  */
-export class FrameDecoder {
+export class FrameDecoder implements IterableIterator<DecodedCommand> {
   private chunks: Buffer[] = []
   private buffered = 0
   private expected: number | undefined
@@ -281,70 +297,60 @@ export class FrameDecoder {
       this.chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk))
       this.buffered += chunk.length
     }
-    return this.drain()
+    return this
   }
 
-  private *drain(): IterableIterator<DecodedCommand> {
+  [Symbol.iterator](): IterableIterator<DecodedCommand> {
+    return this
+  }
+
+  /** The next complete frame, decoded only now; done while more bytes are needed. */
+  next(): IteratorResult<DecodedCommand> {
+    const cmd = this.nextFrame()
+    return cmd === undefined ? DONE : { done: false, value: cmd }
+  }
+
+  private nextFrame(): DecodedCommand | undefined {
     for (;;) {
       if (this.failure) throw this.failure
       if (this.expected === undefined) {
-        if (this.buffered < 4) return
+        if (this.buffered < 4) return undefined
         const length = this.peek(4).readInt32BE(0)
-        if (length < 0 || length > this.maxFrameLength) {
-          this.fail(
-            new FrameError(
-              'frame-too-large',
-              `frame length ${length >>> 0} exceeds the ${this.maxFrameLength}-byte limit`
-            )
-          )
+        const error =
+          this.checkLength(length) ??
+          (this.buffered >= 8 ? checkMark(length, this.peek(8).readUInt32BE(4)) : undefined)
+        if (error) {
+          this.fail(error)
           continue
         }
-        if (length < 4) {
-          this.fail(new FrameError('short-frame', `frame length ${length} is below 4`))
-          continue
-        }
-        if (this.buffered >= 8) {
-          // Reject garbage as soon as the header mark is visible instead of waiting for `length` bytes.
-          const mark = this.peek(8).readUInt32BE(4)
-          const serializeType = mark >>> 24
-          const headerLength = mark & 0xffffff
-          if (serializeType > 1) {
-            this.fail(
-              new FrameError('bad-serialize-type', `unknown serialize type ${serializeType}`)
-            )
-            continue
-          }
-          if (headerLength === 0 || headerLength > length - 4) {
-            this.fail(
-              new FrameError(
-                'bad-header-length',
-                `header length ${headerLength} does not fit a frame of ${length} bytes`
-              )
-            )
-            continue
-          }
-        } else {
-          return
-        }
+        if (this.buffered < 8) return undefined
         this.take(4)
         this.expected = length
       }
-      if (this.buffered < this.expected) return
+      if (this.buffered < this.expected) return undefined
       const frame = this.take(this.expected)
       this.expected = undefined
-      let cmd: DecodedCommand
       try {
-        cmd = decodeFrame(frame)
+        return decodeFrame(frame)
       } catch (e) {
         this.fail(
           e instanceof FrameError
             ? e
             : new FrameError('bad-header-json', 'undecodable frame', { cause: e })
         )
-        continue
       }
-      yield cmd
     }
+  }
+
+  private checkLength(length: number): FrameError | undefined {
+    if (length < 0 || length > this.maxFrameLength) {
+      return new FrameError(
+        'frame-too-large',
+        `frame length ${length >>> 0} exceeds the ${this.maxFrameLength}-byte limit`
+      )
+    }
+    if (length < 4) return new FrameError('short-frame', `frame length ${length} is below 4`)
+    return undefined
   }
 
   private fail(error: FrameError): void {
@@ -369,4 +375,20 @@ export class FrameDecoder {
     this.buffered -= n
     return out
   }
+}
+
+/** Rejects garbage as soon as the header mark is visible instead of waiting for `length` bytes. */
+function checkMark(length: number, mark: number): FrameError | undefined {
+  const serializeType = mark >>> 24
+  const headerLength = mark & 0xffffff
+  if (serializeType > 1) {
+    return new FrameError('bad-serialize-type', `unknown serialize type ${serializeType}`)
+  }
+  if (headerLength === 0 || headerLength > length - 4) {
+    return new FrameError(
+      'bad-header-length',
+      `header length ${headerLength} does not fit a frame of ${length} bytes`
+    )
+  }
+  return undefined
 }

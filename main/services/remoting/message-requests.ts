@@ -3,6 +3,7 @@ import type { RemotingRequest } from './connection'
 import { RemoteError } from './errors'
 import type { MessageExt } from './message'
 import {
+  appendProperty,
   createUniqId,
   decodeMessages,
   encodeProperties,
@@ -107,33 +108,10 @@ export async function sendMessageV2(
   options: CallOptions = {}
 ): Promise<SendResult> {
   const uniqKey = input.uniqKey ?? createUniqId()
-  const properties: Record<string, string> = { ...(input.properties ?? {}) }
-  if (input.keys !== undefined) {
-    properties[MessageProperty.KEYS] = Array.isArray(input.keys) ? input.keys.join(' ') : input.keys
-  }
-  if (input.tags !== undefined) properties[MessageProperty.TAGS] = input.tags
-  properties[MessageProperty.WAIT] = String(input.waitStoreMsgOK ?? true)
-  properties[MessageProperty.UNIQ_KEY] = uniqKey
   const body = typeof input.body === 'string' ? Buffer.from(input.body, 'utf8') : input.body
   const req: RemotingRequest = {
     code: RequestCode.SEND_MESSAGE_V2,
-    extFields: toExtFields({
-      a: input.producerGroup,
-      b: input.topic,
-      c: input.defaultTopic ?? 'TBW102',
-      d: input.defaultTopicQueueNums ?? 4,
-      e: input.queueId,
-      f: input.sysFlag ?? 0,
-      g: input.bornTimestamp ?? Date.now(),
-      h: input.flag ?? 0,
-      i: encodeProperties(properties),
-      j: input.reconsumeTimes ?? 0,
-      k: false,
-      l: input.maxReconsumeTimes,
-      m: false,
-      n: input.brokerName,
-      bname: input.brokerName
-    }),
+    extFields: sendHeader(input, sendProperties(input, uniqKey)),
     body
   }
   const res = await rpc.invoke(brokerAddress, req, options.timeoutMs)
@@ -150,6 +128,51 @@ export async function sendMessageV2(
   }
   if (res.extFields.transactionId) result.transactionId = res.extFields.transactionId
   return result
+}
+
+/**
+ * SendMessageRequestHeaderV2 as toExtFields would build it (same keys, order and strings), written
+ * directly: this runs per send, and the intermediate object and its entries were pure garbage.
+ */
+function sendHeader(input: SendMessageInput, properties: string): Record<string, string> {
+  const h: Record<string, string> = {
+    a: input.producerGroup,
+    b: input.topic,
+    c: input.defaultTopic ?? 'TBW102',
+    d: String(input.defaultTopicQueueNums ?? 4),
+    e: String(input.queueId),
+    f: String(input.sysFlag ?? 0),
+    g: String(input.bornTimestamp ?? Date.now()),
+    h: String(input.flag ?? 0),
+    i: properties,
+    j: String(input.reconsumeTimes ?? 0),
+    k: 'false'
+  }
+  if (input.maxReconsumeTimes !== undefined) h.l = String(input.maxReconsumeTimes)
+  h.m = 'false'
+  h.n = input.brokerName
+  h.bname = input.brokerName
+  return h
+}
+
+/** The property string: the caller's properties, then the system ones (KEYS, TAGS, WAIT, UNIQ_KEY). */
+function sendProperties(input: SendMessageInput, uniqKey: string): string {
+  const keys = Array.isArray(input.keys) ? input.keys.join(' ') : input.keys
+  const wait = String(input.waitStoreMsgOK ?? true)
+  if (input.properties !== undefined) {
+    // A caller's property may redefine a system key in place, so merge through an object.
+    const properties: Record<string, string> = { ...input.properties }
+    if (keys !== undefined) properties[MessageProperty.KEYS] = keys
+    if (input.tags !== undefined) properties[MessageProperty.TAGS] = input.tags
+    properties[MessageProperty.WAIT] = wait
+    properties[MessageProperty.UNIQ_KEY] = uniqKey
+    return encodeProperties(properties)
+  }
+  // The common case (no caller properties): append the system items without an object.
+  let out = keys === undefined ? '' : appendProperty('', MessageProperty.KEYS, keys)
+  if (input.tags !== undefined) out = appendProperty(out, MessageProperty.TAGS, input.tags)
+  out = appendProperty(out, MessageProperty.WAIT, wait)
+  return appendProperty(out, MessageProperty.UNIQ_KEY, uniqKey)
 }
 
 /** PULL_MESSAGE (11) with long polling; the default timeout is the suspend time plus 5 s. */

@@ -27,16 +27,24 @@ export const BLANK_MAGIC = 0xcbd43194
 /** Encodes properties as `k\u0001v\u0002…`; refuses separators inside keys or values. */
 export function encodeProperties(properties: Record<string, string>): string {
   let out = ''
-  for (const [k, v] of Object.entries(properties)) {
-    if ([k, v].some((t) => t.includes(NAME_VALUE_SEPARATOR) || t.includes(PROPERTY_SEPARATOR))) {
-      throw new RemotingError(
-        'bad-request',
-        `message property ${JSON.stringify(k)} contains a separator`
-      )
-    }
-    out += `${k}${NAME_VALUE_SEPARATOR}${v}${PROPERTY_SEPARATOR}`
-  }
+  // for-in, not Object.entries: this runs per send and must not allocate a pair per property.
+  for (const k in properties) out = appendProperty(out, k, properties[k] as string)
   return out
+}
+
+/** Appends one `k\u0001v\u0002` item to an encoded property string; refuses separators. */
+export function appendProperty(out: string, k: string, v: string): string {
+  if (hasSeparator(k) || hasSeparator(v)) {
+    throw new RemotingError(
+      'bad-request',
+      `message property ${JSON.stringify(k)} contains a separator`
+    )
+  }
+  return out + k + NAME_VALUE_SEPARATOR + v + PROPERTY_SEPARATOR
+}
+
+function hasSeparator(t: string): boolean {
+  return t.includes(NAME_VALUE_SEPARATOR) || t.includes(PROPERTY_SEPARATOR)
 }
 
 /** Inverse of encodeProperties; tolerant of a missing trailing separator and empty items. */

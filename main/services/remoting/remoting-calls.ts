@@ -21,7 +21,11 @@ type ExtValue = string | number | boolean | undefined | null
 /** Drops absent values and stringifies the rest, as Java's makeCustomHeaderToNet does. */
 export function toExtFields(fields: Record<string, ExtValue>): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(fields)) if (v !== undefined && v !== null) out[k] = String(v)
+  // for-in, not Object.entries: every request builds a header, so no pair array per field.
+  for (const k in fields) {
+    const v = fields[k]
+    if (v !== undefined && v !== null) out[k] = String(v)
+  }
   return out
 }
 

@@ -489,7 +489,11 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       attemptStartedAt: a.at,
       endedAt: a.endedAt,
       attempts: st.attempts,
-      ...r
+      // Listed, not spread: a trailing spread grows the record per key on every send.
+      status: r.status,
+      queueId: r.queueId,
+      queueOffset: r.queueOffset,
+      error: r.error
     })
   }
 

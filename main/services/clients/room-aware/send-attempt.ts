@@ -55,10 +55,13 @@ export function outcome(
   startedAt: number,
   endedAt: number
 ): SendOutcome {
-  const common = { key: st.key, attempts: st.attempts, latencyMs: endedAt - startedAt }
+  // One literal per branch, not a shared part spread in: the spread grew the outcome per key.
+  const latencyMs = endedAt - startedAt
   if (won) {
     return {
-      ...common,
+      key: st.key,
+      attempts: st.attempts,
+      latencyMs,
       ok: true,
       brokerName: won.broker.brokerName,
       brokerRoom: won.broker.room,
@@ -67,7 +70,9 @@ export function outcome(
     }
   }
   return {
-    ...common,
+    key: st.key,
+    attempts: st.attempts,
+    latencyMs,
     ok: false,
     brokerName: st.last?.brokerName ?? null,
     brokerRoom: st.last?.room ?? null,
