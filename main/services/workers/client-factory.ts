@@ -13,7 +13,7 @@ export type HostedClient =
   | { role: 'consumer'; client: DrConsumer | GrpcConsumer }
 
 export interface ClientFactoryDeps extends ClientDeps {
-  /** rocketmq-client-nodejs, for the grpc and baseline lanes; loaded lazily by the worker. */
+  /** rocketmq-client-nodejs, for the grpc and baseline lanes; ClientRuntime loads it on demand. */
   sdk?: () => GrpcSdk
 }
 

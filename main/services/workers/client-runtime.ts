@@ -1,4 +1,5 @@
 import type { ClientChoice } from '../../../common/scenario/events'
+import type { GrpcSdk } from '../clients/grpc-lane/sdk-port'
 import { DrConsumer } from '../clients/room-aware/consumer'
 import { DrProducer } from '../clients/room-aware/producer'
 import type { Clock } from '../clients/room-aware/ports'
@@ -26,10 +27,15 @@ export class RuntimeError extends Error {
   }
 }
 
-export interface ClientRuntimeDeps extends Omit<ClientFactoryDeps, 'ledger' | 'clock'> {
+export interface ClientRuntimeDeps extends Omit<ClientFactoryDeps, 'ledger' | 'clock' | 'sdk'> {
   ledger: WireLedger
   clock: Clock
   onChoice: (c: ClientChoice) => void
+  /**
+   * Loads rocketmq-client-nodejs for the grpc and baseline lanes, on the first such client: a
+   * worker hosting only remoting clients never loads it (about 7 MB of heap). Absent: refused.
+   */
+  loadSdk?: () => Promise<GrpcSdk>
 }
 
 type Result<O extends keyof WorkerOps> = Promise<WorkerOps[O]['result']>
@@ -43,6 +49,7 @@ type Args<O extends keyof WorkerOps> = WorkerOps[O]['args']
 export class ClientRuntime {
   private readonly clients = new Map<string, Hosted>()
   private schedule: SendSchedule | undefined
+  private sdk: Promise<GrpcSdk> | undefined
 
   constructor(private readonly deps: ClientRuntimeDeps) {}
 
@@ -71,12 +78,29 @@ export class ClientRuntime {
   }
 
   async create({ spec }: Args<'client.create'>): Result<'client.create'> {
+    // Loaded before the existence check, so no await separates that check from the insert.
+    const sdk =
+      spec.lane === 'grpc' || spec.lane === 'baseline' ? await this.sdkFor(spec) : undefined
     if (this.clients.has(spec.id)) {
       throw new RuntimeError(`client ${spec.id} already exists; remove it first`, 'exists')
     }
-    const hosted = createHostedClient(spec, this.deps, this.deps.onChoice)
+    const deps = sdk ? { ...this.deps, sdk: () => sdk } : this.deps
+    const hosted = createHostedClient(spec, deps, this.deps.onChoice)
     this.clients.set(spec.id, { spec, hosted, alive: false })
     return {}
+  }
+
+  /** The SDK, loaded once; undefined without a loader (createHostedClient then refuses the lane). */
+  private async sdkFor(spec: ClientSpec): Promise<GrpcSdk | undefined> {
+    if (!this.deps.loadSdk) return undefined
+    this.sdk ??= this.deps.loadSdk()
+    try {
+      return await this.sdk
+    } catch (e) {
+      this.sdk = undefined
+      const why = (e as Error).message
+      throw new Error(`${spec.id}: the ${spec.lane} lane needs rocketmq-client-nodejs (${why})`)
+    }
   }
 
   async start({ id, timeoutMs }: Args<'client.start'>): Result<'client.start'> {

@@ -22,7 +22,7 @@ export class LocalWorker extends EventEmitter<LocalWorkerEvents> implements Work
   alive = true
   readonly runtime: ClientRuntime
 
-  constructor(deps: Omit<ClientFactoryDeps, 'ledger'> & { clock: { now(): number } }) {
+  constructor(deps: Omit<ClientFactoryDeps, 'ledger' | 'sdk'> & { clock: { now(): number } }) {
     super()
     const ledger = new WireLedger(
       (rows) => this.emit('rows', rows),

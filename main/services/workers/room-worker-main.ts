@@ -1,5 +1,5 @@
 import { format } from 'node:util'
-import { officialSdk } from '../clients/grpc-lane/official-sdk'
+import { loadOfficialSdk } from '../clients/grpc-lane/official-sdk'
 import { runRoomWorker } from './room-worker'
 
 /**
@@ -21,7 +21,8 @@ export function roomWorkerMain(): void {
       log: (line) => void process.stderr.write(line + '\n'),
       exit: (code) => process.exit(code)
     },
-    { sdk: () => officialSdk }
+    // On demand: most workers host only remoting clients and never need the gRPC SDK.
+    { loadSdk: loadOfficialSdk }
   )
 }
 

@@ -21,7 +21,8 @@ export interface RoomWorkerIo {
 export interface RoomWorkerDeps {
   remoting?: RemotingFactory
   management?: ManagementPort
-  sdk?: () => GrpcSdk
+  /** rocketmq-client-nodejs, imported on the first grpc/baseline client (see ClientRuntimeDeps). */
+  loadSdk?: () => Promise<GrpcSdk>
 }
 
 /**
@@ -37,7 +38,7 @@ export function runRoomWorker(io: RoomWorkerIo, deps: RoomWorkerDeps = {}): void
   const runtime = new ClientRuntime({
     remoting: deps.remoting ?? ((o) => new RemotingRpc(o)),
     management: deps.management ?? httpManagement,
-    ...(deps.sdk ? { sdk: deps.sdk } : {}),
+    ...(deps.loadSdk ? { loadSdk: deps.loadSdk } : {}),
     ledger,
     clock: systemClock,
     onChoice: (choice) => send({ t: 'choice', choice })

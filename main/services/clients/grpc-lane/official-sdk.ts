@@ -1,4 +1,4 @@
-import { FilterExpression, Producer, SimpleConsumer } from 'rocketmq-client-nodejs'
+import type * as OfficialLib from 'rocketmq-client-nodejs'
 import type { MessageView } from 'rocketmq-client-nodejs'
 import type { GrpcSdk, SdkReceived } from './sdk-port'
 
@@ -31,65 +31,76 @@ function containTelemetryErrors(client: object): void {
   }
 }
 
+/**
+ * Imports rocketmq-client-nodejs (about 7 MB of heap) and adapts it. A dynamic import, not a static
+ * one: room workers hosting only remoting clients never call this, and the CLI bundle keeps the
+ * package external, so a static import anywhere in it would load the SDK in every worker.
+ */
+export async function loadOfficialSdk(): Promise<GrpcSdk> {
+  return officialSdk(await import('rocketmq-client-nodejs'))
+}
+
 /** rocketmq-client-nodejs 1.0.8 as users call it (no namespace, no TLS, no credentials). */
-export const officialSdk: GrpcSdk = {
-  producer(o) {
-    const p = new Producer({
-      endpoints: o.endpoints,
-      namespace: '',
-      topics: [o.topic],
-      logger: quiet,
-      ...(o.requestTimeoutMs !== undefined ? { requestTimeout: o.requestTimeoutMs } : {}),
-      ...(o.maxAttempts !== undefined ? { maxAttempts: o.maxAttempts } : {})
-    })
-    containTelemetryErrors(p)
-    return {
-      startup: () => p.startup(),
-      shutdown: () => p.shutdown(),
-      async send(m) {
-        const r = await p.send({
-          topic: m.topic,
-          body: m.body,
-          ...(m.tag !== undefined ? { tag: m.tag } : {}),
-          ...(m.keys?.length ? { keys: m.keys } : {})
-        })
-        const mq = r.messageQueue as { broker?: { name?: string }; queueId?: number } | undefined
-        return {
-          messageId: r.messageId,
-          offset: Number.isFinite(Number(r.offset)) ? Number(r.offset) : null,
-          brokerName: mq?.broker?.name ?? null,
-          queueId: typeof mq?.queueId === 'number' ? mq.queueId : null
+function officialSdk({ FilterExpression, Producer, SimpleConsumer }: typeof OfficialLib): GrpcSdk {
+  return {
+    producer(o) {
+      const p = new Producer({
+        endpoints: o.endpoints,
+        namespace: '',
+        topics: [o.topic],
+        logger: quiet,
+        ...(o.requestTimeoutMs !== undefined ? { requestTimeout: o.requestTimeoutMs } : {}),
+        ...(o.maxAttempts !== undefined ? { maxAttempts: o.maxAttempts } : {})
+      })
+      containTelemetryErrors(p)
+      return {
+        startup: () => p.startup(),
+        shutdown: () => p.shutdown(),
+        async send(m) {
+          const r = await p.send({
+            topic: m.topic,
+            body: m.body,
+            ...(m.tag !== undefined ? { tag: m.tag } : {}),
+            ...(m.keys?.length ? { keys: m.keys } : {})
+          })
+          const mq = r.messageQueue as { broker?: { name?: string }; queueId?: number } | undefined
+          return {
+            messageId: r.messageId,
+            offset: Number.isFinite(Number(r.offset)) ? Number(r.offset) : null,
+            brokerName: mq?.broker?.name ?? null,
+            queueId: typeof mq?.queueId === 'number' ? mq.queueId : null
+          }
         }
       }
-    }
-  },
+    },
 
-  simpleConsumer(o) {
-    const c = new SimpleConsumer({
-      endpoints: o.endpoints,
-      namespace: '',
-      consumerGroup: o.group,
-      subscriptions: new Map([[o.topic, new FilterExpression(o.tag)]]),
-      awaitDuration: o.awaitMs,
-      logger: quiet,
-      ...(o.requestTimeoutMs !== undefined ? { requestTimeout: o.requestTimeoutMs } : {})
-    })
-    containTelemetryErrors(c)
-    return {
-      startup: () => c.startup(),
-      shutdown: () => c.shutdown(),
-      async receive(max, invisibleMs) {
-        const views = await c.receive(max, invisibleMs)
-        return views.map((v): SdkReceived => ({
-          messageId: v.messageId,
-          keys: v.keys,
-          tag: v.tag,
-          offset: typeof v.offset === 'number' ? v.offset : null,
-          bornAt: v.bornTimestamp ? v.bornTimestamp.getTime() : null,
-          handle: v
-        }))
-      },
-      ack: (m) => c.ack(m.handle as MessageView)
+    simpleConsumer(o) {
+      const c = new SimpleConsumer({
+        endpoints: o.endpoints,
+        namespace: '',
+        consumerGroup: o.group,
+        subscriptions: new Map([[o.topic, new FilterExpression(o.tag)]]),
+        awaitDuration: o.awaitMs,
+        logger: quiet,
+        ...(o.requestTimeoutMs !== undefined ? { requestTimeout: o.requestTimeoutMs } : {})
+      })
+      containTelemetryErrors(c)
+      return {
+        startup: () => c.startup(),
+        shutdown: () => c.shutdown(),
+        async receive(max, invisibleMs) {
+          const views = await c.receive(max, invisibleMs)
+          return views.map((v): SdkReceived => ({
+            messageId: v.messageId,
+            keys: v.keys,
+            tag: v.tag,
+            offset: typeof v.offset === 'number' ? v.offset : null,
+            bornAt: v.bornTimestamp ? v.bornTimestamp.getTime() : null,
+            handle: v
+          }))
+        },
+        ack: (m) => c.ack(m.handle as MessageView)
+      }
     }
   }
 }
