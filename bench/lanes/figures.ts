@@ -10,6 +10,8 @@ import { backHome, crossRoomShare, lossAndDuplicates, takeoverMs, waited } from 
 
 const FAULTS = new Set(['kill', 'pause', 'stop', 'isolate', 'partition', 'loss'])
 const REPAIRS = new Set(['restart', 'resume', 'start', 'heal'])
+/** Sandbox node states in which a node serves (a slow one answers, late). */
+const SERVING = new Set(['up', 'slow'])
 
 /** Raw per-run figures of one lane, kept in the JSON so every summary can be re-derived. */
 export interface LaneRun {
@@ -19,7 +21,10 @@ export interface LaneRun {
   failedSends: number
   /** What the application waited for sends due between fault and repair (ms, from the schedule). */
   faultWindowWaits: number[]
-  /** Room-1 producers: ms from the repair to the first own-room acknowledgement, or 'stayed'. */
+  /**
+   * Room-1 producers: ms from the repaired nodes serving again (servingAgainAt) to the first
+   * own-room acknowledgement, or 'stayed'.
+   */
   backHome: (number | 'stayed')[]
   /** Acknowledged sends due before the fault, and how many of them another room stored. */
   healthyAcked: number
@@ -44,6 +49,37 @@ export function faultWindow(report: ScenarioReport): { fault: number | null; rep
   if (!fault) return { fault: null, repair: Infinity }
   const repair = steps.find((f) => f.abs >= fault.abs && REPAIRS.has(f.action))
   return { fault: fault.abs, repair: repair ? repair.abs : Infinity }
+}
+
+/**
+ * When a repair took effect: the last of the nodes it restarted serving again (the sandbox's
+ * node-state `up` after the step), so a JVM's boot (5-10 s here) does not count as the client's
+ * time to come home. The step's own time for a repair that serves at once (resume, heal).
+ */
+export function servingAgainAt(
+  repairStep: { abs: number; nodes: string[] } | undefined,
+  nodeStates: readonly { atMs: number; nodeId: string; state: string }[]
+): number {
+  if (!repairStep) return Infinity
+  let at = repairStep.abs
+  for (const id of repairStep.nodes) {
+    const up = nodeStates.find(
+      (e) => e.nodeId === id && SERVING.has(e.state) && e.atMs >= repairStep.abs
+    )
+    // A node that was never seen up again: its clients cannot come home before the run ends.
+    if (!up) return nodeStates.some((e) => e.nodeId === id) ? Infinity : at
+    at = Math.max(at, up.atMs)
+  }
+  return at
+}
+
+function repairStepOf(report: ScenarioReport): { abs: number; nodes: string[] } | undefined {
+  const { fault, repair } = faultWindow(report)
+  if (fault === null || repair === Infinity) return undefined
+  const step = report.faults.find(
+    (f) => report.originMs + f.atMs === repair && REPAIRS.has(f.action)
+  )
+  return step ? { abs: repair, nodes: step.nodes } : undefined
 }
 
 function rows(
@@ -82,6 +118,14 @@ export function laneRun(
   const { sends, deliveries } = rows(recorder, runId, ids)
   const room1 = mine.filter((x) => x.role === 'producer' && x.room === 'room1').map((x) => x.id)
   const { fault, repair } = faultWindow(report)
+  const served = servingAgainAt(
+    repairStepOf(report),
+    reader.events(runId, { kinds: ['node-state'] }).map((e) => ({
+      atMs: e.atMs,
+      nodeId: String(e.data.nodeId),
+      state: String(e.data.state)
+    }))
+  )
   const t0 = report.originMs
   const end = t0 + report.timings.workloadMs
   const recoveries: Recovery[] = []
@@ -103,7 +147,7 @@ export function laneRun(
         backHome(
           sends.filter((s) => s.clientId === id),
           fault,
-          repair,
+          served,
           end
         )
       )

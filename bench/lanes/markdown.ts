@@ -43,7 +43,7 @@ function caseTable(c: LaneBenchResult['cases'][number]): string[] {
   }
   const takeover = c.focus === 'takeover'
   return [
-    `| lane | failed sends / run | RTO p50 / p99 (ms) | fault-window wait p99 / max (ms) | back in own room after repair (ms) | cross-room while healthy | duplicates | acked lost |${takeover ? ' takeover (ms) |' : ''}`,
+    `| lane | failed sends / run | RTO p50 / p99 (ms) | fault-window wait p99 / max (ms) | back in own room after the repaired node serves (ms) | cross-room while healthy | duplicates | acked lost |${takeover ? ' takeover (ms) |' : ''}`,
     `|---|---:|---:|---:|---:|---:|---:|---:|${takeover ? '---:|' : ''}`,
     ...c.lanes.map(
       (s) =>
@@ -163,7 +163,7 @@ export function laneMarkdown(out: LaneBenchResult): string {
       workersLine(out) +
       ' Lanes: `remoting` = our room-aware client; `remoting-hedged` = the same with hedged sends; `remoting-nokeep` = the same with consumer offsets handled as before; `java` = stock Java client 5.3.3 (address server = the room’s management node); `java-zone` = Java with RocketMQ zone mode and AllocateMachineRoomNearby; `java-tuned` = Java with 1 s route poll / heartbeat / rebalance, latency fault tolerance and a 400 ms per-request cap; `grpc` = rocketmq-client-nodejs 1.0.8 through the own room’s zone-pinned proxy with our proxy failover; `baseline` = rocketmq-client-nodejs with its defaults on the plain proxy.',
     '',
-    'How figures are taken: **failed sends** are sends the application saw fail (median per run). **RTO** is OpenChaos’ first failed operation after the fault → next success, per room-1 producer, over every run pooled; operations are attempts where the lane exposes them (ours, Java’s send hook, the gRPC lane) and whole sends for `baseline`; a producer that never recovered is ∞ and ranks last; producers that saw no failure are counted apart, never as 0. **Waits** are measured from each send’s scheduled time (open-loop schedule, coordinated-omission safe). **Back in own room** is repair → first own-room acknowledgement of a room-1 producer (median; “stayed” = never left). **Duplicates** and **acked lost** are totals over the runs, by message key. Takeover = kill of room 1’s consumers → the last of their queues consumed again by room 2 (median of runs).',
+    'How figures are taken: **failed sends** are sends the application saw fail (median per run). **RTO** is OpenChaos’ first failed operation after the fault → next success, per room-1 producer, over every run pooled; operations are attempts where the lane exposes them (ours, Java’s send hook, the gRPC lane) and whole sends for `baseline`; a producer that never recovered is ∞ and ranks last; producers that saw no failure are counted apart, never as 0. **Waits** are measured from each send’s scheduled time (open-loop schedule, coordinated-omission safe). **Back in own room** is the repaired nodes serving again (their sandbox state back to up, so a JVM’s boot is not counted) → first own-room acknowledgement of a room-1 producer (median; “stayed” = never left). **Duplicates** and **acked lost** are totals over the runs, by message key. Takeover = kill of room 1’s consumers → the last of their queues consumed again by room 2 (median of runs).',
     '',
     ...out.cases.flatMap((c) => [`## ${c.label}`, '', ...caseTable(c), '']),
     ...(out.paths
