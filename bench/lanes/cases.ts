@@ -5,7 +5,10 @@ import type { LaneEntry } from '../../common/scenario/schema'
 export interface LaneCase {
   id: string
   label: string
-  /** Workload length: a broker restart is recorded when the JVM is back (5-10 s here). */
+  /**
+   * Workload length. A restarted broker's JVM serves again 8-12 s after the restart on this loaded
+   * host, and clients need time after that to come home: 24 s for the cases that kill JVMs.
+   */
   duration: string
   timeline: Record<string, unknown>[]
   rooms: Record<string, { producers: number; consumers: number }>
@@ -39,7 +42,7 @@ export const CASES: LaneCase[] = [
   {
     id: 'broker-kill',
     label: 'broker kill (SIGKILL room-1 brokers)',
-    duration: '16s',
+    duration: '24s',
     timeline: [kill('all brokers of room1'), restart('all brokers of room1')],
     rooms: FAULT_ROOMS,
     focus: 'rto',
@@ -60,7 +63,7 @@ export const CASES: LaneCase[] = [
   {
     id: 'room-loss',
     label: 'room loss (SIGKILL room-1 name servers + brokers)',
-    duration: '16s',
+    duration: '24s',
     timeline: [
       kill(['all brokers of room1', 'nameservers of room1']),
       restart(['nameservers of room1', 'all brokers of room1'])
@@ -102,7 +105,7 @@ export const CASES: LaneCase[] = [
   {
     id: 'wan-broker-kill',
     label: 'broker kill over a 20 ms link (rooms 20 ms apart)',
-    duration: '16s',
+    duration: '24s',
     timeline: [
       { at: '0s', action: 'delay', target: 'room1', peer: 'room2', latencyMs: 20 },
       kill('all brokers of room1'),
