@@ -6,8 +6,9 @@ export interface LaneCase {
   id: string
   label: string
   /**
-   * Workload length. A restarted broker's JVM serves again 8-12 s after the restart on this loaded
-   * host, and clients need time after that to come home: 24 s for the cases that kill JVMs.
+   * Workload length. A restarted broker's JVM served again 17-23 s after the restart while every
+   * lane ran on this 2-core host, and clients need time after that to come home: 34 s for the cases
+   * that kill JVMs.
    */
   duration: string
   timeline: Record<string, unknown>[]
@@ -42,7 +43,7 @@ export const CASES: LaneCase[] = [
   {
     id: 'broker-kill',
     label: 'broker kill (SIGKILL room-1 brokers)',
-    duration: '24s',
+    duration: '34s',
     timeline: [kill('all brokers of room1'), restart('all brokers of room1')],
     rooms: FAULT_ROOMS,
     focus: 'rto',
@@ -63,7 +64,7 @@ export const CASES: LaneCase[] = [
   {
     id: 'room-loss',
     label: 'room loss (SIGKILL room-1 name servers + brokers)',
-    duration: '24s',
+    duration: '34s',
     timeline: [
       kill(['all brokers of room1', 'nameservers of room1']),
       restart(['nameservers of room1', 'all brokers of room1'])
@@ -105,7 +106,7 @@ export const CASES: LaneCase[] = [
   {
     id: 'wan-broker-kill',
     label: 'broker kill over a 20 ms link (rooms 20 ms apart)',
-    duration: '24s',
+    duration: '34s',
     timeline: [
       { at: '0s', action: 'delay', target: 'room1', peer: 'room2', latencyMs: 20 },
       kill('all brokers of room1'),
