@@ -23,9 +23,10 @@ export interface LaneRun {
   faultWindowWaits: number[]
   /**
    * Room-1 producers: ms from the repaired nodes serving again (servingAgainAt) to the first
-   * own-room acknowledgement, or 'stayed'.
+   * own-room acknowledgement; 'stayed' when it never left, 'not-served' when the repaired nodes
+   * did not serve again before the workload ended.
    */
-  backHome: (number | 'stayed')[]
+  backHome: (number | 'stayed' | 'not-served')[]
   /** Acknowledged sends due before the fault, and how many of them another room stored. */
   healthyAcked: number
   healthyCrossRoom: number
@@ -129,7 +130,7 @@ export function laneRun(
   const t0 = report.originMs
   const end = t0 + report.timings.workloadMs
   const recoveries: Recovery[] = []
-  const home: (number | 'stayed')[] = []
+  const home: LaneRun['backHome'] = []
   let waits: number[] = []
   if (fault !== null) {
     for (const id of room1) {
@@ -143,13 +144,16 @@ export function laneRun(
             ? { kind: 'unrecovered' }
             : { kind: 'rto', ms: ep.rtoMs }
       )
+      // The restarted node was not serving before the workload ended: nothing to come home to.
       home.push(
-        backHome(
-          sends.filter((s) => s.clientId === id),
-          fault,
-          served,
-          end
-        )
+        served >= end
+          ? 'not-served'
+          : backHome(
+              sends.filter((s) => s.clientId === id),
+              fault,
+              served,
+              end
+            )
       )
     }
     waits = sends

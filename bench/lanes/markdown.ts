@@ -19,11 +19,18 @@ export function rtoCell(s: LaneSummary): string {
   return rto.noFailure > 0 ? `${figs} (${rto.noFailure} of ${rto.producers} no failure)` : figs
 }
 
-function homeCell(s: LaneSummary): string {
+export function homeCell(s: LaneSummary): string {
   const h = s.backHome
   if (h.producers === 0) return '—'
   if (h.stayed === h.producers) return 'stayed'
-  return h.stayed > 0 ? `${ms(h.medianMs)} (${h.stayed} of ${h.producers} stayed)` : ms(h.medianMs)
+  if (h.notServed === h.producers) return 'node not back in time'
+  const measured = h.producers - h.stayed - h.notServed
+  const apart = [
+    ...(h.stayed > 0 ? [`${h.stayed} of ${h.producers} stayed`] : []),
+    ...(h.notServed > 0 ? [`${h.notServed} of ${h.producers} node not back`] : [])
+  ]
+  const figure = measured > 0 ? ms(h.medianMs) : '—'
+  return apart.length ? `${figure} (${apart.join(', ')})` : figure
 }
 
 function caseTable(c: LaneBenchResult['cases'][number]): string[] {
@@ -163,7 +170,7 @@ export function laneMarkdown(out: LaneBenchResult): string {
       workersLine(out) +
       ' Lanes: `remoting` = our room-aware client; `remoting-hedged` = the same with hedged sends; `remoting-nokeep` = the same with consumer offsets handled as before; `java` = stock Java client 5.3.3 (address server = the room’s management node); `java-zone` = Java with RocketMQ zone mode and AllocateMachineRoomNearby; `java-tuned` = Java with 1 s route poll / heartbeat / rebalance, latency fault tolerance and a 400 ms per-request cap; `grpc` = rocketmq-client-nodejs 1.0.8 through the own room’s zone-pinned proxy with our proxy failover; `baseline` = rocketmq-client-nodejs with its defaults on the plain proxy.',
     '',
-    'How figures are taken: **failed sends** are sends the application saw fail (median per run). **RTO** is OpenChaos’ first failed operation after the fault → next success, per room-1 producer, over every run pooled; operations are attempts where the lane exposes them (ours, Java’s send hook, the gRPC lane) and whole sends for `baseline`; a producer that never recovered is ∞ and ranks last; producers that saw no failure are counted apart, never as 0. **Waits** are measured from each send’s scheduled time (open-loop schedule, coordinated-omission safe). **Back in own room** is the repaired nodes serving again (their sandbox state back to up, so a JVM’s boot is not counted) → first own-room acknowledgement of a room-1 producer (median; “stayed” = never left). **Duplicates** and **acked lost** are totals over the runs, by message key. Takeover = kill of room 1’s consumers → the last of their queues consumed again by room 2 (median of runs).',
+    'How figures are taken: **failed sends** are sends the application saw fail (median per run). **RTO** is OpenChaos’ first failed operation after the fault → next success, per room-1 producer, over every run pooled; operations are attempts where the lane exposes them (ours, Java’s send hook, the gRPC lane) and whole sends for `baseline`; a producer that never recovered is ∞ and ranks last; producers that saw no failure are counted apart, never as 0. **Waits** are measured from each send’s scheduled time (open-loop schedule, coordinated-omission safe). **Back in own room** is the repaired nodes serving again (their sandbox state back to up, so a JVM’s boot is not counted) → first own-room acknowledgement of a room-1 producer (median; “stayed” = never left; “node not back in time” = the restarted node did not serve again before the workload ended, nothing to come home to). **Duplicates** and **acked lost** are totals over the runs, by message key. Takeover = kill of room 1’s consumers → the last of their queues consumed again by room 2 (median of runs).',
     '',
     ...out.cases.flatMap((c) => [`## ${c.label}`, '', ...caseTable(c), '']),
     ...(out.paths

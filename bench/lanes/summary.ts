@@ -11,7 +11,8 @@ export interface LaneSummary {
   rto: RtoSummary
   failedSendsMedian: number | null
   faultWindow: { sends: number; p99Ms: number | null; maxMs: number | null }
-  backHome: { producers: number; stayed: number; medianMs: number | null }
+  /** Producers measured; of them, never left, and in runs whose repaired node was not back in time. */
+  backHome: { producers: number; stayed: number; notServed: number; medianMs: number | null }
   healthyCrossRoomShare: number | null
   healthyWait: {
     sends: number
@@ -35,7 +36,8 @@ const r1 = (x: number | null): number | null =>
 export function summarizeLane(lane: string, runs: readonly LaneRun[]): LaneSummary {
   const waits = runs.flatMap((r) => r.faultWindowWaits)
   const homes = runs.flatMap((r) => r.backHome)
-  const away = homes.filter((h): h is number => h !== 'stayed')
+  const away = homes.filter((h): h is number => typeof h === 'number')
+  const notServed = homes.filter((h) => h === 'not-served').length
   const healthyWaits = runs.flatMap((r) => r.healthyWaits)
   const acked = runs.reduce((s, r) => s + r.healthyAcked, 0)
   const rto = summarizeRecoveries(runs.flatMap((r) => r.recoveries))
@@ -51,7 +53,8 @@ export function summarizeLane(lane: string, runs: readonly LaneRun[]): LaneSumma
     },
     backHome: {
       producers: homes.length,
-      stayed: homes.length - away.length,
+      stayed: homes.filter((h) => h === 'stayed').length,
+      notServed,
       medianMs: r1(medianKeepingInfinity(away))
     },
     healthyCrossRoomShare: acked ? runs.reduce((s, r) => s + r.healthyCrossRoom, 0) / acked : null,
