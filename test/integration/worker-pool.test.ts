@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -45,6 +45,7 @@ const spawn: WorkerFactory = (key, first) => {
   const name = workerName(key)
   const node = roomWorkerEntry(REPO, { preferBuilt: false })
   const plan = planJavaWorkers([first])[0]
+  mkdirSync(join(dir, name), { recursive: true })
   const command = plan
     ? javaWorkerCommand({
         java: findJava().path,
@@ -60,9 +61,10 @@ const spawn: WorkerFactory = (key, first) => {
       }
   const w = new WorkerConnection({ name, command, logFile: join(dir, `${name}.log`) })
   // The pid the worker reports: a reused process says the same one to the next run.
-  void w.request('hello', { protocol: 1, workerId: name, room: 'room1' }).then((h) => {
-    spawnedPids.push(h.pid)
-  })
+  w.request('hello', { protocol: 1, workerId: name, room: 'room1' }).then(
+    (h) => spawnedPids.push(h.pid),
+    () => undefined
+  )
   return w
 }
 
