@@ -140,8 +140,9 @@ export async function runLaneBenchmark(
   // One process per room and lane for the whole benchmark, fresh clients in it every run
   // (BENCH_REUSE_WORKERS=0: fresh processes every run, as before).
   const reuseWorkers = process.env.BENCH_REUSE_WORKERS !== '0'
-  const pool = new WorkerPool(sourceWorkers(sandboxPlace(sandbox, dataDir)))
-  const workers = reuseWorkers ? pool.workers : sourceWorkers(sandboxPlace(sandbox, dataDir))
+  const spawn = sourceWorkers(sandboxPlace(sandbox, dataDir))
+  const pool = new WorkerPool(spawn)
+  const workers = reuseWorkers ? pool.workers : spawn
   const runner = new ScenarioRunner({ recorder, workers })
   const t = performance.now()
   const log = (m: string): void =>

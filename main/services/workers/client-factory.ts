@@ -20,6 +20,10 @@ export interface ClientFactoryDeps extends ClientDeps {
 /** Lanes a Node worker can host; the java lanes live in the Java worker. */
 export const NODE_LANES = ['remoting', 'grpc', 'baseline'] as const
 
+/** Lanes whose clients are rocketmq-client-nodejs (through a proxy), so need its SDK loaded. */
+export const usesGrpcSdk = (lane: ClientSpec['lane']): lane is 'grpc' | 'baseline' =>
+  lane === 'grpc' || lane === 'baseline'
+
 /**
  * Builds (does not start) the client a spec describes. The static name-server list is used only
  * when the spec has no management node (attached clusters, rooms without one).
@@ -30,7 +34,7 @@ export function createHostedClient(
   onChoice: (c: ClientChoice) => void
 ): HostedClient {
   const t = spec.tuning
-  if (spec.lane === 'grpc' || spec.lane === 'baseline') {
+  if (usesGrpcSdk(spec.lane)) {
     if (!deps.sdk) throw new Error(`${spec.id}: the ${spec.lane} lane needs rocketmq-client-nodejs`)
     const grpcDeps = { ...deps, sdk: deps.sdk() }
     // The remoting client's request timeout is for direct broker calls; the gRPC lanes keep their

@@ -6,7 +6,7 @@ import type { Clock } from '../clients/room-aware/ports'
 import { pause } from '../clients/room-aware/ports'
 import { readableQueues } from '../clients/room-aware/route-table'
 import type { ClientFactoryDeps, HostedClient } from './client-factory'
-import { createHostedClient } from './client-factory'
+import { createHostedClient, usesGrpcSdk } from './client-factory'
 import type { ClientSpec, ClientState, WorkerOp, WorkerOps } from './protocol'
 import { SendSchedule } from './send-schedule'
 import type { WireLedger } from './wire-ledger'
@@ -79,8 +79,7 @@ export class ClientRuntime {
 
   async create({ spec }: Args<'client.create'>): Result<'client.create'> {
     // Loaded before the existence check, so no await separates that check from the insert.
-    const sdk =
-      spec.lane === 'grpc' || spec.lane === 'baseline' ? await this.sdkFor(spec) : undefined
+    const sdk = usesGrpcSdk(spec.lane) ? await this.sdkFor(spec) : undefined
     if (this.clients.has(spec.id)) {
       throw new RuntimeError(`client ${spec.id} already exists; remove it first`, 'exists')
     }
