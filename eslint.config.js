@@ -6,6 +6,19 @@ import tseslint from 'typescript-eslint'
 
 const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'child_process', 'net', 'http', 'crypto', 'url']
 
+/** What no service may import; blocks that narrow a folder further repeat it (a rule's options replace). */
+const servicePatterns = [
+  {
+    group: ['electron'],
+    message: 'services run without Electron (CLI, browser shell, tests)'
+  },
+  {
+    group: ['**/main/app/**', '../app/**', '../../app/**'],
+    message: 'only main/app may use the Electron shell'
+  },
+  { group: ['**/renderer/**'], message: 'the engine never imports renderer code' }
+]
+
 export default tseslint.config(
   {
     ignores: [
@@ -77,16 +90,44 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          patterns: servicePatterns
+        }
+      ]
+    }
+  },
+  {
+    // The client-worker process boundary: the engine side (workers/) and the child process
+    // (room-worker/) meet only in the wire (worker-wire/), which both may import.
+    files: ['main/services/workers/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
           patterns: [
+            ...servicePatterns,
             {
-              group: ['electron'],
-              message: 'services run without Electron (CLI, browser shell, tests)'
-            },
+              group: ['**/room-worker/**', '../room-worker', '**/room-worker'],
+              message:
+                'the engine side reaches a room worker only through worker-wire/ (the protocol)'
+            }
+          ]
+        }
+      ]
+    }
+  },
+  {
+    files: ['main/services/room-worker/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...servicePatterns,
             {
-              group: ['**/main/app/**', '../app/**', '../../app/**'],
-              message: 'only main/app may use the Electron shell'
-            },
-            { group: ['**/renderer/**'], message: 'the engine never imports renderer code' }
+              group: ['**/workers/**', '../workers', '**/workers'],
+              message:
+                'a room worker runs in its own process: it shares only worker-wire/ with the engine'
+            }
           ]
         }
       ]

@@ -19,12 +19,15 @@ import { stringify } from 'yaml'
 import { median } from '../common/scenario/metrics'
 import type { ScenarioReport } from '../common/scenario/schema'
 import { LedgerReader } from '../main/services/ledger/ledger-reader'
-import { openDatabase, Recorder } from '../main/services/ledger/recorder'
+import type { LoadedScenario } from '../common/scenario/run-plan'
+import { composeServices } from '../main/services/engine/compose'
+import { bootFor } from '../main/services/engine/lab-control'
+import { runScenario } from '../main/services/engine/scenario-driver'
 import { RemotingRpc } from '../main/services/remoting'
-import { Sandbox } from '../main/services/sandbox/sandbox'
+import type { Sandbox } from '../main/services/sandbox/sandbox'
 import { parseScenario } from '../main/services/scenario/load-scenario'
-import { ScenarioRunner } from '../main/services/scenario/scenario-runner'
-import { sandboxPlace, sourceWorkers } from '../main/services/workers/worker-launcher'
+
+type Runner = (loaded: LoadedScenario) => Promise<ScenarioReport>
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
 const ROOT = resolve(import.meta.dirname, '..')
@@ -149,7 +152,8 @@ function rssMiB(sandbox: Sandbox): number {
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'drstudio-bench-controller-'))
-  const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
+  const services = composeServices({ dataDir, fromSource: true, machineNetwork: false })
+  const { sandbox, recorder } = services
   const reader = new LedgerReader(recorder.db)
   const rpc = new RemotingRpc({ connectTimeoutMs: 500, requestTimeoutMs: 500 })
   const t = performance.now()
@@ -158,35 +162,32 @@ async function main(): Promise<void> {
   const kills: KillFigures[] = []
   let asyncRun: KillFigures | null = null
   let rss = 0
-  let sandbox: Sandbox | undefined
-  const boot = async (
-    topology: string
-  ): Promise<{ runner: ScenarioRunner; watch: SwitchWatch }> => {
-    await sandbox?.stop({ force: true })
-    const sb = new Sandbox({ dataDir, repoRoot: ROOT })
-    sandbox = sb
-    const runner = new ScenarioRunner({
-      recorder,
-      workers: sourceWorkers(sandboxPlace(sb, dataDir))
-    })
-    runner.on('progress', (p) => log(`[${p.phase}] ${p.message}`))
+  /** Boots a topology; its runs feed the switch watch the moment a master is killed. */
+  const boot = async (topology: string): Promise<{ run: Runner; watch: SwitchWatch }> => {
+    if (sandbox.status().running) await sandbox.stop({ force: true })
     log(`booting ${topology}`)
-    await sb.start(parseScenario(scenarioText(topology, [], {})).topology)
-    await sb.waitForRegistration({ timeoutMs: 90_000 })
+    await bootFor(sandbox, parseScenario(scenarioText(topology, [], {})).topology, undefined, log)
     const watch = new SwitchWatch(rpc, () =>
-      sb
+      sandbox
         .status()
         .nodes.filter((n) => n.kind === 'nameserver' && n.state === 'up')
         .map((n) => n.address!)
     )
-    runner.on('fault', (f) => {
-      if (f.action !== 'kill') return
-      rss = Math.max(rss, rssMiB(sb))
-      const master =
-        sb.node(f.nodes.find((n) => n.startsWith(`${GROUP}-`)) ?? f.nodes[0]!).address ?? null
-      watch.arm(master, performance.timeOrigin + performance.now())
-    })
-    return { runner, watch }
+    const run: Runner = (loaded) =>
+      runScenario(services.runDeps(), loaded, {
+        onOpen: (r) => {
+          r.on('progress', (p) => log(`[${p.phase}] ${p.message}`))
+          r.on('fault', (f) => {
+            if (f.action !== 'kill') return
+            rss = Math.max(rss, rssMiB(sandbox))
+            const master =
+              sandbox.node(f.nodes.find((n) => n.startsWith(`${GROUP}-`)) ?? f.nodes[0]!).address ??
+              null
+            watch.arm(master, performance.timeOrigin + performance.now())
+          })
+        }
+      })
+    return { run, watch }
   }
   try {
     const sync = await boot('three-rooms-controller')
@@ -198,7 +199,7 @@ async function main(): Promise<void> {
           { maxLost: 0, maxRpoMessages: 0 }
         )
       )
-      const report = await sync.runner.run(loaded, sandbox!)
+      const report = await sync.run(loaded)
       // The kill is recorded once the process is gone; the watch armed then, so it may be late
       // by that much, never early.
       const f = figures(report, reader, sync.watch.allAt)
@@ -211,14 +212,13 @@ async function main(): Promise<void> {
       readFileSync(join(ROOT, 'resources/scenarios/controller-master-kill-async.yaml'), 'utf8'),
       { resourcesDir: join(ROOT, 'resources') }
     )
-    const report = await async.runner.run(loaded, sandbox!)
+    const report = await async.run(loaded)
     asyncRun = figures(report, reader, async.watch.allAt)
     async.watch.stop()
     log(`async: ${JSON.stringify(asyncRun)}`)
   } finally {
     rpc.close()
-    await sandbox?.stop({ force: true })
-    recorder.close()
+    await services.close()
     if (!process.env.KEEP_RUN_DIR) rmSync(dataDir, { recursive: true, force: true })
   }
   const med = (k: keyof KillFigures): number | null =>

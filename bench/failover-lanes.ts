@@ -11,16 +11,17 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import type { LaneEntry } from '../common/scenario/schema'
-import { openDatabase, Recorder } from '../main/services/ledger/recorder'
+import type { LoadedScenario } from '../common/scenario/run-plan'
+import { findAppPaths } from '../main/services/app-paths'
+import { composeServices } from '../main/services/engine/compose'
+import type { RunProgress } from '../main/services/engine/run/run-context'
+import { runScenario } from '../main/services/engine/scenario-driver'
 import { RemotingRpc } from '../main/services/remoting/remoting-rpc'
-import { Sandbox } from '../main/services/sandbox/sandbox'
-import { machineSandboxOptions } from '../main/services/sandbox/machine-sandbox'
-import type { LoadedScenario } from '../main/services/scenario/load-scenario'
+import type { Sandbox } from '../main/services/sandbox/sandbox'
 import { parseScenario } from '../main/services/scenario/load-scenario'
-import type { ClientLane } from '../main/services/scenario/plan'
-import { laneOf } from '../main/services/scenario/plan'
-import { ScenarioRunner } from '../main/services/scenario/scenario-runner'
-import { sandboxPlace, sourceWorkers } from '../main/services/workers/worker-launcher'
+import type { ClientLane } from '../common/topology/lanes'
+import { laneOf } from '../common/scenario/client-plan'
+import { sourceWorkers } from '../main/services/workers/worker-launcher'
 import { WorkerPool } from '../main/services/workers/worker-pool'
 import type { LaneCase } from './lanes/cases'
 import { caseLanes, CASES, scenarioText } from './lanes/cases'
@@ -135,15 +136,21 @@ export async function runLaneBenchmark(
   const lanesOf = (c: LaneCase): LaneEntry[] => caseLanes(c, lanes, variants)
   const names = [...new Set(CASES.flatMap((c) => lanesOf(c).map((e) => laneOf(e).name)))]
   const dataDir = mkdtempSync(join(tmpdir(), 'drstudio-bench-lanes-'))
-  const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
-  const sandbox = new Sandbox({ dataDir, repoRoot: root, ...machineSandboxOptions(root) })
   // One process per room and lane for the whole benchmark, fresh clients in it every run
   // (BENCH_REUSE_WORKERS=0: fresh processes every run, as before).
   const reuseWorkers = process.env.BENCH_REUSE_WORKERS !== '0'
-  const spawn = sourceWorkers(sandboxPlace(sandbox, dataDir))
-  const pool = new WorkerPool(spawn)
-  const workers = reuseWorkers ? pool.workers : spawn
-  const runner = new ScenarioRunner({ recorder, workers })
+  let pool: WorkerPool | undefined
+  const services = composeServices({
+    dataDir,
+    paths: { ...findAppPaths(), root },
+    fromSource: true,
+    workers: (place) => {
+      const spawn = sourceWorkers(place)
+      pool = new WorkerPool(spawn)
+      return reuseWorkers ? pool.workers : spawn
+    }
+  })
+  const { sandbox, recorder, workers } = services
   const t = performance.now()
   const log = (m: string): void =>
     void process.stderr.write(`${((performance.now() - t) / 1000).toFixed(1).padStart(7)}s ${m}\n`)
@@ -160,7 +167,7 @@ export async function runLaneBenchmark(
   // CPU and run-queue wait of every client worker over each run's workload phase.
   let sampler: CpuSampler | undefined
   let cpuOfRun: WorkerCpu[] = []
-  runner.on('progress', (p) => {
+  const onProgress = (p: RunProgress): void => {
     if (p.phase === 'workload' && !sampler) {
       sampler = new CpuSampler(dataDir)
       sampler.start()
@@ -171,7 +178,7 @@ export async function runLaneBenchmark(
     }
     if (p.phase !== 'workload' || !/^\d+ producers/.test(p.message))
       log(`  [${p.phase}] ${p.message}`)
-  })
+  }
   const only = process.env.BENCH_CASES?.split(',')
   const cases = CASES.filter((c) => !only || only.includes(c.id))
   const results: LaneBenchResult['cases'] = []
@@ -213,7 +220,9 @@ export async function runLaneBenchmark(
       for (let i = 0; i < runs; i++) {
         log(`${c.id} run ${i + 1}/${runs}`)
         cpuOfRun = []
-        const report = await runner.run(loaded, sandbox)
+        const report = await runScenario(services.runDeps(), loaded, {
+          onOpen: (r) => r.on('progress', onProgress)
+        })
         cpu.push(cpuOfRun)
         for (const name of here) {
           const f = laneRun(c, name, report, recorder)
@@ -251,9 +260,8 @@ export async function runLaneBenchmark(
     }
   } finally {
     // The workers first: they run in the rooms' namespaces, which the sandbox removes.
-    await pool.close()
-    await sandbox.stop().catch(() => undefined)
-    recorder.close()
+    await pool?.close()
+    await services.close()
     rmSync(dataDir, { recursive: true, force: true })
   }
   sampleLoad('end')
@@ -270,7 +278,7 @@ export async function runLaneBenchmark(
     },
     load,
     network,
-    workers: { reused: reuseWorkers, spawned: reuseWorkers ? pool.spawned : null },
+    workers: { reused: reuseWorkers, spawned: reuseWorkers ? (pool?.spawned ?? 0) : null },
     lanes: names,
     cases: results,
     paths

@@ -19,13 +19,12 @@ import { jsonSafe } from './lanes/summary'
 import { loadNow, provenance } from './results-file'
 import type { ScenarioReport } from '../common/scenario/schema'
 import { LedgerReader } from '../main/services/ledger/ledger-reader'
-import { openDatabase, Recorder } from '../main/services/ledger/recorder'
-import { Sandbox } from '../main/services/sandbox/sandbox'
 import { parseScenario } from '../main/services/scenario/load-scenario'
-import { ScenarioRunner } from '../main/services/scenario/scenario-runner'
-import { sandboxPlace, sourceWorkers } from '../main/services/workers/worker-launcher'
-import type { ClientLane } from '../main/services/scenario/plan'
-import { CLIENT_LANES } from '../common/topology/schema'
+import type { LoadedScenario } from '../common/scenario/run-plan'
+import { composeServices } from '../main/services/engine/compose'
+import { runScenario } from '../main/services/engine/scenario-driver'
+import type { ClientLane } from '../common/topology/lanes'
+import { CLIENT_LANES } from '../common/topology/lanes'
 import { runLaneBenchmark } from './failover-lanes'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
@@ -204,17 +203,18 @@ function scenarioText(c: Case): string {
 async function main(): Promise<void> {
   const loadBefore = loadNow()
   const dataDir = mkdtempSync(join(tmpdir(), 'drstudio-bench-failover-'))
-  const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
+  const services = composeServices({ dataDir, fromSource: true, machineNetwork: false })
+  const { sandbox, recorder } = services
   const reader = new LedgerReader(recorder.db)
-  const sandbox = new Sandbox({ dataDir, repoRoot: ROOT })
-  const runner = new ScenarioRunner({
-    recorder,
-    workers: sourceWorkers(sandboxPlace(sandbox, dataDir))
-  })
   const t = performance.now()
   const log = (m: string): void =>
     void process.stderr.write(`${((performance.now() - t) / 1000).toFixed(1).padStart(6)}s ${m}\n`)
-  runner.on('progress', (p) => log(`[${p.phase}] ${p.message}`))
+  const runner = {
+    run: (loaded: LoadedScenario) =>
+      runScenario(services.runDeps(), loaded, {
+        onOpen: (r) => r.on('progress', (p) => log(`[${p.phase}] ${p.message}`))
+      })
+  }
   const cases = CASES.filter((c) => !ONLY || ONLY.includes(c.id))
   const results: { case: Case; runs: RunFigures[] }[] = []
   try {
@@ -232,7 +232,7 @@ async function main(): Promise<void> {
         log(`${c.id} run ${i + 1}/${RUNS}`)
         const loop = monitorEventLoopDelay({ resolution: 5 })
         loop.enable()
-        const report = await runner.run(loaded, sandbox)
+        const report = await runner.run(loaded)
         loop.disable()
         const f = figures(c, report, reader, loop.max / 1e6)
         log(`${c.id} run ${i + 1}: ${JSON.stringify(f)}`)
@@ -241,8 +241,7 @@ async function main(): Promise<void> {
       results.push({ case: c, runs })
     }
   } finally {
-    await sandbox.stop().catch(() => undefined)
-    recorder.close()
+    await services.close()
     rmSync(dataDir, { recursive: true, force: true })
   }
 

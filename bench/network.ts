@@ -9,15 +9,12 @@ import { loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { ScenarioReport } from '../common/scenario/schema'
 import { median } from '../common/scenario/metrics'
-import { openDatabase, Recorder } from '../main/services/ledger/recorder'
 import { defaultDelayRouterPath } from '../main/services/network/delay-router'
 import { nodeExec } from '../main/services/network/exec'
 import { detectNetworkSupport } from '../main/services/network/support'
-import { machineSandboxOptions } from '../main/services/sandbox/machine-sandbox'
-import { Sandbox } from '../main/services/sandbox/sandbox'
 import { parseScenario } from '../main/services/scenario/load-scenario'
-import { ScenarioRunner } from '../main/services/scenario/scenario-runner'
-import { sandboxPlace, sourceWorkers } from '../main/services/workers/worker-launcher'
+import { composeServices } from '../main/services/engine/compose'
+import { runScenario } from '../main/services/engine/scenario-driver'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
@@ -32,13 +29,8 @@ if (!support.ok) {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'drstudio-bench-network-'))
-const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
-const sandbox = new Sandbox({ dataDir, repoRoot: ROOT, ...machineSandboxOptions(ROOT) })
-const runner = new ScenarioRunner({
-  recorder,
-  workers: sourceWorkers(sandboxPlace(sandbox, dataDir))
-})
-runner.on('progress', (p) => log(`[${p.phase}] ${p.message}`))
+const services = composeServices({ dataDir, fromSource: true })
+const { sandbox } = services
 let booted: string | null = null
 // The same two rooms on loopback, for the throughput ratio.
 const twoRooms = JSON.parse(
@@ -60,7 +52,9 @@ async function run(topology: string, body: string): Promise<ScenarioReport> {
     booted = topology
     log(`booted ${topology}: ${sandbox.network().mode}`)
   }
-  return runner.run(loaded, sandbox)
+  return runScenario(services.runDeps(), loaded, {
+    onOpen: (r) => r.on('progress', (p) => log(`[${p.phase}] ${p.message}`))
+  })
 }
 
 const producerRto = (r: ScenarioReport, room: string): string => {
@@ -114,8 +108,7 @@ try {
     tput.push({ namespaces: ns, loopback: lo })
   }
 } finally {
-  await sandbox.stop().catch(() => undefined)
-  recorder.close()
+  await services.close()
 }
 
 const m = (xs: number[]): number => Math.round((median(xs) ?? NaN) * 10) / 10

@@ -1,6 +1,8 @@
 // `npx tsx bench/sandbox.ts`: boots the default topologies in the real sandbox, median of N runs:
-// time to all nodes ready (start() resolved, topics created), time until every name server lists every
+// time to all nodes ready (start() resolved; topics are each run's), time until every name server lists every
 // broker, and peak total RSS summed over every child process tree (/proc VmRSS, sampled every 200 ms).
+// Each round boots every topology twice, without the JVM class-data archives (the baseline) and
+// with them, in alternating order, so the ratio compares boots under the same machine load.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { loadNow, writeResultMarkdown } from './results-file'
@@ -27,11 +29,18 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
 
-async function once(name: string): Promise<Sample> {
+type Variant = 'no archives' | 'archives'
+const VARIANTS: Variant[] = ['no archives', 'archives']
+
+async function once(name: string, variant: Variant): Promise<Sample> {
   const raw = JSON.parse(readFileSync(join(REPO, 'resources/topologies', `${name}.json`), 'utf8'))
   const topology = topologySchema.parse(raw)
   const dataDir = mkdtempSync(join(tmpdir(), 'drstudio-bench-sandbox-'))
-  const sandbox = new Sandbox({ dataDir, repoRoot: REPO })
+  const sandbox = new Sandbox({
+    dataDir,
+    repoRoot: REPO,
+    ...(variant === 'no archives' ? { classArchives: { dir: null } } : {})
+  })
   const kinds = new Map<string, string>()
   sandbox.on('node-state', (s: NodeStatus) => kinds.set(s.nodeId, s.kind))
   let peak = 0
@@ -75,27 +84,40 @@ async function once(name: string): Promise<Sample> {
 }
 
 const loadBefore = loadavg()
-const results: Record<string, { samples: Sample[]; median: Omit<Sample, 'peakRssByKindMiB'> }> = {}
+interface Result {
+  samples: Sample[]
+  median: Omit<Sample, 'peakRssByKindMiB'>
+}
+const results: Record<string, Record<Variant, Result>> = {}
 for (const name of TOPOLOGIES) {
-  const samples: Sample[] = []
+  const samples: Record<Variant, Sample[]> = { 'no archives': [], archives: [] }
   for (let i = 0; i < RUNS; i++) {
-    const s = await once(name)
-    console.error(
-      `${name} run ${i + 1}/${RUNS}: ready ${(s.bootMs / 1000).toFixed(1)} s, registered +${
-        s.registeredMs === null ? '?' : (s.registeredMs / 1000).toFixed(1)
-      } s, peak RSS ${s.peakRssMiB.toFixed(0)} MiB`
-    )
-    samples.push(s)
-  }
-  const regs = samples.map((s) => s.registeredMs).filter((v): v is number => v !== null)
-  results[name] = {
-    samples,
-    median: {
-      bootMs: median(samples.map((s) => s.bootMs)),
-      registeredMs: regs.length === samples.length ? median(regs) : null,
-      peakRssMiB: median(samples.map((s) => s.peakRssMiB)),
-      nodes: samples[0]!.nodes
+    // Alternate which variant boots first, so neither always follows the other's teardown.
+    for (const variant of i % 2 ? [...VARIANTS].reverse() : VARIANTS) {
+      const s = await once(name, variant)
+      console.error(
+        `${name} (${variant}) run ${i + 1}/${RUNS}: ready ${(s.bootMs / 1000).toFixed(1)} s, registered +${
+          s.registeredMs === null ? '?' : (s.registeredMs / 1000).toFixed(1)
+        } s, peak RSS ${s.peakRssMiB.toFixed(0)} MiB`
+      )
+      samples[variant].push(s)
     }
+  }
+  const summarize = (xs: Sample[]): Result => {
+    const regs = xs.map((s) => s.registeredMs).filter((v): v is number => v !== null)
+    return {
+      samples: xs,
+      median: {
+        bootMs: median(xs.map((s) => s.bootMs)),
+        registeredMs: regs.length === xs.length ? median(regs) : null,
+        peakRssMiB: median(xs.map((s) => s.peakRssMiB)),
+        nodes: xs[0]!.nodes
+      }
+    }
+  }
+  results[name] = {
+    'no archives': summarize(samples['no archives']),
+    archives: summarize(samples.archives)
   }
 }
 
@@ -110,22 +132,29 @@ const out = {
 mkdirSync(join(REPO, 'bench/results'), { recursive: true })
 writeFileSync(join(REPO, 'bench/results/sandbox.json'), JSON.stringify(out, null, 2) + '\n')
 
-const rows = TOPOLOGIES.map((name) => {
-  const r = results[name]!
-  const m = r.median
-  const kinds = r.samples[0]!.peakRssByKindMiB
-  const split = Object.entries(kinds)
-    .map(([k, v]) => `${k} ${v}`)
-    .join(', ')
-  return `| ${name} | ${m.nodes} | ${(m.bootMs / 1000).toFixed(1)} s | ${
-    m.registeredMs === null ? 'timeout' : `+${(m.registeredMs / 1000).toFixed(1)} s`
-  } | ${m.peakRssMiB.toFixed(0)} MiB | ${split} |`
-})
-const table = `| topology | server nodes | boot to all ready (median of ${RUNS}) | all brokers on all name servers, after brokers up | peak total RSS | RSS split at peak, MiB (run 1) |
-|---|---|---|---|---|---|
+/** `median [min–max]` in seconds: with N samples the range is the interval we can state. */
+const spread = (xs: number[]): string =>
+  `${(median(xs) / 1000).toFixed(1)} s [${(Math.min(...xs) / 1000).toFixed(1)}–${(Math.max(...xs) / 1000).toFixed(1)}]`
+const rows = TOPOLOGIES.flatMap((name) =>
+  VARIANTS.map((variant) => {
+    const r = results[name]![variant]
+    const m = r.median
+    const kinds = r.samples[0]!.peakRssByKindMiB
+    const split = Object.entries(kinds)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')
+    const base = results[name]!['no archives'].median.bootMs
+    const ratio = variant === 'archives' ? ` (× ${(m.bootMs / base).toFixed(2)})` : ''
+    return `| ${name} | ${variant} | ${m.nodes} | ${spread(r.samples.map((s) => s.bootMs))}${ratio} | ${
+      m.registeredMs === null ? 'timeout' : `+${(m.registeredMs / 1000).toFixed(1)} s`
+    } | ${m.peakRssMiB.toFixed(0)} MiB | ${split} |`
+  })
+)
+const table = `| topology | JVM class-data archives | server nodes | boot to all ready, median [min–max] of ${RUNS} (ratio to no archives) | all brokers on all name servers, after brokers up | peak total RSS | RSS split at peak, MiB (run 1) |
+|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
-${cpuCount} CPUs, load average ${loadBefore[0]!.toFixed(1)} before / ${out.loadAvg.after[0]!.toFixed(1)} after (other work on the machine inflates boot times); samples in bench/results/sandbox.json`
+${cpuCount} CPUs, load average ${loadBefore[0]!.toFixed(1)} before / ${out.loadAvg.after[0]!.toFixed(1)} after (other work on the machine inflates boot times); archives as \`npm run setup\` writes them (.rocketmq/class-archives); samples in bench/results/sandbox.json`
 console.log(table)
 writeResultMarkdown(
   'sandbox',

@@ -3,10 +3,11 @@ import { FLOW_TIMEOUT_MS } from './pages/live-run'
 import { NetworkCanvas } from './pages/network'
 
 // Issue 12 §6: network faults from the canvas. The shell runs as root here, so each room of the
-// default topology is its own network (namespaces) and isolating one is a real cut.
+// default topology is its own network (namespaces) and isolating one is a real cut. The same run
+// then hangs broker-1 (Pause, issue 5): a broker that stops answering without closing anything.
 test.describe.configure({ timeout: FLOW_TIMEOUT_MS })
 
-test('isolates room1 from the canvas: producer-1 stays in room1, heal, nothing is lost', async ({
+test('isolates room1 and slows the link from the canvas, then pauses broker-1: producer-1 stays in room1 under the cut, reroutes while broker-1 hangs and comes back, nothing is lost', async ({
   live,
   page
 }, testInfo) => {
@@ -87,6 +88,18 @@ test('isolates room1 from the canvas: producer-1 stays in room1, heal, nothing i
     await net.choose(await net.openLinkMenu('room1', 'room2'), 'Heal room1 ~ room2')
     await net.expectLink('room1', 'room2', 'both ways 0 ms')
     await live.expectOwnRooms()
+  })
+
+  await test.step('pause broker-1 from its Actions menu: producer-1 reroutes to broker-2', async () => {
+    await live.act('broker-1', 'Pause')
+    await live.expectState('broker-1', 'paused')
+    await live.expectRoute('producer-1', 'broker-2')
+    await live.attachCanvas(testInfo, 'canvas after the paused broker’s failover')
+  })
+  await test.step('resume broker-1: producer-1 returns to it', async () => {
+    await live.act('broker-1', 'Resume')
+    await live.expectState('broker-1', 'up')
+    await live.expectRoute('producer-1', 'broker-1')
   })
 
   await live.stopAndExpectNothingLost(testInfo)

@@ -1,7 +1,9 @@
 // `npm run setup`: everything a fresh machine needs — npm deps, the Electron binary when it can be
 // downloaded, a Chromium for the e2e suite, the RocketMQ jars, the Java client worker, a build,
 // and the network lab's nftables and delay router.
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { electronBinary } from './electron-status.mjs'
 import { commandExists, must, run, step } from './run.mjs'
 
@@ -64,6 +66,34 @@ must(
 
 step('build')
 must(npm, ['run', 'build'])
+
+// Each kind of RocketMQ JVM (name server, with a controller, broker, proxy) boots once and writes
+// the classes it loaded to a class-data archive as it shuts down; every later boot maps the
+// archive instead of loading and verifying those classes from the jars (see
+// main/services/sandbox/class-archives.ts). Not fatal: without archives the JVMs boot slower.
+step('class-data archives for the RocketMQ JVMs')
+{
+  const data = mkdtempSync(join(tmpdir(), 'drstudio-setup-'))
+  for (const topology of ['two-rooms-proxies', 'three-rooms-controller']) {
+    const code = run(
+      process.execPath,
+      [
+        'out/cli/drstudio.mjs',
+        'sandbox',
+        'check',
+        `resources/topologies/${topology}.json`,
+        '--write-class-archives'
+      ],
+      { env: { ...process.env, DRSTUDIO_DATA_DIR: data }, stdio: ['ignore', 'ignore', 'inherit'] }
+    )
+    console.log(
+      code === 0
+        ? `archives written by ${topology}'s JVMs`
+        : `warning: ${topology} did not boot cleanly (exit ${code}); its JVMs start without archives`
+    )
+  }
+  rmSync(data, { recursive: true, force: true })
+}
 
 // Rooms as separate networks need nftables, and latency without netem needs the delay router.
 // Neither is fatal: without them the sandbox runs every room on loopback and says why.

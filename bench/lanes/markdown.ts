@@ -4,6 +4,19 @@ import type { LaneBenchResult } from '../failover-lanes'
 import type { PathResult } from './paths'
 import type { LaneSummary } from './summary'
 import { RATE } from './cases'
+import { CLIENT_LANES, LANE_TRAITS } from '../../common/topology/lanes'
+
+/** Every lane as LANE_TRAITS describes it, with the benchmark's two variants of ours after it. */
+function laneLegend(): string {
+  const variants = [
+    '`remoting-hedged` = the same with hedged sends',
+    '`remoting-nokeep` = the same with consumer offsets handled as before'
+  ]
+  return CLIENT_LANES.flatMap((lane) => [
+    `\`${lane}\` = ${LANE_TRAITS[lane].summary}`,
+    ...(lane === 'remoting' ? variants : [])
+  ]).join('; ')
+}
 
 const ms = (x: number | null | undefined | string): string =>
   x === null || x === undefined ? '—' : x === Infinity || x === '∞' ? '∞' : `${x}`
@@ -168,7 +181,7 @@ export function laneMarkdown(out: LaneBenchResult): string {
       RATE +
       ' msg/s each (healthy case: room 1 only), 1 consumer per room. ' +
       workersLine(out) +
-      ' Lanes: `remoting` = our room-aware client; `remoting-hedged` = the same with hedged sends; `remoting-nokeep` = the same with consumer offsets handled as before; `java` = stock Java client 5.3.3 (address server = the room’s management node); `java-zone` = Java with RocketMQ zone mode and AllocateMachineRoomNearby; `java-tuned` = Java with 1 s route poll / heartbeat / rebalance, latency fault tolerance and a 400 ms per-request cap; `grpc` = rocketmq-client-nodejs 1.0.8 through the own room’s zone-pinned proxy with our proxy failover; `baseline` = rocketmq-client-nodejs with its defaults on the plain proxy.',
+      ` Lanes: ${laneLegend()}.`,
     '',
     'How figures are taken: **failed sends** are sends the application saw fail (median per run). **RTO** is OpenChaos’ first failed operation after the fault → next success, per room-1 producer, over every run pooled; operations are attempts where the lane exposes them (ours, Java’s send hook, the gRPC lane) and whole sends for `baseline`; a producer that never recovered is ∞ and ranks last; producers that saw no failure are counted apart, never as 0. **Waits** are measured from each send’s scheduled time (open-loop schedule, coordinated-omission safe). **Back in own room** is the repaired nodes serving again (their sandbox state back to up, so a JVM’s boot is not counted) → first own-room acknowledgement of a room-1 producer (median; “stayed” = never left; “node not back in time” = the restarted node did not serve again before the workload ended, nothing to come home to). **Duplicates** and **acked lost** are totals over the runs, by message key. Takeover = kill of room 1’s consumers → the last of their queues consumed again by room 2 (median of runs).',
     '',

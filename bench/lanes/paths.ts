@@ -6,8 +6,8 @@
 // Hygiene: every lane is warmed up (unrecorded sends, then a discarded round) before anything is
 // measured, and rounds are interleaved in a balanced order (round-order.ts) with a second between
 // rounds, so a slow minute of the machine, or one lane's aftermath, lands on every lane alike.
-import type { WireRow } from '../../main/services/workers/protocol'
-import type { ClientSpec } from '../../main/services/workers/protocol'
+import type { WireRow } from '../../main/services/worker-wire/protocol'
+import type { ClientSpec } from '../../main/services/worker-wire/protocol'
 import type { WorkerFactory } from '../../main/services/workers/client-fleet'
 import { ClientFleet } from '../../main/services/workers/client-fleet'
 import { RemotingRpc } from '../../main/services/remoting/remoting-rpc'

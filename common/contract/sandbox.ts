@@ -7,13 +7,19 @@ export const nodeStateSchema = z.enum([
   'stopped',
   'starting',
   'up',
+  /** A controller-mode replica up while its group has no master acting yet. */
+  'electing',
+  /** A controller-mode replica up while its group's SyncStateSet is short of the replicas expected. */
+  'syncing',
   'paused',
   'killed',
   'down',
   'failed',
   'attached',
+  /** An attached node that answers, but slower than half its probe timeout. */
   'slow'
 ])
+/** Lifecycle of one node as the sandbox, the canvas and the ledger know it: the one list. */
 export type NodeState = z.infer<typeof nodeStateSchema>
 
 export const nodeActionSchema = z.enum(['start', 'stop', 'kill', 'pause', 'resume', 'restart'])
@@ -29,7 +35,12 @@ export const nodeStatusSchema = z.object({
   detail: z.string().optional(),
   /** An operator's node DR Studio watches but does not run (the canvas marks it "not ours"). */
   attached: z.boolean().optional(),
-  restorable: z.boolean().optional()
+  restorable: z.boolean().optional(),
+  /**
+   * A controller-mode replica: how long after its JVM was up its group accepted writes with the
+   * SyncStateSet the sandbox expects (the time it spent electing and syncing).
+   */
+  readyInMs: z.number().optional()
 })
 export type NodeStatus = z.infer<typeof nodeStatusSchema>
 

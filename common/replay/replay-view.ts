@@ -1,8 +1,8 @@
+import type { NodeState } from '../contract/sandbox'
 import type { ReplayEvent, ReplayState, ReplayTopology } from './replay-state'
 
 /** The canvas's node states (the sandbox's vocabulary: `observed-down` shows as down). */
-export type CanvasNodeState =
-  'stopped' | 'starting' | 'up' | 'paused' | 'killed' | 'down' | 'failed' | 'attached' | 'slow'
+export type CanvasNodeState = NodeState
 
 /** A client's edges as the live view draws them (see renderer `ClientChoice`). */
 export interface ReplayChoice {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { NodeState } from '../contract/sandbox'
 
 /**
  * Events of a run, as the ledger stores them and the app forwards them (`ledger:event`).
@@ -84,6 +85,8 @@ export interface LedgerEventData {
     nodes: string[]
     ok: boolean
     error?: string
+    /** Who applied it: the scenario's timeline, the operator (canvas), or nobody DR Studio runs. */
+    source?: 'timeline' | 'operator' | 'observed'
     /** A network fault's own fields (mode, direction, latencyMs, lossPct, mbit…). */
     network?: Record<string, unknown>
   }
@@ -197,18 +200,8 @@ export interface LedgerEventData {
   'network-heal': { faultId?: string; target?: string[]; peer?: string[]; reason?: string }
 }
 
-/** The states a replay knows; the sandbox's `NodeState` plus what a sampler or attach may see. */
-export type RecordedNodeState =
-  | 'stopped'
-  | 'starting'
-  | 'up'
-  | 'paused'
-  | 'killed'
-  | 'down'
-  | 'failed'
-  | 'attached'
-  | 'slow'
-  | 'observed-down'
+/** The states a replay knows: a node's states plus what a sampler or attach may see. */
+export type RecordedNodeState = NodeState | 'observed-down'
 
 /** One broker as a name server lists it: its broker name, master address and zone (room). */
 export interface NamesrvViewBroker {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { closestMatch, describeValue } from '../schema-issues'
 import { clientLaneSchema, idSchema, selectionPolicySchema } from '../topology/schema'
 import { durationSchema } from './duration'
 
@@ -9,7 +10,11 @@ export type FaultAction = z.infer<typeof faultActionSchema>
 /** One selector ("all brokers of room1", "ns-1") or several, unioned. */
 export const targetSchema = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)])
 
-export const timelineStepSchema = z.object({
+// Every object a scenario file holds is strict: an unknown key is almost always a typo
+// ("maxRtoMS") that would otherwise be dropped without a word, and the gate it meant never gates.
+
+/** A node action of the timeline: `{ at: 5s, action: kill, target: all brokers of room1 }`. */
+export const timelineStepSchema = z.strictObject({
   at: durationSchema,
   action: faultActionSchema,
   target: targetSchema,
@@ -65,7 +70,10 @@ const networkFaultShapes = {
   heal: { action: z.literal('heal'), target: idSchema.optional(), peer: idSchema.optional() }
 }
 
-/** A network fault as the network lab applies it (a timeline step without its time). */
+/**
+ * A network fault as the network lab applies it (a timeline step without its time). Not strict:
+ * it is the canvas's request payload and the lab's input, not something a person types.
+ */
 export const networkFaultSchema = z.discriminatedUnion('action', [
   z.object(networkFaultShapes.isolate),
   z.object(networkFaultShapes.partition),
@@ -79,22 +87,51 @@ export type NetworkFaultInput = z.input<typeof networkFaultSchema>
 
 const stepFields = { at: durationSchema, note: z.string().optional() }
 
+const networkStepOptions = [
+  z.strictObject({ ...stepFields, ...networkFaultShapes.isolate }),
+  z.strictObject({ ...stepFields, ...networkFaultShapes.partition }),
+  z.strictObject({ ...stepFields, ...networkFaultShapes.delay }),
+  z.strictObject({ ...stepFields, ...networkFaultShapes.loss }),
+  z.strictObject({ ...stepFields, ...networkFaultShapes.bandwidth }),
+  z.strictObject({ ...stepFields, ...networkFaultShapes.heal })
+] as const
+
+/** The actions a timeline step can name, as the error for an unknown one lists them. */
+const ACTIONS_TEXT =
+  `node actions: ${faultActionSchema.options.join(', ')}; ` +
+  `network actions: ${networkActionSchema.options.join(', ')}`
+
+/** Why a step's `action` picks no step shape: what it saw, what exists, and the likely one. */
+export function unknownActionMessage(action: unknown): string {
+  if (action === undefined) return `the step names no action; ${ACTIONS_TEXT}`
+  if (typeof action !== 'string')
+    return `${describeValue(action)} is not an action; ${ACTIONS_TEXT}`
+  const meant = closestMatch(action, [...faultActionSchema.options, ...networkActionSchema.options])
+  return `${JSON.stringify(action)} is not an action; ${ACTIONS_TEXT}${meant ? ` (did you mean ${JSON.stringify(meant)}?)` : ''}`
+}
+
+/** A timeline step whose action picks no shape gets our words; every other issue keeps zod's. */
+const stepError = {
+  error: (issue: z.core.$ZodRawIssue): string | undefined =>
+    issue.code === 'invalid_union' && issue.note === 'No matching discriminator'
+      ? unknownActionMessage((issue.input as Record<string, unknown>).action)
+      : undefined
+}
+
 /** `{ at: 5s, action: partition, target: room1, peer: room2, direction: both, mode: drop }` and friends. */
-export const networkStepSchema = z.discriminatedUnion('action', [
-  z.object({ ...stepFields, ...networkFaultShapes.isolate }),
-  z.object({ ...stepFields, ...networkFaultShapes.partition }),
-  z.object({ ...stepFields, ...networkFaultShapes.delay }),
-  z.object({ ...stepFields, ...networkFaultShapes.loss }),
-  z.object({ ...stepFields, ...networkFaultShapes.bandwidth }),
-  z.object({ ...stepFields, ...networkFaultShapes.heal })
-])
+export const networkStepSchema = z.discriminatedUnion('action', [...networkStepOptions])
 export type NetworkStep = z.infer<typeof networkStepSchema>
 
 /**
- * Any timeline entry: a node action (kill, pause, ...) or a network fault. The scenario's
- * `timeline` switches to this once the runner applies network steps.
+ * Any timeline entry: a node action (kill, pause, ...) or a network fault. One union keyed on
+ * `action`, so a known action reports its own shape's problems (`timeline[1].peer` is missing)
+ * and an unknown one says which actions exist.
  */
-export const anyTimelineStepSchema = z.union([timelineStepSchema, networkStepSchema])
+export const anyTimelineStepSchema = z.discriminatedUnion(
+  'action',
+  [timelineStepSchema, ...networkStepOptions],
+  stepError
+)
 export type AnyTimelineStep = z.infer<typeof anyTimelineStepSchema>
 
 /** True for the network half of the timeline vocabulary. */
@@ -102,13 +139,13 @@ export function isNetworkStep(step: AnyTimelineStep): step is NetworkStep {
   return networkActionSchema.safeParse(step.action).success
 }
 
-export const roomWorkloadSchema = z.object({
+export const roomWorkloadSchema = z.strictObject({
   producers: z.number().int().min(0).max(64).default(1),
   consumers: z.number().int().min(0).max(64).default(1)
 })
 
 /** Client tuning; defaults are the fast-failover settings the benchmark targets were measured with. */
-export const clientTuningSchema = z.object({
+export const clientTuningSchema = z.strictObject({
   policy: selectionPolicySchema.optional(),
   routeRefresh: durationSchema.optional(),
   sendTimeout: durationSchema.default(3000),
@@ -156,7 +193,7 @@ export const laneEntrySchema = z.union([
 ])
 export type LaneEntry = z.infer<typeof laneEntrySchema>
 
-export const workloadSchema = z.object({
+export const workloadSchema = z.strictObject({
   duration: durationSchema.default(20_000),
   /** Messages per second per producer; overrides the topology's producer rate when set. */
   rate: z.number().positive().max(20_000).optional(),
@@ -169,8 +206,8 @@ export const workloadSchema = z.object({
   /** Clients per room; absent means the producers and consumers the topology declares. */
   rooms: z.record(idSchema, roomWorkloadSchema).optional(),
   /**
-   * Client lane of every client of the run, overriding the topology's (see CLIENT_LANES in the
-   * topology schema).
+   * Client lane of every client of the run, overriding the topology's (see LANE_TRAITS in
+   * common/topology/lanes.ts).
    */
   lane: clientLaneSchema.optional(),
   /**
@@ -198,7 +235,7 @@ export type Workload = z.infer<typeof workloadSchema>
 export const failoverKindSchema = z.enum(['namesrv', 'broker', 'consumer-takeover'])
 export type FailoverKind = z.infer<typeof failoverKindSchema>
 
-export const expectedFailoverSchema = z.object({
+export const expectedFailoverSchema = z.strictObject({
   kind: failoverKindSchema,
   fromRoom: idSchema.optional(),
   toRoom: idSchema.optional(),
@@ -206,7 +243,20 @@ export const expectedFailoverSchema = z.object({
   min: z.number().int().min(1).default(1)
 })
 
-export const gatesSchema = z.object({
+/**
+ * `{ group: broker-a, toOtherRoom: true, within: 10s }`: every time a fault takes out the group's
+ * master (kill, stop, pause, or a cut of its room), the controllers must make another replica
+ * master, in another room when `toOtherRoom`, within `within` of the fault.
+ */
+export const expectedElectionSchema = z.strictObject({
+  /** The controller-mode group (brokerName of its replicas). */
+  group: z.string().min(1),
+  toOtherRoom: z.boolean().default(true),
+  within: durationSchema.default(10_000)
+})
+export type ExpectedElection = z.infer<typeof expectedElectionSchema>
+
+export const gatesSchema = z.strictObject({
   maxRtoMs: z.number().nonnegative().optional(),
   maxLost: z.number().int().nonnegative().default(0),
   maxDuplicates: z.number().int().nonnegative().optional(),
@@ -222,13 +272,17 @@ export const gatesSchema = z.object({
   /** Sends of these rooms' producers after the first fault must be acknowledged by brokers of `viaRoom`. */
   sendsAfterFault: z
     .array(
-      z.object({ fromRoom: idSchema, viaRoom: idSchema, min: z.number().int().min(1).default(1) })
+      z.strictObject({
+        fromRoom: idSchema,
+        viaRoom: idSchema,
+        min: z.number().int().min(1).default(1)
+      })
     )
     .optional(),
   /** Messages stored in `brokerRoom` that consumers of `consumerRoom` must have consumed. */
   consumedAcross: z
     .array(
-      z.object({
+      z.strictObject({
         brokerRoom: idSchema,
         consumerRoom: idSchema,
         min: z.number().int().min(1).default(1)
@@ -241,10 +295,12 @@ export const gatesSchema = z.object({
    * consumed after the switch). Fails on a topology without controller-mode groups.
    */
   maxRpoMessages: z.number().int().nonnegative().optional(),
+  /** Controller mode: a new master after each fault that takes a group's master out. */
+  elections: z.array(expectedElectionSchema).optional(),
   /** Clients of `fromRoom` that had to ask another room's management node (own one unreachable). */
   managementFallbacks: z
     .array(
-      z.object({
+      z.strictObject({
         fromRoom: idSchema,
         toRoom: idSchema.optional(),
         min: z.number().int().min(1).default(1)
@@ -260,7 +316,7 @@ export type Gates = z.infer<typeof gatesSchema>
  * longer than `maxSendP99Ms`. Nothing is judged before `minSends` sends are in the window.
  */
 export const abortSchema = z
-  .object({
+  .strictObject({
     maxFailedShare: z.number().min(0).max(1).optional(),
     maxSendP99Ms: z.number().positive().optional(),
     windowMs: durationSchema.default(10_000),
@@ -271,7 +327,7 @@ export const abortSchema = z
   })
 export type AbortRules = z.infer<typeof abortSchema>
 
-export const scenarioSchema = z.object({
+export const scenarioSchema = z.strictObject({
   kind: z.literal('drstudio/scenario').default('drstudio/scenario'),
   version: z.literal(1).default(1),
   name: z.string().min(1),
@@ -348,6 +404,10 @@ export const selectionReportSchema = z.object({
 })
 export type SelectionReport = z.infer<typeof selectionReportSchema>
 
+/** Where a fault came from: the scenario's timeline, the operator (canvas), or observed. */
+export const faultSourceSchema = z.enum(['timeline', 'operator', 'observed'])
+export type FaultSource = z.infer<typeof faultSourceSchema>
+
 export const faultReportSchema = z.object({
   atMs: z.number(),
   /**
@@ -362,9 +422,35 @@ export const faultReportSchema = z.object({
   target: z.array(z.string()),
   nodes: z.array(z.string()),
   ok: z.boolean(),
-  error: z.string().optional()
+  error: z.string().optional(),
+  /** Who applied it: the scenario's timeline, the operator (canvas), or nobody DR Studio runs. */
+  source: faultSourceSchema.optional()
 })
 export type FaultReport = z.infer<typeof faultReportSchema>
+
+/**
+ * A fault that took out a controller-mode group's master (killed, stopped, paused, or its room cut
+ * off), and the replica the controllers made master after it, or why none was.
+ */
+export const takeoverSchema = z.object({
+  group: z.string(),
+  /** When the fault hit, ms from the workload start. */
+  atMs: z.number(),
+  /** The fault's action (kill, pause, isolate…). */
+  fault: z.string(),
+  master: z.string(),
+  masterRoom: z.string().nullable(),
+  /** The group's SyncStateSet at the fault as the controllers last reported it; null = never read. */
+  inSync: z.array(z.string()).nullable(),
+  /** The first other replica made master after the fault; null = none before the run ended. */
+  to: z.string().nullable(),
+  toRoom: z.string().nullable(),
+  /** From the fault to that election. */
+  afterMs: z.number().nullable(),
+  /** Why no other replica became master; null when one did. */
+  reason: z.string().nullable()
+})
+export type Takeover = z.infer<typeof takeoverSchema>
 
 /** Controller-mode runs: the master switches, the quorum's leader, split brains and the RPO. */
 export const controllerReportSchema = z.object({
@@ -402,7 +488,9 @@ export const controllerReportSchema = z.object({
       toRoom: z.string().nullable(),
       epoch: z.number().int()
     })
-  )
+  ),
+  /** Every fault that took a group's master out, and what the controllers did (reports before: none). */
+  takeovers: z.array(takeoverSchema).default([])
 })
 export type ControllerReport = z.infer<typeof controllerReportSchema>
 

@@ -1,4 +1,5 @@
 export * from './schema'
+export * from './lanes'
 export * from './model'
 export * from './validate'
 export * from './network'

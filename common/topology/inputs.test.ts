@@ -316,6 +316,16 @@ describe('keys', () => {
       'an unrelated key',
       edited((d) => (d.rooms[1].owner = 'team-a')),
       { code: 'unknown-key', path: '$.rooms[1].owner', hint: /remove it/ }
+    ],
+    [
+      'a typo of a key the old hand-written list lacked (keys now come from the schema)',
+      edited((d) => (d.rooms[0].controlers = [])),
+      { code: 'unknown-key', message: /did you mean "controllers"/ }
+    ],
+    [
+      'a key of another object, which is not "meant" here',
+      edited((d) => (d.settings.port = 9876)),
+      { code: 'unknown-key', path: '$.settings.port', hint: /remove it/ }
     ]
   ]
   for (const [name, text, want] of cases) it(`refuses ${name}`, () => expectRefusal(text, want))

@@ -2,131 +2,11 @@
 // it should be and how to get there. Zod says "expected number, received string"; this says
 // 'port is the string "9876"; write the number without quotes: 9876'.
 import type { z } from 'zod'
-import { TOPOLOGY_VERSION } from './schema'
-import type { Problem } from './validate'
-
-/** Converts a zod issue path to `$.rooms[0].brokers[1].port` form. */
-export function toJsonPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>(
-    (acc, seg) =>
-      typeof seg === 'number'
-        ? `${acc}[${seg}]`
-        : /^[A-Za-z_$][\w$]*$/.test(String(seg))
-          ? `${acc}.${String(seg)}`
-          : `${acc}[${JSON.stringify(String(seg))}]`,
-    '$'
-  )
-}
+import { describeValue, toJsonPath, unknownKeys, valueAt } from '../schema-issues'
+import { TOPOLOGY_VERSION, topologySchema } from './schema'
+import type { Problem } from './problem'
 
 const EXAMPLE = 'see resources/topologies/two-rooms.json for a valid example'
-
-/** Every key the format knows, for "did you mean" on unknown keys. */
-const KNOWN_KEYS = [
-  '$schema',
-  'kind',
-  'version',
-  'name',
-  'description',
-  'settings',
-  'topics',
-  'rooms',
-  'layout',
-  'namesrvDiscovery',
-  'probeIntervalMs',
-  'probeTimeoutMs',
-  'routeRefreshMs',
-  'selectionPolicy',
-  'zoneMode',
-  'queues',
-  'id',
-  'nameServers',
-  'brokers',
-  'managementNodes',
-  'proxies',
-  'producers',
-  'consumers',
-  'host',
-  'port',
-  'remotingPort',
-  'cluster',
-  'brokerName',
-  'role',
-  'brokerId',
-  'storePath',
-  'topic',
-  'group',
-  'rate',
-  'messageSize',
-  'lane',
-  'fallbackRooms',
-  'network',
-  'mode',
-  'links',
-  'latencyMs',
-  'jitterMs',
-  'lossPct',
-  'bandwidthMbit',
-  'actions',
-  'actionTimeoutMs',
-  'source',
-  'kill',
-  'pause',
-  'resume',
-  'restart',
-  'stop',
-  'start',
-  'nameserver',
-  'broker',
-  'management',
-  'proxy'
-]
-
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)])
-  for (let j = 1; j <= b.length; j++) d[0]![j] = j
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      d[i]![j] = Math.min(
-        d[i - 1]![j]! + 1,
-        d[i]![j - 1]! + 1,
-        d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)
-      )
-    }
-  }
-  return d[a.length]![b.length]!
-}
-
-/** The known key a typo most likely meant (case-insensitive first, then edit distance ≤ 2). */
-export function didYouMean(key: string): string | null {
-  const lower = key.toLowerCase()
-  const exact = KNOWN_KEYS.find((k) => k.toLowerCase() === lower)
-  if (exact) return exact
-  let best: string | null = null
-  let bestD = 3
-  for (const k of KNOWN_KEYS) {
-    const d = distance(lower, k.toLowerCase())
-    if (d < bestD) [best, bestD] = [k, d]
-  }
-  return best
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let v = root
-  for (const seg of path) {
-    if (v === null || typeof v !== 'object') return undefined
-    v = (v as Record<PropertyKey, unknown>)[seg as string]
-  }
-  return v
-}
-
-function typeName(v: unknown): string {
-  if (v === null) return 'null'
-  if (Array.isArray(v)) return 'an array'
-  if (typeof v === 'object') return 'an object'
-  if (typeof v === 'string')
-    return `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`
-  return `${typeof v} ${String(v)}`
-}
 
 const PORT_KEYS = new Set(['port', 'remotingPort'])
 
@@ -174,7 +54,7 @@ function kindProblem(path: string, value: unknown): Problem {
     message:
       value === undefined
         ? '"kind" is missing, so this is not known to be a DR Studio topology'
-        : `kind is ${typeName(value)}; a DR Studio topology has "kind": "drstudio/topology"`,
+        : `kind is ${describeValue(value)}; a DR Studio topology has "kind": "drstudio/topology"`,
     hint: 'set "kind": "drstudio/topology", or open the file with the tool that wrote it'
   }
 }
@@ -197,7 +77,7 @@ function versionProblem(path: string, value: unknown): Problem {
         ? `"version" is missing; ${reads}`
         : typeof value === 'number' && value > TOPOLOGY_VERSION
           ? `version ${value} was written by a newer DR Studio; ${reads}`
-          : `version is ${typeName(value)}; ${reads}`,
+          : `version is ${describeValue(value)}; ${reads}`,
     hint:
       typeof value === 'number' && value > TOPOLOGY_VERSION
         ? 'upgrade DR Studio to open this file'
@@ -214,15 +94,13 @@ function explain(issue: z.core.$ZodIssue, root: unknown): Problem[] {
   if (issue.path.length === 1 && last === 'kind') return [kindProblem(path, value)]
   if (issue.path.length === 1 && last === 'version') return [versionProblem(path, value)]
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((k) => {
-      const meant = didYouMean(k)
-      return {
-        code: 'unknown-key',
-        path: `${path}.${k}`,
-        message: `unknown key "${k}"${meant ? ` (did you mean "${meant}"?)` : ''}; DR Studio would ignore it`,
-        hint: meant ? `rename it to "${meant}"` : `remove it; ${EXAMPLE}`
-      }
-    })
+    // Suggestions come from the keys valid at that very object, read off the schema.
+    return unknownKeys(issue, topologySchema, root).map(({ key, path: at, meant }) => ({
+      code: 'unknown-key',
+      path: toJsonPath(at),
+      message: `unknown key "${key}"${meant ? ` (did you mean "${meant}"?)` : ''}; DR Studio would ignore it`,
+      hint: meant ? `rename it to "${meant}"` : `remove it; ${EXAMPLE}`
+    }))
   }
   if (issue.code === 'custom') {
     const hint = (issue.params as { hint?: unknown } | undefined)?.hint
@@ -273,7 +151,7 @@ function explain(issue: z.core.$ZodIssue, root: unknown): Problem[] {
       {
         code: 'schema',
         path,
-        message: `${field} is ${typeName(value)}; expected ${issue.expected === 'int' ? 'a whole number' : issue.expected}`,
+        message: `${field} is ${describeValue(value)}; expected ${issue.expected === 'int' ? 'a whole number' : issue.expected}`,
         hint: `fix the value; ${EXAMPLE}`
       }
     ]
@@ -284,7 +162,7 @@ function explain(issue: z.core.$ZodIssue, root: unknown): Problem[] {
       {
         code: 'schema',
         path,
-        message: `${field} is ${typeName(value)}; expected one of ${allowed}`,
+        message: `${field} is ${describeValue(value)}; expected one of ${allowed}`,
         hint: `use one of ${allowed}`
       }
     ]
@@ -298,7 +176,7 @@ function explain(issue: z.core.$ZodIssue, root: unknown): Problem[] {
       {
         code: 'schema',
         path,
-        message: `${field} ${typeName(value)} is out of range: it must be ${bound}`,
+        message: `${field} ${describeValue(value)} is out of range: it must be ${bound}`,
         hint: `write a value ${bound}`
       }
     ]
@@ -335,7 +213,7 @@ export function notAnObject(value: unknown): Problem {
   return {
     code: 'not-an-object',
     path,
-    message: `the file holds ${typeName(value)}; a topology is one JSON object`,
+    message: `the file holds ${describeValue(value)}; a topology is one JSON object`,
     hint: 'write {"kind": "drstudio/topology", "version": 1, …}'
   }
 }

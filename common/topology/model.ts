@@ -109,3 +109,8 @@ export function hostOf(node: TopologyNode): string {
   if (node.kind === 'producer' || node.kind === 'consumer') return '127.0.0.1'
   return node.spec.host ?? '127.0.0.1'
 }
+
+/** True when the topology's brokers are an operator's (attached), not the sandbox's. */
+export function isAttachedCluster(topology: Topology): boolean {
+  return listNodes(topology).some((n) => n.kind === 'broker' && isAttached(n))
+}

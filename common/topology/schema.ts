@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { FieldProblem } from './fields'
 import { checkHost, idProblem, nameText, rocketmqNameProblem } from './fields'
+import { CLIENT_LANES } from './lanes'
 
 /** Adds a custom issue carrying its fix, which validate.ts turns into the problem's hint. */
 function issue(ctx: z.RefinementCtx, p: FieldProblem): void {
@@ -137,23 +138,8 @@ export const proxySchema = z.strictObject({
 
 export const selectionPolicySchema = z.enum(['random', 'round-robin', 'least-latency'])
 
-/**
- * Client lanes: `remoting` (our room-aware client), `grpc` (rocketmq-client-nodejs through
- * zone-pinned proxies, room-aware), `baseline` (rocketmq-client-nodejs on one endpoint, as users
- * configure it), and the stock RocketMQ 5.3.3 Java client: `java` (address server = the room's
- * management node), `java-zone` (RocketMQ zone mode: same-room brokers only, no fallback) and
- * `java-tuned` (the Java client with failover timers set the way an SRE would).
- */
-export const CLIENT_LANES = [
-  'remoting',
-  'java',
-  'java-zone',
-  'java-tuned',
-  'grpc',
-  'baseline'
-] as const
+/** A client lane; the lanes and their traits are in lanes.ts. */
 export const clientLaneSchema = z.enum(CLIENT_LANES)
-export type ClientLane = z.infer<typeof clientLaneSchema>
 
 export const producerSchema = z.strictObject({
   id: idSchema,

@@ -2,7 +2,7 @@
 // from Windows tools, Latin-1 bytes, NULs, an empty file, a YAML file. No Node built-ins here:
 // the CLI, the Electron shell and the browser shell all pass through these checks.
 import { lineColumn } from './json-text'
-import type { Problem } from './validate'
+import type { Problem } from './problem'
 
 /** Far above any real topology (1000 nodes with a layout are about 300 KB); refuses wrong files early. */
 export const MAX_TOPOLOGY_BYTES = 8 * 1024 * 1024

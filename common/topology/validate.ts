@@ -1,5 +1,6 @@
 import { actionProblems } from './actions'
 import { notAnObject, schemaProblems } from './issues'
+import type { Problem } from './problem'
 import { parseJsonStrict } from './json-text'
 import { hostOf, listNodes, occupiedPorts } from './model'
 import { DEFAULT_LINK_KEY, parseLinkKey } from './network'
@@ -7,22 +8,11 @@ import type { Topology } from './schema'
 import { topologySchema } from './schema'
 import { precheckTopologyText } from './text'
 
-/** One thing wrong with a topology document, pointing at where it is and how to fix it. */
-export interface Problem {
-  code: string
-  /** JSONPath of the offending value, `$` for the document itself. */
-  path: string
-  message: string
-  hint: string
-  nodeId?: string
-  /** Where in the file (1-based), for problems found while reading the text: syntax, encoding. */
-  line?: number
-  column?: number
-}
+export type { Problem } from './problem'
 
 export type TopologyResult = { ok: true; topology: Topology } | { ok: false; problems: Problem[] }
 
-export { toJsonPath } from './issues'
+export { toJsonPath } from '../schema-issues'
 
 /** Rules that need the whole document: ids, references, roles, ports. */
 export function semanticProblems(topology: Topology): Problem[] {

@@ -11,7 +11,7 @@ import { runDiscoverCommand, type DiscoverOptions } from './discover-command'
 import { runSandboxCheck, runSandboxUp } from './sandbox-commands'
 import { runServeCommand } from './serve-command'
 import { runValidateCommand } from './validate-command'
-import { roomWorkerMain } from '../services/workers/room-worker-main'
+import { roomWorkerMain } from '../services/room-worker/room-worker-main'
 
 /** Runs a command body and turns thrown errors into one clear line and exit code 1. */
 async function guarded(body: () => Promise<number | void> | number | void): Promise<void> {
@@ -64,7 +64,13 @@ export function buildProgram(): Command {
     )
     .argument('<topology>', 'topology JSON file')
     .option('--json', 'machine-readable output')
-    .action((file: string, opts: { json?: boolean }) => guarded(() => runSandboxCheck(file, opts)))
+    .option(
+      '--write-class-archives',
+      'shut the JVMs down gracefully so one of each kind writes its class-data archive (setup runs this; later boots map the archives and start faster)'
+    )
+    .action((file: string, opts: { json?: boolean; writeClassArchives?: boolean }) =>
+      guarded(() => runSandboxCheck(file, opts))
+    )
 
   const scenario = program.command('scenario').description('run failover scenarios headless (CI)')
   scenario

@@ -2,26 +2,13 @@ import type { NodeStatus } from '../../common/contract'
 import { listNodes } from '../../common/topology'
 import type { Topology } from '../../common/topology'
 import { loadTopology } from '../services/documents/documents'
-import { findAppPaths } from '../services/app-paths'
-import { managementCommandFor } from '../services/engine/create-engine'
-import { defaultDataDir } from '../services/ledger'
+import { composeServices } from '../services/engine/compose'
+import { createTopologyTopics } from '../services/engine/run/setup'
 import { RemotingRpc } from '../services/remoting'
 import { clusterRows } from './cluster-commands'
-import type { SandboxStatus } from '../services/sandbox'
-import { Sandbox } from '../services/sandbox'
-import { machineSandboxOptions } from '../services/sandbox/machine-sandbox'
+import type { Sandbox, SandboxStatus } from '../services/sandbox'
 
 type Out = { write(s: string): unknown }
-
-function newSandbox(): Sandbox {
-  const paths = findAppPaths()
-  return new Sandbox({
-    dataDir: defaultDataDir(),
-    repoRoot: paths.root,
-    managementCommand: managementCommandFor(paths),
-    ...machineSandboxOptions(paths.root)
-  })
-}
 
 function nodeTable(nodes: NodeStatus[], out: Out): void {
   const rows = nodes.map((n) => [n.nodeId, n.kind, n.room, n.address ?? '-', n.state])
@@ -51,11 +38,27 @@ function attachProgress(sandbox: Sandbox, out: Out, quiet: boolean): void {
 /** `drstudio sandbox up <topology>`: boots it, prints the nodes and stays up until Ctrl-C. */
 export async function runSandboxUp(file: string, out: Out = process.stdout): Promise<number> {
   const topology = loadTopology(file)
-  const sandbox = newSandbox()
+  const services = composeServices()
+  const { sandbox } = services
   attachProgress(sandbox, out, false)
   const t0 = Date.now()
   out.write(`booting ${topology.name} (${listNodes(topology).length} nodes)…\n`)
   const status = await sandbox.start(topology)
+  // A cluster for the user's own applications: the topology's topics, routed everywhere.
+  const admin = new RemotingRpc({ connectTimeoutMs: 1000, requestTimeoutMs: 3000 })
+  try {
+    const topics = await createTopologyTopics({
+      topology,
+      cluster: sandbox,
+      admin,
+      clock: services.clock,
+      signal: new AbortController().signal,
+      readyTimeoutMs: 90_000
+    })
+    if (topics.length) out.write(`  topics ${topics.join(', ')} created and routed\n`)
+  } finally {
+    admin.close()
+  }
   out.write(
     `\nall nodes ready in ${((Date.now() - t0) / 1000).toFixed(1)} s (run folder ${status.runDir})\n\n`
   )
@@ -67,7 +70,7 @@ export async function runSandboxUp(file: string, out: Out = process.stdout): Pro
     process.once('SIGTERM', stop)
   })
   out.write('stopping…\n')
-  await sandbox.stop()
+  await services.close()
   out.write('stopped\n')
   return 0
 }
@@ -79,6 +82,37 @@ export interface CheckResult {
   registrationMs: number | null
   checks: { name: string; passed: boolean; detail: string }[]
   nodes: NodeStatus[]
+}
+
+type Listed = { address: string; zone?: string | null }
+
+/**
+ * What a name server's cluster listing gets wrong: brokers it misses, and brokers under another
+ * room's zone. It keeps one zone per broker name, so a group with replicas in several rooms
+ * (controller mode) is listed under whichever of its rooms registered it.
+ */
+export function zoneProblems(
+  brokers: ReturnType<typeof listNodes>,
+  rows: readonly Listed[],
+  addressOf: (id: string) => string | undefined
+): string[] {
+  const problems: string[] = []
+  for (const b of brokers) {
+    if (b.kind !== 'broker') continue
+    const address = addressOf(b.id)
+    const row = rows.find((r) => r.address === address)
+    const rooms = [
+      ...new Set(
+        brokers.flatMap((o) =>
+          o.kind === 'broker' && o.spec.brokerName === b.spec.brokerName ? [o.room] : []
+        )
+      )
+    ]
+    if (!row) problems.push(`${b.id} (${address}) missing`)
+    else if (!rooms.includes(row.zone ?? ''))
+      problems.push(`${b.id} zone ${row.zone}, expected ${rooms.join(' or ')}`)
+  }
+  return problems
 }
 
 /** What every name server and management node should list, checked against the live cluster. */
@@ -105,14 +139,7 @@ export async function verifyCluster(
       }
       try {
         const rows = clusterRows(await client.getBrokerClusterInfo(addr))
-        const problems: string[] = []
-        for (const b of brokers) {
-          const address = byId.get(b.id)?.address
-          const row = rows.find((r) => r.address === address)
-          if (!row) problems.push(`${b.id} (${address}) missing`)
-          else if (row.zone !== b.room)
-            problems.push(`${b.id} zone ${row.zone}, expected ${b.room}`)
-        }
+        const problems = zoneProblems(brokers, rows, (id) => byId.get(id)?.address)
         checks.push({
           name: `${ns.id} lists every broker with its room`,
           passed: problems.length === 0,
@@ -161,14 +188,23 @@ export async function verifyCluster(
   return checks
 }
 
-/** `drstudio sandbox check <topology>`: boot, verify registration and discovery, tear down. */
+/**
+ * `drstudio sandbox check <topology>`: boot, verify registration and discovery, tear down. With
+ * `writeClassArchives` (setup) one JVM of each kind writes its class-data archive as it shuts down,
+ * so the teardown is a shutdown rather than a kill.
+ */
 export async function runSandboxCheck(
   file: string,
-  opts: { json?: boolean },
+  opts: { json?: boolean; writeClassArchives?: boolean },
   out: Out = process.stdout
 ): Promise<number> {
   const topology = loadTopology(file)
-  const sandbox = newSandbox()
+  const write = !!opts.writeClassArchives
+  // A JVM writes its archive only if it exits on its own: give a proxy's slow shutdown the time.
+  const services = composeServices(
+    write ? { sandbox: { classArchives: { write }, stopGraceMs: 60_000 } } : {}
+  )
+  const { sandbox } = services
   attachProgress(sandbox, out, !!opts.json)
   const t0 = Date.now()
   let result: CheckResult
@@ -186,7 +222,7 @@ export async function runSandboxCheck(
       nodes: status.nodes
     }
   } finally {
-    await sandbox.stop()
+    await services.close({ force: !write })
   }
   if (opts.json) {
     out.write(JSON.stringify(result, null, 2) + '\n')

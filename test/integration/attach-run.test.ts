@@ -10,9 +10,8 @@ import { openDatabase, Recorder } from '../../main/services/ledger/recorder'
 import { RemotingRpc } from '../../main/services/remoting'
 import { Sandbox } from '../../main/services/sandbox/sandbox'
 import { parseScenario } from '../../main/services/scenario/load-scenario'
-import { ScenarioRunner } from '../../main/services/scenario/scenario-runner'
+import { headless } from './helpers/headless'
 import { formatScorecard } from '../../main/services/scenario/scorecard'
-import { sandboxPlace, sourceWorkers } from '../../main/services/workers/worker-launcher'
 import type { HandCluster } from './helpers/hand-cluster'
 import {
   createTopic,
@@ -21,6 +20,8 @@ import {
   waitForRegistration
 } from './helpers/hand-cluster'
 import { assertJars, makeRunDir, removeRunDir, stopAllJvms } from './helpers/jvm'
+import { buildCli, runCli } from './helpers/cli'
+import { trackHandles } from './helpers/live-handles'
 
 // Issue 11: the room-aware client and its failover against a cluster DR Studio did not start. The
 // test is the operator: it starts two name servers and two brokers by hand (plain configs, a static
@@ -35,6 +36,8 @@ const handStarted: number[] = []
 
 beforeAll(async () => {
   assertJars()
+  // The CLI case runs the bundle built from this checkout.
+  buildCli()
   root = await makeRunDir('attach-run')
   dataDir = mkdtempSync(join(tmpdir(), 'drstudio-it-attach-run-data-'))
   recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
@@ -111,22 +114,24 @@ async function run(
   during?: (progress: string) => void
 ): Promise<ScenarioReport> {
   const loaded = parseScenario(`name: attached\ntopology: ${topologyFile}\n${body}`)
+  const handles = trackHandles()
   const sandbox = new Sandbox({ dataDir, attached: { allowActions: true } })
-  const runner = new ScenarioRunner({
-    recorder,
-    workers: sourceWorkers(sandboxPlace(sandbox, dataDir))
-  })
-  runner.on('progress', (p) => {
-    process.stderr.write(`[${p.phase}] ${p.message}\n`)
-    during?.(p.message)
-  })
-  await sandbox.start(loaded.topology)
   try {
-    const report = await runner.run(loaded, sandbox)
-    process.stderr.write(formatScorecard(report) + '\n')
-    return report
+    await sandbox.start(loaded.topology)
+    try {
+      const report = await headless(recorder, sandbox, dataDir).run(loaded, {
+        onOpen: (r) => r.on('progress', (p) => during?.(p.message))
+      })
+      process.stderr.write(formatScorecard(report) + '\n')
+      return report
+    } finally {
+      await sandbox.stop()
+    }
   } finally {
-    await sandbox.stop()
+    // The operator's nodes outlive the run: a socket or timer left to them keeps a CLI alive.
+    const left = await handles.alive()
+    handles.stop()
+    expect(left, 'opened by the run or its sandbox and still alive after stop()').toEqual([])
   }
 }
 
@@ -233,6 +238,48 @@ gates:
         timeoutMs: 2000
       })
     ).rejects.toThrow()
+  })
+
+  // Last of this cluster's cases: broker-a stays down after it.
+  it('drstudio scenario run exits within 2 s of its verdict after an out-of-band kill (issue 21)', async () => {
+    const scenario = join(root, 'cli-out-of-band.yaml')
+    writeFileSync(
+      scenario,
+      `name: cli-out-of-band
+topology: ${topologyFile}
+workload: { duration: 10s, rate: 20, drainTimeout: 5s, duplicateGrace: 1s }
+gates:
+  failovers: [{ kind: broker, fromRoom: room1, toRoom: room2 }]
+`
+    )
+    const reportFile = join(root, 'cli-out-of-band.json')
+    let killed = false
+    const cli = await runCli(['scenario', 'run', scenario, '--report', reportFile], {
+      env: { DRSTUDIO_DATA_DIR: join(root, 'cli-data') },
+      onStderr: (line) => {
+        if (killed || !line.includes('producers for')) return
+        killed = true
+        // The operator kills broker-a 3 s into the workload and leaves it down.
+        setTimeout(
+          () => process.kill(Number(readFileSync(scripts.pidFile, 'utf8')), 'SIGKILL'),
+          3000
+        )
+      }
+    })
+    expect(cli.lingered, `sockets the CLI still held:\n${cli.lingered?.join('\n')}`).toBeNull()
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as ScenarioReport
+    process.stderr.write(`${cli.stdout}\nverdict → exit: ${cli.verdictToExitMs} ms\n`)
+    // The verdict the run deserves: the kill observed, room 1 failed over to room 2, and the
+    // scorecard and exit code say what the gates say (a message broker-a acknowledged just before
+    // it died stays unconsumed, so the default maxLost gate may fail, and then so must the run).
+    expect(report.faults.map((f) => `${f.action} ${f.nodes.join(',')}`)).toContain(
+      'observed-down broker-a'
+    )
+    expect(report.gates.find((g) => g.name.startsWith('broker failovers'))?.passed).toBe(true)
+    expect(report.passed).toBe(report.gates.every((g) => g.passed))
+    expect(cli.stdout).toContain(`(run ${report.runId}): ${report.passed ? 'PASSED' : 'FAILED'}`)
+    expect(cli.code).toBe(report.passed ? 0 : 1)
+    expect(cli.verdictToExitMs).toBeLessThan(2000)
   })
 })
 

@@ -1,16 +1,18 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
-import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { WebSocket } from 'ws'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { readPidFile } from '../../main/services/sandbox/orphans'
 import { linuxProcFs } from '../../main/services/sandbox/procfs'
+import { buildCli, runCli } from './helpers/cli'
 
 // Item 7 of "Every number true and every failure loud": a SIGKILLed engine (CLI, scenario runner
 // or browser shell) takes every JVM and management node with it. Each case boots two-rooms
 // (4 JVMs + 2 management nodes), kills the engine the moment they are up, and polls /proc.
+// Issue 21, the other end of an engine's life: one left to finish exits right after its verdict.
 
 const REPO = resolve(import.meta.dirname, '../..')
 const CLI = join(REPO, 'bin', 'drstudio.js')
@@ -140,16 +142,10 @@ async function killEngineAndPoll(engine: Engine): Promise<string[]> {
   }
 }
 
-describe.runIf(process.platform === 'linux')('children die with a SIGKILLed engine', () => {
-  beforeAll(() => {
-    // The engine under test is the bundled CLI; build it from this checkout's sources.
-    const build = spawnSync(process.execPath, [join(REPO, 'scripts', 'build-cli.mjs')], {
-      cwd: REPO,
-      encoding: 'utf8'
-    })
-    expect(build.status, build.stderr).toBe(0)
-  })
+// The engine under test is the bundled CLI; build it from this checkout's sources.
+beforeAll(() => buildCli())
 
+describe.runIf(process.platform === 'linux')('children die with a SIGKILLed engine', () => {
   afterEach(async () => {
     // Never leave JVMs behind, whatever the test found.
     running?.child.kill('SIGKILL')
@@ -211,5 +207,30 @@ describe.runIf(process.platform === 'linux')('children die with a SIGKILLed engi
     }
     expectTwoRoomsChildren(recordChildren(engine))
     expect(await killEngineAndPoll(engine)).toEqual([])
+  })
+})
+
+describe.runIf(process.platform === 'linux')('an engine left to finish', () => {
+  it('drstudio scenario run exits within 2 s of its verdict (issue 21)', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'drstudio-it-exit-'))
+    try {
+      const scenario = join(data, 'short-healthy.yaml')
+      writeFileSync(
+        scenario,
+        'name: short-healthy\ntopology: two-rooms\nworkload: { duration: 3s, rate: 20, duplicateGrace: 1s }\n'
+      )
+      const cli = await runCli(['scenario', 'run', scenario], {
+        env: { DRSTUDIO_DATA_DIR: data },
+        timeoutMs: BOOT_MS
+      })
+      process.stderr.write(`${cli.stdout}\nverdict → exit: ${cli.verdictToExitMs} ms\n`)
+      expect(cli.lingered, `sockets the CLI still held:\n${cli.lingered?.join('\n')}`).toBeNull()
+      expect(cli.stdout, cli.stderr).toMatch(/\(run \d+\): PASSED/)
+      expect(cli.code).toBe(0)
+      expect(cli.stderr).toContain('sandbox stopped')
+      expect(cli.verdictToExitMs).toBeLessThan(2000)
+    } finally {
+      if (!process.env.KEEP_RUN_DIR) rmSync(data, { recursive: true, force: true })
+    }
   })
 })

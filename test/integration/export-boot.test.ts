@@ -24,8 +24,10 @@ import {
   type SpawnedProcess
 } from '../../main/services/sandbox'
 import { openDatabase, Recorder } from '../../main/services/ledger'
-import type { ClusterPort } from '../../main/services/scenario'
-import { loadScenarioFile, ScenarioRunner } from '../../main/services/scenario'
+import type { ClusterPort } from '../../main/services/engine/run/cluster-port'
+import { loadScenarioFile } from '../../main/services/scenario'
+import { runScenario } from '../../main/services/engine/scenario-driver'
+import { systemClock } from '../../main/services/clients/room-aware/ports'
 import { sourceWorkers } from '../../main/services/workers/worker-launcher'
 import { assertJars, makeRunDir, removeRunDir, waitForPort } from './helpers/jvm'
 
@@ -252,9 +254,9 @@ describe('export boots on real RocketMQ 5.3.3', () => {
     const recorder = new Recorder(openDatabase(join(root, 'ledger.db')))
     try {
       const loaded = loadScenarioFile(join(REPO, 'resources/scenarios/healthy.yaml'))
-      const report = await new ScenarioRunner({ recorder, workers: sourceWorkers(root) }).run(
-        loaded,
-        cluster
+      const report = await runScenario(
+        { recorder, cluster, workers: sourceWorkers(root), clock: systemClock },
+        loaded
       )
       expect(report.totals.lost).toBe(0)
       expect(report.totals.acked).toBeGreaterThan(0)

@@ -12,8 +12,9 @@ import type { Engine } from '../../main/services/engine/engine'
 import { formatScorecard } from '../../main/services/scenario/scorecard'
 
 /**
- * The interactive session through the engine's handlers on real RocketMQ: Start runs the
- * topology's own clients, killing broker-1 moves producer-1 to broker-2, Stop drains and reports.
+ * The app's live run through the engine's handlers on real RocketMQ: Start runs the topology's own
+ * clients, killing broker-1 moves producer-1 to broker-2, a built-in scenario runs beside them on
+ * the same sandbox, and Stop drains and reports.
  */
 const paths = findAppPaths()
 let dataDir: string
@@ -66,12 +67,13 @@ afterAll(async () => {
 }, 60_000)
 
 describe('interactive session on real RocketMQ', () => {
-  it('runs the topology clients, fails producer-1 over to room 2 and reports no loss', async () => {
+  it('runs the topology clients, fails producer-1 over to room 2, runs a scenario beside them, and reports no loss', async () => {
     const document = JSON.parse(
       readFileSync(join(paths.resourcesDir, 'topologies', 'two-rooms.json'), 'utf8')
     ) as unknown
     const started = await engine.handlers['sandbox:start']({ document })
     const runId = started.runId!
+    const bootedAt = (await engine.handlers['sandbox:status']({})).startedAt
     expect(runId).toBeGreaterThan(0)
 
     await until(
@@ -101,6 +103,31 @@ describe('interactive session on real RocketMQ', () => {
     )
     // Some sends through room 2 after the failover.
     await new Promise((r) => setTimeout(r, 2000))
+
+    // A built-in scenario from the Scenarios panel on the running sandbox of the same topology:
+    // it reuses it (no second boot), restores broker-1 first, and reports through the engine while
+    // the live run goes on; its run is its own.
+    const states: EventPayload<'scenario:state'>[] = []
+    engine.events.on('scenario:state', (s) => states.push(s))
+    const res = await engine.handlers['scenario:run']({ id: 'healthy' })
+    expect(res).toEqual({ started: true, scenario: 'healthy' })
+    await expect(engine.handlers['scenario:run']({ id: 'healthy' })).rejects.toThrow(
+      /already running/
+    )
+    await until('scenario end', () => states.some((s) => !s.running), 220_000)
+    const healthy = on('scenario:report').at(-1)?.report as ScenarioReport
+    process.stderr.write(formatScorecard(healthy))
+    expect(healthy.scenario).toBe('healthy')
+    expect(healthy.runId).not.toBe(runId)
+    expect(healthy.totals.lost).toBe(0)
+    expect(healthy.passed).toBe(true)
+    expect(states.find((s) => !s.running)).toEqual({
+      running: false,
+      scenario: 'healthy',
+      runId: healthy.runId
+    })
+    expect(on('client:choice').some((c) => c.runId === healthy.runId && c.brokerId)).toBe(true)
+    expect((await engine.handlers['sandbox:status']({})).startedAt).toBe(bootedAt)
 
     const stopped = await engine.handlers['sandbox:stop']({})
     expect(stopped.running).toBe(false)
@@ -134,26 +161,5 @@ describe('interactive session on real RocketMQ', () => {
     expect(report.passed).toBe(true)
     expect(got.events.some((e) => e.kind === 'fault')).toBe(true)
     expect(jvmsLeft()).toBe('')
-  }, 240_000)
-
-  it('scenario:run healthy boots its own sandbox and reports through the engine', async () => {
-    const states: EventPayload<'scenario:state'>[] = []
-    engine.events.on('scenario:state', (s) => states.push(s))
-    const res = await engine.handlers['scenario:run']({ id: 'healthy' })
-    expect(res).toEqual({ started: true, scenario: 'healthy' })
-    await expect(engine.handlers['scenario:run']({ id: 'healthy' })).rejects.toThrow(
-      /already running/
-    )
-    await until('scenario end', () => states.some((s) => !s.running), 220_000)
-    const report = on('scenario:report').at(-1)?.report as ScenarioReport
-    process.stderr.write(formatScorecard(report))
-    expect(report.scenario).toBe('healthy')
-    expect(report.totals.lost).toBe(0)
-    expect(report.passed).toBe(true)
-    const end = states.find((s) => !s.running)!
-    expect(end).toEqual({ running: false, scenario: 'healthy', runId: report.runId })
-    expect(on('client:choice').some((c) => c.runId === report.runId && c.brokerId)).toBe(true)
-    await engine.handlers['sandbox:stop']({})
-    expect(jvmsLeft()).toBe('')
-  }, 240_000)
+  }, 420_000)
 })

@@ -10,7 +10,8 @@ import {
   javaWorkerJar,
   planJavaWorkers
 } from '../../main/services/workers/java-worker-command'
-import type { ClientSpec, WorkerLane } from '../../main/services/workers/protocol'
+import type { ClientLane } from '../../common/topology/lanes'
+import type { ClientSpec } from '../../main/services/worker-wire/protocol'
 import { roomWorkerEntry } from '../../main/services/workers/worker-launcher'
 import { WorkerConnection } from '../../main/services/workers/worker-connection'
 import { WorkerPool } from '../../main/services/workers/worker-pool'
@@ -25,7 +26,7 @@ import { WorkerPool } from '../../main/services/workers/worker-pool'
 const REPO = resolve(import.meta.dirname, '../..')
 const dir = mkdtempSync(join(tmpdir(), 'drstudio-it-worker-pool-'))
 
-const spec = (id: string, lane: WorkerLane): ClientSpec => ({
+const spec = (id: string, lane: ClientLane): ClientSpec => ({
   id,
   role: id.startsWith('producer') ? 'producer' : 'consumer',
   room: 'room1',
@@ -77,7 +78,7 @@ describe('worker processes kept across runs (WorkerPool)', () => {
   })
 
   it('gives the next run the same Node and Java processes, with the last run’s clients gone', async () => {
-    const ids: [string, WorkerLane][] = [
+    const ids: [string, ClientLane][] = [
       ['producer-room1-1-remoting', 'remoting'],
       ['consumer-room1-1-remoting', 'remoting'],
       ['producer-room1-1-java', 'java'],

@@ -16,7 +16,7 @@ import {
   decideRates,
   isDrStudioGroup,
   runConsumerGroup
-} from './workload-safety'
+} from '../../../common/scenario/workload-safety'
 
 const dir = mkdtempSync(join(tmpdir(), 'drstudio-actions-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -14,7 +14,7 @@ import {
   ATTACHED_DEFAULT_RATE,
   DRSTUDIO_CONSUMER_GROUP,
   DRSTUDIO_PRODUCER_GROUP
-} from './workload-safety'
+} from '../../../common/scenario/workload-safety'
 
 export interface BuildOptions {
   name?: string

@@ -17,6 +17,11 @@ class ManualClock implements ProberClock {
     return this.t
   }
 
+  /** Timers set and neither fired nor cancelled. */
+  get pending(): number {
+    return this.timers.length
+  }
+
   setTimeout(fn: () => void, ms: number): () => void {
     const id = this.nextId++
     this.timers.push({ at: this.t + ms, fn, id })
@@ -265,6 +270,23 @@ describe('AttachedProber', () => {
     prober.stop()
     await clock.advance(5000)
     expect(changes).toEqual([])
+  })
+
+  it('stop() settles the probes still out and leaves no timer behind', async () => {
+    const clock = new ManualClock()
+    const { prober, changes } = watch(clock, scriptedPort(clock, { 'broker-a': 'hang' }), {
+      timeoutMs: 30_000
+    })
+    const firstRound = prober.start()
+    await clock.advance(10)
+    // The interval timer and broker-a's 30 s deadline.
+    expect(clock.pending).toBe(2)
+    prober.stop()
+    expect(clock.pending).toBe(0)
+    // The round settles although broker-a never answered, so nothing waits on the stopped prober.
+    await firstRound
+    await clock.advance(60_000)
+    expect(changes.map((c) => `${c.nodeId} ${c.to}`)).toEqual(['ns-1 up'])
   })
 })
 

@@ -20,6 +20,8 @@ export interface ProbeTarget {
 /** One real request to a node; resolves on any answer (with a note), rejects on error or timeout. */
 export interface ProbePort {
   probe(target: ProbeTarget, timeoutMs: number): Promise<{ detail?: string }>
+  /** Closes the connections the probes opened (probes still out fail); the opener calls it. */
+  close?(): void
 }
 
 /** Time and timers, injected so tests drive the prober without waiting. */
@@ -144,6 +146,8 @@ export class AttachedProber extends EventEmitter<ProberEvents> {
   private readonly failuresBeforeDown: number
   private readonly watches = new Map<string, NodeWatch>()
   private readonly inFlight = new Set<string>()
+  /** Settles each probe still out, with its deadline timer cleared; stop() calls them. */
+  private readonly abandons = new Set<() => void>()
   private cancelTimer: (() => void) | null = null
   private running = false
   private stopped = false
@@ -177,11 +181,13 @@ export class AttachedProber extends EventEmitter<ProberEvents> {
     return first ?? Promise.resolve()
   }
 
+  /** Stops the interval and settles every probe still out, so no timer of the prober is left. */
   stop(): void {
     this.running = false
     this.stopped = true
     this.cancelTimer?.()
     this.cancelTimer = null
+    for (const abandon of [...this.abandons]) abandon()
   }
 
   /** One round over every target; resolves when each probe of the round has settled. */
@@ -213,9 +219,19 @@ export class AttachedProber extends EventEmitter<ProberEvents> {
     const elapsed = (): number => this.clock.now() - started
     return new Promise<ProbeOutcome>((resolve) => {
       let settled = false
-      const cancel = this.clock.setTimeout(() => {
-        if (settled) return
+      const settle = (): boolean => {
+        if (settled) return false
         settled = true
+        this.abandons.delete(abandon)
+        return true
+      }
+      const abandon = (): void => {
+        if (!settle()) return
+        cancel()
+        resolve({ ok: false, latencyMs: elapsed(), error: 'the prober stopped', timedOut: false })
+      }
+      const cancel = this.clock.setTimeout(() => {
+        if (!settle()) return
         resolve({
           ok: false,
           latencyMs: elapsed(),
@@ -224,16 +240,15 @@ export class AttachedProber extends EventEmitter<ProberEvents> {
           timeoutMs: this.opts.timeoutMs
         })
       }, this.opts.timeoutMs)
+      this.abandons.add(abandon)
       this.opts.port.probe(target, this.opts.timeoutMs).then(
         (r) => {
-          if (settled) return
-          settled = true
+          if (!settle()) return
           cancel()
           resolve({ ok: true, latencyMs: elapsed(), ...(r.detail ? { detail: r.detail } : {}) })
         },
         (e: unknown) => {
-          if (settled) return
-          settled = true
+          if (!settle()) return
           cancel()
           const message = e instanceof Error ? e.message : String(e)
           const timedOut = (e as { code?: string } | null)?.code === 'timeout'

@@ -51,9 +51,11 @@ const PROBE_TOPIC = 'TBW102'
  * Probes with a real request per kind, each read-only and cheap: a name server's KV read, a
  * broker's runtime info, a proxy's route answer, a management node's address list. Any decoded
  * answer means the process is alive and serving; only transport failures and timeouts reject.
+ * close() closes `rpc`, whose pooled sockets would otherwise keep the process alive.
  */
 export function remotingProbePort(rpc: RemotingRpc): ProbePort {
   return {
+    close: () => rpc.close(),
     async probe(target: ProbeTarget, timeoutMs: number): Promise<{ detail?: string }> {
       const answered = (code: number): { detail?: string } =>
         code === ResponseCode.SUCCESS ? {} : { detail: `answered code ${code}` }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { nodeRuntimeCommand } from '../app-paths'
-import { managementCommandFor } from './create-engine'
+import { managementCommandFor } from './compose'
 
 // Management nodes (and the lead's room workers) are Node programs. Under Electron,
 // process.execPath is the Electron binary: without ELECTRON_RUN_AS_NODE=1 it would start a

@@ -171,3 +171,73 @@ describe('operator actions on an attached cluster', () => {
     expect(sandbox.acted.at(-1)).toBe('kill broker-1')
   })
 })
+
+/** A sandbox that boots at once and acts on its nodes by changing their state. */
+class InstantSandbox implements SandboxPort {
+  running = false
+  private states = new Map([
+    ['ns-1', 'up'],
+    ['broker-1', 'up']
+  ])
+  async start(): Promise<SandboxStatus> {
+    this.running = true
+    return this.status()
+  }
+  async stop(): Promise<SandboxStatus> {
+    this.running = false
+    return this.status()
+  }
+  status(): SandboxStatus {
+    return {
+      running: this.running,
+      runId: null,
+      startedAt: null,
+      nodes: [...this.states].map(([nodeId, state]) => ({
+        nodeId,
+        kind: nodeId.startsWith('ns') ? 'nameserver' : 'broker',
+        room: 'room1',
+        state
+      })) as SandboxStatus['nodes']
+    }
+  }
+  async act(nodeId: string, action: string) {
+    this.states.set(nodeId, action === 'kill' ? 'killed' : 'up')
+    return this.status().nodes.find((n) => n.nodeId === nodeId)!
+  }
+  readLog(): never {
+    throw new Error('no logs')
+  }
+}
+
+describe('Start, a node action and Stop on a topology without clients', () => {
+  it('records the action as an operator fault of the sandbox run and ends it stopped, with no scorecard', async () => {
+    const sandbox = new InstantSandbox()
+    const { engine, seen } = engineWith(sandbox)
+    const noClients = {
+      ...twoRooms,
+      rooms: twoRooms.rooms.map((r) => ({ ...r, producers: [], consumers: [] }))
+    }
+    await engine.handlers['sandbox:start']({ document: noClients })
+    const status = await engine.handlers['node:action']({ nodeId: 'broker-1', action: 'kill' })
+    expect(status).toMatchObject({ nodeId: 'broker-1', state: 'killed' })
+    await expect(
+      engine.handlers['node:action']({ nodeId: 'ns-9', action: 'kill' })
+    ).rejects.toThrow(/ns-9/)
+    await engine.handlers['sandbox:stop']({})
+    const [run] = await engine.handlers['runs:list']({ limit: 5 })
+    expect(run).toMatchObject({ kind: 'sandbox', verdict: 'stopped' })
+    const detail = await engine.handlers['runs:get']({ id: run!.id })
+    const faults = detail.events.filter((e) => e.kind === 'fault').map((e) => e.data)
+    expect(faults).toEqual([
+      expect.objectContaining({
+        action: 'kill',
+        nodes: ['broker-1'],
+        ok: true,
+        source: 'operator'
+      }),
+      expect.objectContaining({ action: 'kill', ok: false, source: 'operator' })
+    ])
+    expect(seen.filter(([c]) => c === 'scenario:report')).toEqual([])
+    await engine.dispose()
+  })
+})

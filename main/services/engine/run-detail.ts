@@ -46,3 +46,24 @@ export function getRunDetail(
     nextAfterId: rows.length > limit ? events[events.length - 1]!.id : null
   }
 }
+
+/** The `runs:export` handler: one run's row, report, events and loss summary as a JSON file. */
+export function exportRun(recorder: Recorder, id: number): RequestOutput<'runs:export'> {
+  const run = recorder.listRuns(100_000).find((r) => r.id === id)
+  if (!run) throw new Error(`run ${id} does not exist`)
+  const reader = new LedgerReader(recorder.db)
+  const json = JSON.stringify(
+    {
+      kind: 'drstudio/run-export',
+      version: 1,
+      run,
+      report: recorder.getRunReport(id),
+      events: reader.events(id, {}),
+      loss: reader.lossSummary(id)
+    },
+    null,
+    2
+  )
+  const stamp = new Date(run.startedAt).toISOString().replace(/[:.]/g, '-')
+  return { fileName: `drstudio-run-${id}-${run.topologyName}-${stamp}.json`, json }
+}

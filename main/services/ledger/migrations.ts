@@ -94,5 +94,12 @@ export const MIGRATIONS: Migration[] = [
     name: 'scheduled sends',
     // When the open-loop schedule wanted each send: latency from here is safe from coordinated omission.
     sql: `ALTER TABLE ledger_sends ADD COLUMN scheduled_at REAL;`
+  },
+  {
+    version: 4,
+    name: 'run owners',
+    // The process that runs each run: another process on the same data folder (the app while the
+    // CLI runs a scenario) closes only runs whose owner is gone.
+    sql: `ALTER TABLE runs ADD COLUMN owner_pid INTEGER;`
   }
 ]

@@ -50,7 +50,11 @@ describe('Recorder', () => {
     rec.setSetting('rocketmqHome', '/opt/rmq')
     rec.close()
 
-    const again = new Recorder(openDatabase(file), () => t++)
+    // The process that owned the open run is gone; a live owner's run stays open.
+    const live = new Recorder(openDatabase(file), () => t++, { pid: 1, alive: () => true })
+    expect(live.closeInterruptedRuns()).toBe(0)
+    live.close()
+    const again = new Recorder(openDatabase(file), () => t++, { pid: 1, alive: () => false })
     expect(again.closeInterruptedRuns()).toBe(1)
     const runs = again.listRuns()
     expect(runs.map((r) => [r.id, r.verdict])).toEqual([

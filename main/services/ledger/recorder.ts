@@ -1,3 +1,4 @@
+import { isPidAlive } from '../pid-alive'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
@@ -70,7 +71,11 @@ export function migrate(db: Db, migrations: Migration[]): number {
 export class Recorder {
   constructor(
     readonly db: Db,
-    private readonly now: () => number = Date.now
+    private readonly now: () => number = Date.now,
+    private readonly owner: { pid: number; alive(pid: number): boolean } = {
+      pid: process.pid,
+      alive: isPidAlive
+    }
   ) {}
 
   startRun(input: {
@@ -81,14 +86,15 @@ export class Recorder {
   }): number {
     const info = this.db
       .prepare(
-        'INSERT INTO runs (kind, topology_name, topology_json, scenario_name, started_at) VALUES (?, ?, ?, ?, ?)'
+        'INSERT INTO runs (kind, topology_name, topology_json, scenario_name, started_at, owner_pid) VALUES (?, ?, ?, ?, ?, ?)'
       )
       .run(
         input.kind,
         input.topologyName,
         input.topologyJson ?? null,
         input.scenarioName ?? null,
-        this.now()
+        this.now(),
+        this.owner.pid
       )
     return Number(info.lastInsertRowid)
   }
@@ -99,13 +105,20 @@ export class Recorder {
       .run(this.now(), verdict, report === undefined ? null : JSON.stringify(report), id)
   }
 
-  /** Closes runs left open by a crash so they show as interrupted instead of running forever. */
+  /**
+   * Closes runs left open by a crash so they show as interrupted instead of running forever. A run
+   * whose process is still alive (the app while the CLI starts on the same data folder) is left.
+   */
   closeInterruptedRuns(): number {
-    return this.db
-      .prepare(
-        "UPDATE runs SET ended_at = started_at, verdict = 'interrupted' WHERE ended_at IS NULL"
-      )
-      .run().changes
+    const open = this.db
+      .prepare('SELECT id, owner_pid AS pid FROM runs WHERE ended_at IS NULL')
+      .all() as { id: number; pid: number | null }[]
+    const close = this.db.prepare(
+      "UPDATE runs SET ended_at = started_at, verdict = 'interrupted' WHERE id = ?"
+    )
+    const orphans = open.filter((r) => r.pid === null || !this.owner.alive(r.pid))
+    this.db.transaction(() => orphans.forEach((r) => close.run(r.id)))()
+    return orphans.length
   }
 
   listRuns(limit = 200): RunRow[] {

@@ -29,7 +29,7 @@ export interface ControllerSnapshot {
   sends: RpoSend[]
   changes: MasterChange[]
   samples: OffsetSample[]
-  /** controller-leader-changed, master-elected, sync-state-set-changed, masters-observed. */
+  /** fault, controller-leader-changed, master-elected, sync-state-set-changed, masters-observed, replica-offsets. */
   events: StoredEvent[]
 }
 
@@ -58,6 +58,8 @@ export interface RunSnapshot {
 }
 
 const CONTROLLER_EVENTS = [
+  // Faults too: what took a master out, and what else was out then (report takeovers).
+  'fault',
   'controller-leader-changed',
   'master-elected',
   'sync-state-set-changed',

@@ -1,3 +1,4 @@
+import { isPidAlive } from '../pid-alive'
 import { networkFaultSchema } from '../../../common/scenario/schema'
 import type { NetworkFaultInput } from '../../../common/scenario/schema'
 import { RANGE_ENV, formatCidr, labRange, parseRange, sliceOf } from './addressing'
@@ -58,15 +59,6 @@ const emptyApplied = (): Applied => ({
   delays: new Map()
 })
 
-function defaultPidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 /**
  * One lab instance: rooms as namespaces joined by a core router, faults as rules. Build it with a
  * plan from `planNetwork`; every resource is named `drs…` and recorded under an owner record, so
@@ -96,7 +88,7 @@ export class NetworkLab {
     this.pid = opts.pid ?? process.pid
     this.now = opts.now ?? Date.now
     this.isOwnerAlive = opts.isOwnerAlive ?? ownerAlive
-    this.pidAlive = opts.pidAlive ?? defaultPidAlive
+    this.pidAlive = opts.pidAlive ?? isPidAlive
     this.signal =
       opts.signal ??
       ((pid, sig) => {

@@ -10,6 +10,8 @@ export interface StubServer {
   address: string
   port: number
   received: DecodedCommand[]
+  /** Client connections still open (a client that closed its pool has none left). */
+  openConnections(): number
   close(): Promise<void>
 }
 
@@ -22,6 +24,7 @@ export async function startStubServer(onRequest: StubBehaviour): Promise<StubSer
   const received: DecodedCommand[] = []
   const server: Server = createServer((socket) => {
     sockets.push(socket)
+    socket.on('close', () => sockets.splice(sockets.indexOf(socket), 1))
     socket.on('error', () => {})
     const decoder = new FrameDecoder()
     socket.on('data', (chunk) => {
@@ -37,9 +40,10 @@ export async function startStubServer(onRequest: StubBehaviour): Promise<StubSer
     address: `127.0.0.1:${port}`,
     port,
     received,
+    openConnections: () => sockets.length,
     close: () =>
       new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy()
+        for (const s of [...sockets]) s.destroy()
         server.close(() => resolve())
       })
   }

@@ -1,16 +1,5 @@
 import { RemotingRpc } from '../remoting'
 
-/** Creates one topic on one master broker; a port so the sandbox does not depend on a protocol stack. */
-export interface TopicCreator {
-  createTopic(request: {
-    brokerAddress: string
-    brokerName: string
-    topic: string
-    queues: number
-  }): Promise<void>
-  close?(): void
-}
-
 /** Asks one name server which broker addresses it currently lists (for registration timing). */
 export interface RegistrationProbe {
   brokersOn(namesrvAddress: string): Promise<string[]>
@@ -39,20 +28,6 @@ export interface RemotingAdminApi {
     options?: { timeoutMs?: number }
   ): Promise<void>
   close(): void
-}
-
-/** UPDATE_AND_CREATE_TOPIC (17) through DR Studio's remoting client; the broker re-registers at once. */
-export function remotingTopicCreator(client: RemotingAdminApi): TopicCreator {
-  return {
-    async createTopic({ brokerAddress, brokerName, topic, queues }) {
-      await client.updateAndCreateTopic(
-        brokerAddress,
-        { topic, readQueueNums: queues, writeQueueNums: queues, brokerName },
-        { timeoutMs: 10_000 }
-      )
-    },
-    close: () => client.close()
-  }
 }
 
 /** GET_BROKER_CLUSTER_INFO (106) on a name server, flattened to the broker addresses it lists. */

@@ -32,6 +32,9 @@ export interface AttachedOptions {
   run?: typeof runActionCommand
 }
 
+/** AttachedNodes' options: the probe is asked for at each start; whoever opened it closes it. */
+export type AttachedNodesOptions = Omit<AttachedOptions, 'probe'> & { probe: () => ProbePort }
+
 /** The node state an observation shows as (the badge on the canvas). */
 export function observedNodeState(state: ObservedState): NodeState {
   switch (state) {
@@ -58,7 +61,7 @@ export class AttachedNodes {
   private readonly faultedByUs = new Set<string>()
 
   constructor(
-    private readonly opts: AttachedOptions,
+    private readonly opts: AttachedNodesOptions,
     private readonly onChange: (change: ObservedChange) => void
   ) {}
 
@@ -75,7 +78,7 @@ export class AttachedNodes {
     if (targets.length === 0) return Promise.resolve()
     this.prober = new AttachedProber({
       targets,
-      port: this.opts.probe,
+      port: this.opts.probe(),
       intervalMs: topology.settings.probeIntervalMs,
       timeoutMs: topology.settings.probeTimeoutMs
     })

@@ -1,9 +1,9 @@
 import { join } from 'node:path'
 import type { ReplicaConfigInput } from './controller-config'
 import { replicaProperties } from './controller-config'
+import type { PropValue } from './prop-value'
 
-/** A value RocketMQ's `MixAll.properties2Object` can parse. */
-export type PropValue = string | number | boolean
+export type { PropValue } from './prop-value'
 
 /** How a broker (or proxy) learns the name servers. */
 export type Discovery =

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import type { ControllerMode } from '../../../common/topology/schema'
 import { controllerModeSchema } from '../../../common/topology/schema'
-import type { PropValue } from './config'
+import type { PropValue } from './prop-value'
 
 // Properties of the controller quorum and of controller-mode brokers. Every key was checked against
 // rocketmq-all-5.3.3: ControllerConfig (controller and embedded-in-namesrv), NamesrvConfig

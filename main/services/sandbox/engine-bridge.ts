@@ -1,6 +1,5 @@
 import type { EngineEvents } from '../engine/events'
-import type { SandboxOptions } from './sandbox'
-import { Sandbox } from './sandbox'
+import type { Sandbox } from './sandbox'
 
 /** Forwards sandbox events onto the engine bus (contract channels sandbox:node-state/progress/status). */
 export function forwardSandboxEvents(sandbox: Sandbox, events: EngineEvents): () => void {
@@ -14,14 +13,5 @@ export function forwardSandboxEvents(sandbox: Sandbox, events: EngineEvents): ()
     offState()
     offProgress()
     offNetwork()
-  }
-}
-
-/** The `sandbox` factory EngineOptions expects: one Sandbox per engine, its events on the bus. */
-export function sandboxForEngine(options: SandboxOptions): (events: EngineEvents) => Sandbox {
-  return (events) => {
-    const sandbox = new Sandbox(options)
-    forwardSandboxEvents(sandbox, events)
-    return sandbox
   }
 }

@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import type { ArchiveKind } from './class-archives'
 
 /** A process to start: what the spawner port receives. */
 export interface CommandSpec {
@@ -14,6 +15,8 @@ export interface JvmContext {
   java: string
   /** Folder holding the RocketMQ jars. */
   lib: string
+  /** Class-data archive flags for a JVM of this kind (see class-archives.ts); none when absent. */
+  archive?: (kind: ArchiveKind, nodeDir: string) => string[]
 }
 
 /** Small heaps and a fast-starting JIT: the sandbox runs many JVMs on a laptop. */
@@ -73,9 +76,15 @@ export function scrubEnv(env: NodeJS.ProcessEnv): Record<string, string> {
  * `user.home` is the node dir, so ~/logs/rocketmqlogs and every default store path land there;
  * `rocketmq.home.dir` only has to be non-null (nothing is read from it with Maven jars).
  */
-function common(ctx: JvmContext, nodeDir: string, logbackXml: string): string[] {
+function common(
+  ctx: JvmContext,
+  nodeDir: string,
+  logbackXml: string,
+  archive?: ArchiveKind
+): string[] {
   return [
     ...LEAN,
+    ...(archive ? (ctx.archive?.(archive, nodeDir) ?? []) : []),
     `-Drocketmq.home.dir=${nodeDir}`,
     `-Duser.home=${nodeDir}`,
     `-Drmq.logback.configurationFile=${logbackXml}`,
@@ -99,7 +108,12 @@ export function namesrvCommand(
     command: ctx.java,
     args: [
       ...(embeddedController ? [...CONTROLLER_HEAP, ...ADD_OPENS] : NAMESRV_HEAP),
-      ...common(ctx, nodeDir, 'rmq.namesrv.logback.xml'),
+      ...common(
+        ctx,
+        nodeDir,
+        'rmq.namesrv.logback.xml',
+        embeddedController ? 'nameserver-controller' : 'nameserver'
+      ),
       MAIN_CLASS.nameserver,
       '-c',
       configFile
@@ -120,7 +134,7 @@ export function controllerCommand(
     args: [
       ...CONTROLLER_HEAP,
       ...ADD_OPENS,
-      ...common(ctx, nodeDir, 'rmq.controller.logback.xml'),
+      ...common(ctx, nodeDir, 'rmq.controller.logback.xml', 'controller'),
       MAIN_CLASS.controller,
       '-c',
       configFile
@@ -142,7 +156,7 @@ export function brokerCommand(
     args: [
       ...BROKER_HEAP,
       ...ADD_OPENS,
-      ...common(ctx, nodeDir, 'rmq.broker.logback.xml'),
+      ...common(ctx, nodeDir, 'rmq.broker.logback.xml', 'broker'),
       MAIN_CLASS.broker,
       '-c',
       configFile
@@ -171,7 +185,7 @@ export function proxyCommand(
       // Plaintext gRPC only (what the sandbox's clients use): skips loading OpenSSL and building a
       // self-signed TLS context, ~10 s of a proxy's boot on a busy 2-core machine.
       '-Dtls.server.mode=disabled',
-      ...common(ctx, nodeDir, 'rmq.proxy.logback.xml'),
+      ...common(ctx, nodeDir, 'rmq.proxy.logback.xml', 'proxy'),
       MAIN_CLASS.proxy,
       '-pc',
       configFile,

@@ -25,6 +25,8 @@ export interface NodeStatus {
   attached?: boolean
   /** Attached and taken down by DR Studio's own command: a restore brings it back. */
   restorable?: boolean
+  /** A controller-mode replica: from its JVM up to its group ready (see group-readiness.ts). */
+  readyInMs?: number
 }
 
 /** Boot-success lines RocketMQ prints to stdout (NamesrvStartup, BrokerStartup, ProxyStartup, ControllerStartup). */
@@ -80,6 +82,10 @@ export class NodeProcess {
   command?: CommandSpec
   state: NodeState
   detail?: string
+  /** Set by the group tracker once this replica's group is ready; cleared at each boot. */
+  readyInMs?: number
+  /** When this replica's JVM was last up (it turned electing): the group tracker counts from it. */
+  jvmUpAt?: number
   proc?: SpawnedProcess
   private intent: ExitIntent
   private queue: Promise<unknown> = Promise.resolve()
@@ -106,7 +112,16 @@ export class NodeProcess {
     if (this.proc && this.proc.pid > 0) s.pid = this.proc.pid
     if (this.port > 0) s.address = `${this.host}:${this.port}`
     if (this.detail) s.detail = this.detail
+    if (this.readyInMs !== undefined) s.readyInMs = this.readyInMs
     return s
+  }
+
+  /**
+   * A controller-mode replica of ours: once its JVM is up it is `electing` until the group tracker
+   * finds its group ready (a master acknowledging writes, the SyncStateSet full), not `up`.
+   */
+  get awaitsGroup(): boolean {
+    return !this.attached && this.node.kind === 'broker' && this.node.spec.role === 'replica'
   }
 
   setState(state: NodeState, detail?: string): void {
@@ -158,6 +173,7 @@ export class NodeProcess {
     const offset = fileSize(this.logFile)
     this.intent = undefined
     this.detail = undefined
+    this.readyInMs = undefined
     this.setState('starting')
     this.deps.progress(this.id, `starting ${this.kind} on ${this.host}:${this.port}`)
     const proc = this.deps.spawner.spawn({
@@ -182,6 +198,16 @@ export class NodeProcess {
         }
       }
       throw err
+    }
+    if (this.awaitsGroup) {
+      this.jvmUpAt = this.deps.clock.now()
+      const group = this.node.kind === 'broker' ? this.node.spec.brokerName : this.id
+      this.setState('electing', `waiting for ${group} to have a master that accepts writes`)
+      this.deps.progress(
+        this.id,
+        `broker JVM up on ${this.host}:${this.port}; ${group} not ready yet`
+      )
+      return
     }
     this.setState('up')
     this.deps.progress(this.id, `${this.kind} ready on ${this.host}:${this.port}`)

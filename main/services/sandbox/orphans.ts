@@ -91,16 +91,6 @@ export function planOrphanSweep(entries: PidEntry[], ctx: OrphanContext): Orphan
   return plan
 }
 
-/** Signal-0 liveness check. */
-export function isPidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 /** Sends a signal to a process group (our children lead their own), falling back to the pid. */
 export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
   try {

@@ -1,6 +1,7 @@
 import type { RegistrationProbe } from './admin-ports'
 import type { NodeProcess } from './node-process'
 import type { Clock } from './readiness'
+import { ANSWERING_STATES } from './state'
 
 /** How long each name server took, after the last broker booted, to list every running broker. */
 export interface RegistrationReport {
@@ -28,7 +29,8 @@ export async function pollRegistration(input: {
   const { clock, probe } = input
   const nameServers = input.nodes.filter((rt) => rt.kind === 'nameserver' && rt.state === 'up')
   const expected = input.nodes
-    .filter((rt) => rt.kind === 'broker' && rt.state === 'up')
+    // A controller-mode replica registers while its group is still electing or syncing.
+    .filter((rt) => rt.kind === 'broker' && ANSWERING_STATES.includes(rt.state))
     .map((rt) => `${rt.host}:${rt.port}`)
   const deadline = clock.now() + input.timeoutMs
   const nudgedAt = new Map<string, number>()

@@ -21,6 +21,8 @@ export interface NodeActionDeps {
     timeoutMs: number,
     intervalMs: number
   ) => Promise<RegistrationReport>
+  /** A controller-mode replica booted again: follow it to readiness (electing → syncing → up). */
+  trackReplica: (rt: NodeProcess) => void
 }
 
 /**
@@ -79,10 +81,14 @@ async function applyAction(
   }
 }
 
-/** A broker started again registers as soon as it knows the name servers, not on its next tick. */
+/**
+ * A broker started again registers as soon as it knows the name servers, not on its next tick; a
+ * controller-mode replica is followed until its group takes it back into the SyncStateSet.
+ */
 function afterBrokerBoot(deps: NodeActionDeps, rt: NodeProcess): void {
   if (rt.kind !== 'broker') return
   deps.registrationSince(deps.clock.now(), 60_000, 500).catch(() => undefined)
+  if (rt.awaitsGroup) deps.trackReplica(rt)
 }
 
 /** Teardown order: brokers and proxies first, so they can unregister; `force` kills everything at once. */

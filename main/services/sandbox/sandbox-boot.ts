@@ -1,9 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Topology } from '../../../common/topology/schema'
-import { isAttached, topicsOf } from '../../../common/topology/model'
+import { isAttached } from '../../../common/topology/model'
 import { nodeRuntimeCommand } from '../app-paths'
-import type { TopicCreator } from './admin-ports'
 import type { AttachedNodes } from './attached-nodes'
 import type { ControllerBootInput } from './controller-boot'
 import { awaitControllerLeader, awaitGroupMasters, controllerEndpoints } from './controller-boot'
@@ -26,20 +25,25 @@ export interface BootDeps extends PlacementDeps {
   nodes: () => ReadonlyMap<string, NodeProcess>
   commandContext: (topology: Topology, runDir: string) => NodeCommandContext
   controllerBoot: (signal: AbortSignal) => ControllerBootInput
-  topicCreator: () => TopicCreator
   /** Measure registration in the background once brokers are up. */
   trackRegistration: boolean
   registrationSince: (since: number, timeoutMs: number) => Promise<RegistrationReport>
   /** Remembers the background measurement for waitForRegistration(). */
   setRegistration: (registration: Promise<RegistrationReport>) => void
   emitState: (rt: NodeProcess) => void
+  /**
+   * Waits until the controller-mode groups of these replicas are ready (a master acknowledging a
+   * write, the SyncStateSet full); fails the boot when one is not in time.
+   */
+  awaitGroupsReady: (replicas: NodeProcess[], signal: AbortSignal) => Promise<void>
   /** Where brokers learn the name servers just before launch (management discovery). */
   managementNameServers: ManagementNameServers
 }
 
 /**
  * Places and configures every node, boots ours in waves (name servers, management nodes and
- * controllers, then brokers), creates the topics, then boots proxies once brokers registered.
+ * controllers, then brokers), then boots proxies once brokers registered. Topics are a run's:
+ * each run creates the ones it uses (engine/run/setup).
  * Throws the abort reason at each checkpoint once `signal` is aborted.
  */
 export async function bootSequence(
@@ -65,7 +69,8 @@ export async function bootSequence(
     deps.setRegistration(registration)
     registration.catch(() => undefined)
   }
-  await createTopics(deps, topology)
+  checkpoint(signal)
+  await awaitReplicas(deps, ours, signal)
   checkpoint(signal)
   const proxies = ours.filter((rt) => rt.kind === 'proxy')
   if (proxies.length > 0) {
@@ -80,6 +85,27 @@ export async function bootSequence(
     await bootGroup(proxies, signal)
   }
   await attachedProbed
+}
+
+/**
+ * Start reports a controller-mode group ready only once it accepts writes with its SyncStateSet
+ * full; until then its replicas show `electing` or `syncing` (see group-readiness.ts).
+ */
+async function awaitReplicas(
+  deps: Pick<BootDeps, 'awaitGroupsReady' | 'progress'>,
+  ours: NodeProcess[],
+  signal: AbortSignal
+): Promise<void> {
+  const replicas = ours.filter((rt) => rt.awaitsGroup)
+  if (replicas.length === 0) return
+  const groups = [
+    ...new Set(replicas.map((rt) => (rt.node.kind === 'broker' ? rt.node.spec.brokerName : '')))
+  ]
+  deps.progress(
+    '',
+    `waiting for ${groups.join(', ')} to acknowledge a write with every replica in the SyncStateSet`
+  )
+  await deps.awaitGroupsReady(replicas, signal)
 }
 
 /** Name servers, management nodes and controllers, then brokers (in election waves). */
@@ -195,52 +221,6 @@ async function allOrAbandon(
     await Promise.allSettled(runs)
     throw err
   }
-}
-
-async function createTopics(
-  deps: Pick<BootDeps, 'nodes' | 'topicCreator' | 'clock' | 'progress'>,
-  topology: Topology
-): Promise<void> {
-  const topics = topicsOf(topology)
-  // Controller-mode replicas get the topic too: whichever is elected next must already serve it.
-  const masters = [...deps.nodes().values()].filter(
-    (rt) =>
-      rt.kind === 'broker' &&
-      !rt.attached &&
-      rt.node.kind === 'broker' &&
-      (rt.node.spec.role === 'master' || rt.node.spec.role === 'replica')
-  )
-  if (topics.length === 0 || masters.length === 0) return
-  const creator = deps.topicCreator()
-  await Promise.all(
-    masters.flatMap((rt) =>
-      topics.map(async (topic) => {
-        const brokerName = rt.node.kind === 'broker' ? rt.node.spec.brokerName : rt.id
-        let lastError: unknown
-        for (let attempt = 1; attempt <= 3; attempt++) {
-          try {
-            await creator.createTopic({
-              brokerAddress: `${rt.host}:${rt.port}`,
-              brokerName,
-              topic: topic.name,
-              queues: topic.queues
-            })
-            deps.progress(rt.id, `topic ${topic.name} (${topic.queues} queues) created`)
-            return
-          } catch (err) {
-            lastError = err
-            await deps.clock.sleep(500 * attempt)
-          }
-        }
-        throw new SandboxError(
-          'topic-create',
-          `Could not create topic ${topic.name} on broker ${rt.id} (${rt.host}:${rt.port}): ` +
-            `${(lastError as Error)?.message ?? lastError}. Check ${rt.logFile}.`,
-          { nodeId: rt.id, cause: lastError }
-        )
-      })
-    )
-  )
 }
 
 /** True when a node of ours runs on a JVM (so Java and the RocketMQ jars must be found). */

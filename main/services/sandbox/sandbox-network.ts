@@ -6,7 +6,7 @@ import type { EffectiveLink } from '../network/links'
 import type { NetworkSupport } from '../network/support'
 import { chooseNetworkMode } from '../network/support'
 
-/** The network the sandbox is running, as the UI and the runner see it. */
+/** The network the sandbox is running, as the UI and a run see it. */
 export interface NetworkStatus {
   mode: 'namespaces' | 'loopback'
   /** Why network faults are unavailable (loopback mode); the UI greys them out with it. */

@@ -1,8 +1,9 @@
 import type { ManagementNameServers } from './launch-discovery'
 import type { ObservedChange } from '../attach/prober'
-import type { RegistrationProbe, TopicCreator } from './admin-ports'
+import type { RegistrationProbe } from './admin-ports'
 import type { AttachedOptions } from './attached-nodes'
 import type { ControllerProbe } from './controller-readiness'
+import type { WriteProbe } from './write-probe'
 import type { FindJavaOptions, JavaInfo } from './java'
 import type { ManagementCommand } from './node-commands'
 import type { NodeStatus } from './node-process'
@@ -48,6 +49,11 @@ export interface SandboxOptions {
   rocketmqHome?: string
   /** Settings override for the JDK. */
   javaHome?: string
+  /**
+   * JVM class-data archives (class-archives.ts). Default: read them from beside the repo's own
+   * jars when they exist; `write` makes this boot write them; `dir: null` turns them off.
+   */
+  classArchives?: { dir?: string | null; write?: boolean }
   env?: NodeJS.ProcessEnv
   spawner?: ProcessSpawner
   clock?: Clock
@@ -58,12 +64,13 @@ export interface SandboxOptions {
   /** Tests inject a fake; the default runs `java -version`. */
   findJava?: (options: FindJavaOptions) => JavaInfo
   locateRocketmq?: typeof locateRocketmqLib
-  topicCreator?: TopicCreator
   registrationProbe?: RegistrationProbe
   /** Where brokers learn the name servers at launch (default: GET /v1/nameservers over HTTP). */
   managementNameServers?: ManagementNameServers
   /** Controller reads for readiness (leader elected, every controller-mode group has a master). */
   controllerProbe?: ControllerProbe
+  /** The write a controller-mode group's master must acknowledge before Start calls it ready. */
+  writeProbe?: WriteProbe
   managementCommand?: ManagementCommand
   /**
    * Rooms as separate networks (namespaces per room and node, link faults). Absent: every room on

@@ -1,5 +1,6 @@
 import type { PidEntry } from './orphans'
-import { isPidAlive, planOrphanSweep, readPidFile, updatePidFile, writePidFile } from './orphans'
+import { isPidAlive } from '../pid-alive'
+import { planOrphanSweep, readPidFile, updatePidFile, writePidFile } from './orphans'
 import type { ProcFs } from './procfs'
 import type { ProcessSpawner } from './processes'
 import type { Clock } from './readiness'

@@ -14,6 +14,7 @@ import type { ProcFs } from './procfs'
 import type { ExitInfo, ProcessSpawner, SpawnRequest } from './processes'
 import type { NodeStatus, SandboxOptions } from './sandbox'
 import { Sandbox } from './sandbox'
+import { startStubServer, stubReply } from '../remoting/stub-server'
 
 interface FakeProc {
   pid: number
@@ -114,7 +115,6 @@ describe('Sandbox (fake processes)', () => {
   let dataDir: string
   let spawner: FakeSpawner
   let busy: Set<number>
-  let topics: string[]
   let sandbox: Sandbox
   let events: NodeStatus[]
   /** What the fake management node with this node id lists at launch; a missing entry refuses. */
@@ -141,11 +141,6 @@ describe('Sandbox (fake processes)', () => {
       net: { tcp: async () => true, httpGet: async () => ({ status: 200, body: 'ok' }) },
       findJava: () => ({ path: '/jdk/bin/java', version: '17.0.15', major: 17, source: 'PATH' }),
       locateRocketmq: () => ({ dir: '/lib', version: '5.3.3', source: 'repo' }),
-      topicCreator: {
-        createTopic: async (r) => {
-          topics.push(`${r.topic}@${r.brokerName}`)
-        }
-      },
       registrationProbe: { brokersOn: async () => [] },
       trackRegistration: false,
       managementCommand: (file) => ({ command: '/usr/bin/node', args: ['standalone.ts', file] }),
@@ -170,7 +165,6 @@ describe('Sandbox (fake processes)', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'drstudio-sandbox-unit-'))
     spawner = new FakeSpawner()
     busy = new Set()
-    topics = []
     events = []
     listed = new Map()
     asked = []
@@ -193,6 +187,17 @@ describe('Sandbox (fake processes)', () => {
     raw.rooms[2].controllers = [{ id: 'ctl-3' }]
     const probed: string[] = []
     const masters: Record<string, string> = {}
+    const sends: Record<string, number> = {}
+    /** Index into `events` at the first write acknowledged with a group's whole SyncStateSet. */
+    const readyAt: Record<string, number> = {}
+    const live = (g: string) =>
+      sandbox
+        .status()
+        .nodes.filter(
+          (n) => n.nodeId.startsWith(`${g}-`) && ['electing', 'syncing', 'up'].includes(n.state)
+        )
+    const inSyncOf = (g: string): string[] =>
+      (sends[g] ?? 0) < 3 ? [masters[g]!] : live(g).map((n) => n.address!)
     sandbox = make({
       controllerProbe: {
         metadata: async (address) => {
@@ -206,14 +211,19 @@ describe('Sandbox (fake processes)', () => {
             peers: []
           }
         },
-        // The first replica of each group to be up is master, as the controllers do.
+        // The first replica of each group to be up is master, as the controllers do; the others
+        // join its SyncStateSet after a few writes.
         syncStateData: async (_leader, groups) =>
           Object.fromEntries(
             groups.flatMap((g) => {
-              const up = sandbox
-                .status()
-                .nodes.find((n) => n.nodeId.startsWith(`${g}-`) && n.state === 'up')
+              const up = live(g)[0]
               masters[g] ??= up?.address ?? ''
+              const replica = (a: string) => ({
+                brokerName: g,
+                brokerId: 1,
+                brokerAddress: a,
+                alive: true
+              })
               return up
                 ? [
                     [
@@ -223,7 +233,7 @@ describe('Sandbox (fake processes)', () => {
                         masterAddress: masters[g]!,
                         masterEpoch: 1,
                         syncStateSetEpoch: 1,
-                        inSyncReplicas: [],
+                        inSyncReplicas: inSyncOf(g).map(replica),
                         notInSyncReplicas: []
                       }
                     ]
@@ -231,6 +241,16 @@ describe('Sandbox (fake processes)', () => {
                 : []
             })
           )
+      },
+      // The first write finds the master not acting yet; later ones are acknowledged.
+      writeProbe: {
+        send: async (address, g) => {
+          expect(address).toBe(masters[g])
+          sends[g] = (sends[g] ?? 0) + 1
+          if (sends[g] === 1) return { kind: 'refused', reason: 'code 1: not master yet' }
+          if (inSyncOf(g).length === 3) readyAt[g] ??= events.length
+          return { kind: 'acked' }
+        }
       }
     })
     const status = await sandbox.start(topologySchema.parse(raw))
@@ -280,18 +300,39 @@ describe('Sandbox (fake processes)', () => {
     expect(spawner.byNode('broker-a-2')[0]!.req.env.ROCKETMQ_ZONE).toBe('room2')
     const mgmt = JSON.parse(readFileSync(join(status.runDir!, 'mgmt-1', 'management.json'), 'utf8'))
     expect(mgmt.brokers.map((b: { id: string }) => b.id)).toHaveLength(6)
-    // Every replica has the topic: whichever is elected next serves it at once.
-    expect(topics.sort()).toEqual([
-      'orders@broker-a',
-      'orders@broker-a',
-      'orders@broker-a',
-      'orders@broker-b',
-      'orders@broker-b',
-      'orders@broker-b'
-    ])
+    // Ready means ready: every replica went electing → syncing → up, and up only after its
+    // group's master acknowledged a write with the whole SyncStateSet.
+    for (const g of ['broker-a', 'broker-b']) {
+      for (const id of [1, 2, 3].map((i) => `${g}-${i}`)) {
+        const mine = events.filter((e) => e.nodeId === id).map((e) => e.state)
+        expect(mine.filter((st, i) => st !== mine[i - 1])).toEqual([
+          'stopped',
+          'starting',
+          'electing',
+          'syncing',
+          'up'
+        ])
+        expect(events.findIndex((e) => e.nodeId === id && e.state === 'up')).toBeGreaterThanOrEqual(
+          readyAt[g]!
+        )
+        const node = status.nodes.find((n) => n.nodeId === id)!
+        expect(node.state).toBe('up')
+        expect(node.readyInMs).toBeGreaterThan(0)
+        expect(node.detail).toMatch(
+          new RegExp(`^${g} ready in \\d+\\.\\d s: master ${g}-\\d acknowledged a write`)
+        )
+      }
+    }
+    // A replica restarted during a run is followed in the background: act() returns once its JVM
+    // is up (electing), and it goes up once the master acknowledges a write with it in sync.
+    const restarted = await sandbox.restartNode('broker-a-2')
+    expect(restarted.state).toBe('electing')
+    expect(restarted.readyInMs).toBeUndefined()
+    await waitFor(() => sandbox.node('broker-a-2').state === 'up', 3000)
+    expect(sandbox.node('broker-a-2').detail).toMatch(/^broker-a ready in \d+\.\d s/)
   })
 
-  it('boots name servers and management nodes before brokers, then creates topics on masters', async () => {
+  it('boots name servers and management nodes before brokers, and leaves topics to the runs', async () => {
     const status = await sandbox.start(twoRooms(), 42)
     expect(status.running).toBe(true)
     expect(status.runId).toBe(42)
@@ -307,7 +348,6 @@ describe('Sandbox (fake processes)', () => {
     const order = spawner.procs.map((p) => p.req.logFile.split('/').at(-2))
     expect(order.slice(0, 4).sort()).toEqual(['mgmt-1', 'mgmt-2', 'ns-1', 'ns-2'])
     expect(order.slice(4).sort()).toEqual(['broker-1', 'broker-2'])
-    expect(topics.sort()).toEqual(['orders@broker-a', 'orders@broker-b'])
 
     // Neither fake management node answered: the brokers fetch from it themselves.
     const conf = readFileSync(join(status.runDir!, 'broker-2', 'broker.conf'), 'utf8')
@@ -678,6 +718,31 @@ describe('Sandbox (fake processes)', () => {
     expect(ran).toEqual(['ssh 10.0.0.5 sudo systemctl kill -s KILL rmq-namesrv-9876'])
     expect(after).toMatchObject({ state: 'down', attached: true, restorable: true })
     expect(observed).toContain('ns-2 down')
+  })
+
+  it('closes the connections its probes of attached nodes opened when it stops, and opens new ones at the next start', async () => {
+    // A real remoting probe (the default) against a loopback name server that stays up, as an
+    // operator's does: a pooled socket left open would keep a finished CLI alive.
+    const ns2 = await startStubServer((cmd, socket) => stubReply(socket, cmd, 22))
+    try {
+      const topo = twoRooms((raw) => {
+        raw.settings.namesrvDiscovery = 'static'
+        raw.rooms[1].nameServers[0] = { id: 'ns-2', host: '127.0.0.1', port: ns2.port }
+      })
+      await sandbox.start(topo)
+      expect(sandbox.node('ns-2')).toMatchObject({ state: 'up', attached: true })
+      expect(ns2.openConnections()).toBe(1)
+      await sandbox.stop()
+      await waitFor(() => ns2.openConnections() === 0)
+      const asked = ns2.received.length
+      await sandbox.start(topo)
+      expect(sandbox.node('ns-2')).toMatchObject({ state: 'up', attached: true })
+      expect(ns2.received.length).toBeGreaterThan(asked)
+      await sandbox.stop()
+      await waitFor(() => ns2.openConnections() === 0)
+    } finally {
+      await ns2.close()
+    }
   })
 
   it('explains a management-discovery room without a management node', async () => {

@@ -12,6 +12,8 @@ import { SandboxError } from './errors'
 import { onProcessExit } from './exit-handlers'
 import type { JavaInfo } from './java'
 import { findJava } from './java'
+import type { GroupTrackerDeps } from './group-tracker'
+import { trackGroups } from './group-tracker'
 import { formatCommand } from './jvm'
 import type { NodeCommandContext } from './node-commands'
 import type { NodeProcess, NodeProcessDeps, NodeStatus, ServerNode } from './node-process'
@@ -25,6 +27,7 @@ import type { RegistrationReport } from './registration'
 import { pollRegistration } from './registration'
 import type { RocketmqLib } from './rocketmq-lib'
 import { locateRocketmqLib } from './rocketmq-lib'
+import { ClassArchives, defaultArchiveDir } from './class-archives'
 import { makeRunName, pruneRunFolders } from './run-folders'
 import { actOnNode, stopNodes } from './sandbox-actions'
 import { SandboxAdminClients } from './sandbox-admin'
@@ -44,10 +47,8 @@ import { serverNodes } from './sandbox-placement'
 import type { NodeAction, NodeState } from './state'
 import { RUNNING_STATES } from './state'
 import { TypedEmitter } from './typed-emitter'
-import { RemotingRpc } from '../remoting/remoting-rpc'
 import { AttachedNodes } from './attached-nodes'
 import type { ObservedChange } from '../attach/prober'
-import { remotingProbePort } from '../attach/remoting-ports'
 
 export type { NodeStatus } from './node-process'
 export { BOOT_LINE } from './node-process'
@@ -88,6 +89,7 @@ export class Sandbox {
   private startedAt: number | null = null
   private java: JavaInfo | undefined
   private lib: RocketmqLib | undefined
+  private archives: ClassArchives | undefined
   private readonly admin: SandboxAdminClients
   private starting = false
   /** Aborted by stop() during a boot, so waiting nodes give up at once instead of after 90 s. */
@@ -97,6 +99,9 @@ export class Sandbox {
   private unregisterExit: (() => void) | undefined
   private topology: Topology | undefined
   private readonly attachedNodes: AttachedNodes
+  /** Aborted at teardown: replicas restarted during the run stop being tracked to readiness. */
+  private trackAbort = new AbortController()
+  private readonly tracking = new Set<Promise<void>>()
 
   constructor(options: SandboxOptions) {
     this.opts = options
@@ -106,11 +111,10 @@ export class Sandbox {
     this.pids = new SandboxPids(join(this.root, 'pids.json'), this.clock)
     this.repoRoot = options.repoRoot ?? defaultRepoRoot()
     this.net = new SandboxNetwork(options.network)
-    this.admin = new SandboxAdminClients(options)
+    this.admin = new SandboxAdminClients({ ...options, attachedProbe: options.attached?.probe })
     this.attachedNodes = new AttachedNodes(
       {
-        probe:
-          options.attached?.probe ?? remotingProbePort(new RemotingRpc({ connectTimeoutMs: 1000 })),
+        probe: () => this.admin.attachedProbe(),
         ...(options.attached?.allowActions !== undefined
           ? { allowActions: options.attached.allowActions }
           : {}),
@@ -253,6 +257,11 @@ export class Sandbox {
         env: this.opts.env,
         override: this.opts.rocketmqHome
       })
+      const archives = this.opts.classArchives
+      this.archives = new ClassArchives({
+        dir: archives?.dir !== undefined ? archives.dir : defaultArchiveDir(this.lib),
+        write: archives?.write ?? false
+      })
     }
     checkManagementEntry(this.repoRoot, this.opts.managementCommand, nodes)
   }
@@ -275,6 +284,7 @@ export class Sandbox {
     )
     pruneRunFolders(this.root, this.opts.keepRuns ?? 3, this.pids.foldersInUse(liveRunDirs()))
     this.progress('', `run folder ${runDir}`)
+    this.trackAbort = new AbortController()
     const bootAbort = (this.bootAbort = new AbortController())
     try {
       await bootSequence(this.bootDeps(), topology, nodes, runDir, bootAbort.signal)
@@ -304,13 +314,45 @@ export class Sandbox {
       nodes: () => this.nodes,
       commandContext: (topology, runDir) => this.commandContext(topology, runDir),
       controllerBoot: (signal) => this.controllerBoot(signal),
-      topicCreator: () => this.admin.topicCreator(),
       trackRegistration: this.opts.trackRegistration ?? true,
       registrationSince: (since, timeoutMs) => this.registrationSince(since, timeoutMs),
       setRegistration: (registration) => (this.registration = registration),
       emitState: (rt) => this.emitState(rt),
+      awaitGroupsReady: (replicas, signal) =>
+        trackGroups(this.trackerDeps(), replicas, {
+          timeoutMs: this.opts.bootTimeoutMs ?? 90_000,
+          signal,
+          strict: true
+        }),
       managementNameServers: this.opts.managementNameServers ?? httpManagementNameServers
     }
+  }
+
+  private trackerDeps(): GroupTrackerDeps {
+    return {
+      probe: () => this.admin.controllerProbe(),
+      writes: () => this.admin.writeProbe(),
+      controllers: () => this.controllers(),
+      nodes: () => [...this.nodes.values()],
+      clock: this.clock,
+      progress: (nodeId, message) => this.progress(nodeId, message)
+    }
+  }
+
+  /**
+   * A replica started again during a run: tracked to readiness in the background (its state goes
+   * electing → syncing → up), so act() returns once its JVM is up, as for any node.
+   */
+  private trackRestarted(rt: NodeProcess): void {
+    if (!rt.awaitsGroup || this.trackAbort.signal.aborted) return
+    const p = trackGroups(this.trackerDeps(), [rt], {
+      timeoutMs: this.opts.bootTimeoutMs ?? 90_000,
+      signal: this.trackAbort.signal,
+      strict: false
+    })
+      .catch(() => undefined)
+      .finally(() => this.tracking.delete(p))
+    this.tracking.add(p)
   }
 
   private commandContext(topology: Topology, runDir: string): NodeCommandContext {
@@ -318,7 +360,11 @@ export class Sandbox {
       topology,
       nodes: [...this.nodes.values()],
       runDir,
-      jvm: () => ({ java: this.java!.path, lib: this.lib!.dir }),
+      jvm: () => ({
+        java: this.java!.path,
+        lib: this.lib!.dir,
+        archive: (kind, nodeDir) => this.archives?.flags(kind, nodeDir) ?? []
+      }),
       fastBrokerExpiry: this.opts.fastBrokerExpiry ?? true,
       management: this.opts.managementCommand ?? defaultManagementCommand(this.repoRoot)
     }
@@ -356,9 +402,13 @@ export class Sandbox {
   }
 
   private async doTeardown(force: boolean): Promise<void> {
+    this.trackAbort.abort(new SandboxError('boot-exit', 'The sandbox was stopped.'))
     await stopNodes(this.nodes, force)
-    this.admin.close()
+    // A tracker's last poll may still be in flight; its clients close only after it settled. The
+    // prober stops before them too, so no probe goes out on the admin clients' closed connections.
+    await Promise.allSettled([...this.tracking])
     this.attachedNodes.stop()
+    this.admin.close()
     await this.net.down().catch((e: Error) => this.progress('', `network clean-up: ${e.message}`))
     this.emitter.emit('network', this.net.status())
     const runDir = this.currentRunDir
@@ -383,7 +433,8 @@ export class Sandbox {
         nodeStatus: (node) => this.nodeStatus(node),
         clock: this.clock,
         registrationSince: (since, timeoutMs, intervalMs) =>
-          this.registrationSince(since, timeoutMs, intervalMs)
+          this.registrationSince(since, timeoutMs, intervalMs),
+        trackReplica: (node) => this.trackRestarted(node)
       },
       rt,
       action

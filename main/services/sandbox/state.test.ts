@@ -24,6 +24,19 @@ describe('checkAction', () => {
     expect(ok('killed', 'kill')).toBe(false)
   })
 
+  it('a replica electing or syncing is a live process: kill, stop and restart apply, pause waits for up', () => {
+    for (const st of ['electing', 'syncing'] as const) {
+      expect(ok(st, 'kill')).toBe(true)
+      expect(ok(st, 'restart')).toBe(true)
+      expect(checkAction(st, 'stop')).toEqual({ ok: true, noop: false })
+      expect(ok(st, 'start')).toBe(false)
+      expect(checkAction(st, 'pause')).toEqual({
+        ok: false,
+        reason: `it is ${st}; pause needs one of: up`
+      })
+    }
+  })
+
   it('treats stop on a stopped node as a no-op', () => {
     expect(checkAction('stopped', 'stop')).toEqual({ ok: true, noop: true })
     expect(checkAction('up', 'stop')).toEqual({ ok: true, noop: false })
@@ -43,6 +56,8 @@ describe('stateAfterExit', () => {
     expect(stateAfterExit('starting', undefined)).toBe('failed')
     expect(stateAfterExit('up', undefined)).toBe('down')
     expect(stateAfterExit('paused', undefined)).toBe('down')
+    expect(stateAfterExit('electing', undefined)).toBe('down')
+    expect(stateAfterExit('syncing', 'kill')).toBe('killed')
   })
 })
 

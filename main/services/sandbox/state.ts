@@ -1,21 +1,18 @@
-/** Lifecycle of one sandbox node, as the UI shows it (same values as common/contract's NodeState). */
-export type NodeState =
-  | 'stopped'
-  | 'starting'
-  | 'up'
-  | 'paused'
-  | 'killed'
-  | 'down'
-  | 'failed'
-  | 'attached'
-  /** An attached node that answers, but slower than half its probe timeout. */
-  | 'slow'
+import type { NodeAction, NodeState } from '../../../common/contract/sandbox'
 
-/** What an operator can do to a node. */
-export type NodeAction = 'start' | 'stop' | 'kill' | 'pause' | 'resume' | 'restart'
+export type { NodeAction, NodeState }
 
 /** States in which the node has a live process. */
-export const RUNNING_STATES: readonly NodeState[] = ['starting', 'up', 'paused']
+export const RUNNING_STATES: readonly NodeState[] = [
+  'starting',
+  'up',
+  'electing',
+  'syncing',
+  'paused'
+]
+
+/** States in which the node's process answers requests (a replica answers before its group is ready). */
+export const ANSWERING_STATES: readonly NodeState[] = ['up', 'electing', 'syncing']
 
 /** States from which a node may be started again. */
 const STARTABLE: readonly NodeState[] = ['stopped', 'killed', 'down', 'failed']
@@ -23,11 +20,11 @@ const STARTABLE: readonly NodeState[] = ['stopped', 'killed', 'down', 'failed']
 /** Which states each action may be applied in; anything else is refused with a reason. */
 const ALLOWED: Record<NodeAction, readonly NodeState[]> = {
   start: STARTABLE,
-  stop: ['starting', 'up', 'paused', ...STARTABLE],
-  kill: ['starting', 'up', 'paused'],
+  stop: [...RUNNING_STATES, ...STARTABLE],
+  kill: RUNNING_STATES,
   pause: ['up'],
   resume: ['paused'],
-  restart: ['starting', 'up', 'paused', ...STARTABLE]
+  restart: [...RUNNING_STATES, ...STARTABLE]
 }
 
 /** Outcome of asking whether `action` may run in `state`: the decision, or why not. */

@@ -1,6 +1,3 @@
-export * from './cluster'
-export * from './gates'
 export * from './load-scenario'
-export * from './plan'
-export * from './scenario-runner'
+export * from './scenario-catalog'
 export * from './scorecard'

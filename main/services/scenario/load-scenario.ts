@@ -1,20 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { parse as parseYaml } from 'yaml'
-import type { Scenario } from '../../../common/scenario/schema'
-import { scenarioSchema } from '../../../common/scenario/schema'
+import { parseScenarioDocument } from '../../../common/scenario/issues'
 import type { Topology } from '../../../common/topology/schema'
-import { readTopologyFile } from '../documents/documents'
-import { checkScenario } from './plan'
+import type { LoadedScenario } from '../../../common/scenario/run-plan'
 
-/** A scenario with its topology resolved and checked, ready to run. */
-export interface LoadedScenario {
-  scenario: Scenario
-  topology: Topology
-  /** Where the scenario came from (null for text given directly). */
-  file: string | null
-  topologyFile: string
-}
+import { readTopologyFile } from '../documents/documents'
+import { checkScenario } from '../../../common/scenario/client-plan'
 
 /** A scenario file that cannot be run, with every problem found. */
 export class ScenarioFileError extends Error {
@@ -46,7 +38,11 @@ export function resolveTopologyRef(ref: string, baseDir: string, resourcesDir: s
   return isAbsolute(ref) ? ref : resolve(baseDir, ref)
 }
 
-/** Parses scenario YAML, resolves and validates its topology, and checks its timeline selectors. */
+/**
+ * Parses scenario YAML, resolves and validates its topology, and checks its timeline selectors.
+ * Throws one ScenarioFileError with every problem found: unknown keys do not hide the topology
+ * and selector problems behind them, so nothing boots before the whole file is known to be valid.
+ */
 export function parseScenario(
   text: string,
   opts: { file?: string; baseDir?: string; resourcesDir?: string } = {}
@@ -58,14 +54,8 @@ export function parseScenario(
   } catch (e) {
     throw new ScenarioFileError(label, [`YAML syntax: ${(e as Error).message}`])
   }
-  const parsed = scenarioSchema.safeParse(raw)
-  if (!parsed.success) {
-    throw new ScenarioFileError(
-      label,
-      parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
-    )
-  }
-  const scenario = parsed.data
+  const { scenario, problems } = parseScenarioDocument(raw)
+  if (!scenario) throw new ScenarioFileError(label, problems)
   const baseDir = opts.baseDir ?? (opts.file ? dirname(resolve(opts.file)) : process.cwd())
   const topologyFile = resolveTopologyRef(
     scenario.topology,
@@ -78,20 +68,21 @@ export function parseScenario(
     opened = readTopologyFile(topologyFile)
   } catch (e) {
     throw new ScenarioFileError(label, [
+      ...problems,
       `topology "${scenario.topology}": cannot read ${topologyFile} (${(e as Error).message}); ` +
         'name a built-in topology (two-rooms, three-rooms) or a path relative to the scenario file'
     ])
   }
   if (opened.problems.length) {
-    throw new ScenarioFileError(
-      label,
-      opened.problems.map(
+    throw new ScenarioFileError(label, [
+      ...problems,
+      ...opened.problems.map(
         (p) => `topology ${topologyFile} ${p.path}: ${p.message} (fix: ${p.hint})`
       )
-    )
+    ])
   }
   const topology = opened.document as Topology
-  const problems = checkScenario(scenario, topology)
+  problems.push(...checkScenario(scenario, topology))
   if (problems.length) throw new ScenarioFileError(label, problems)
   return { scenario, topology, file: opts.file ?? null, topologyFile }
 }

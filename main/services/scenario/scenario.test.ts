@@ -1,14 +1,16 @@
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { parse as parseYaml } from 'yaml'
 import type { FailoverReport, LaneEntry, ScenarioReport } from '../../../common/scenario/schema'
 import { scenarioSchema } from '../../../common/scenario/schema'
-import { restoreAction } from './cluster'
-import type { GateFacts } from './gates'
-import { evaluateGates } from './gates'
+import { restoreAction } from '../engine/run/cluster-port'
+import type { GateFacts } from '../../../common/scenario/gates'
+import { evaluateGates } from '../../../common/scenario/gates'
 import { loadScenarioFile, parseScenario, ScenarioFileError } from './load-scenario'
-import { checkScenario, planClients, targetNodes } from './plan'
+import { checkScenario, planClients, targetNodes } from '../../../common/scenario/client-plan'
 import { formatScorecard } from './scorecard'
+import { resolveRunPlan } from '../../../common/scenario/run-plan'
 import type { RunContext } from '../engine/run/run-context'
 import { restoreNodes, specOf } from '../engine/run/setup'
 
@@ -119,6 +121,16 @@ describe('evaluateGates', () => {
   })
 })
 
+/** Paths of keys in `raw` that `parsed` lacks: what a schema would have dropped without a word. */
+function droppedKeys(raw: unknown, parsed: unknown, path = ''): string[] {
+  if (raw === null || typeof raw !== 'object' || parsed === null || typeof parsed !== 'object')
+    return []
+  return Object.entries(raw).flatMap(([k, v]) => {
+    const at = path ? `${path}.${k}` : k
+    return k in parsed ? droppedKeys(v, (parsed as Record<string, unknown>)[k], at) : [at]
+  })
+}
+
 describe('built-in scenarios', () => {
   const files = readdirSync(join(RESOURCES, 'scenarios')).filter((f) => f.endsWith('.yaml'))
 
@@ -144,8 +156,11 @@ describe('built-in scenarios', () => {
     ])
   })
 
-  it.each(files)('%s loads against its topology and stays short', (f) => {
-    const l = loadScenarioFile(join(RESOURCES, 'scenarios', f), { resourcesDir: RESOURCES })
+  it.each(files)('%s loads against its topology, every key known, and stays short', (f) => {
+    const file = join(RESOURCES, 'scenarios', f)
+    const l = loadScenarioFile(file, { resourcesDir: RESOURCES })
+    // Every key of the file reached the scenario: none was a typo the schema let through.
+    expect(droppedKeys(parseYaml(readFileSync(file, 'utf8')), l.scenario)).toEqual([])
     const grpc = f.startsWith('grpc-')
     const wan = f === 'wan-latency.yaml'
     const controller = f.startsWith('controller-')
@@ -266,8 +281,7 @@ describe('plan and checks', () => {
       'producer-room1-1-remoting-hedged:remoting:orders-remoting-hedged'
     ])
     const ctx = {
-      loaded: l,
-      names: { topicOf: (t: string) => t, groupOf: (g: string) => g },
+      plan: resolveRunPlan({ loaded: l, runId: 1, kind: 'session' }),
       endpoints: { managementNodes: [], nameServers: [] }
     } as unknown as RunContext
     // The variant's settings go over the scenario's; what it does not name stays the scenario's.
@@ -323,6 +337,40 @@ describe('plan and checks', () => {
       expect(p).toContain('after the workload ends')
       expect(p).toContain('no producer')
     }
+  })
+
+  it('reports unknown keys together with the topology and selector problems, all at once', () => {
+    let error: unknown
+    try {
+      base({
+        workload: { duration: '5s', messsages: 'ordered' },
+        timeline: [{ at: '1s', action: 'kill', target: 'all toasters of room1' }],
+        gates: { maxRtoMS: 100 }
+      })
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(ScenarioFileError)
+    const { problems, message } = error as ScenarioFileError
+    expect(problems).toEqual([
+      expect.stringMatching(/^workload\.messsages: unknown key "messsages"; remove it/),
+      'gates.maxRtoMS: unknown key "maxRtoMS"; did you mean "maxRtoMs"?',
+      expect.stringMatching(/^timeline\[0\]\.target: /)
+    ])
+    expect(message).toContain(
+      '<scenario> is not a runnable scenario:\n  - workload.messsages: unknown key'
+    )
+    expect(message).toContain(
+      '\n  - gates.maxRtoMS: unknown key "maxRtoMS"; did you mean "maxRtoMs"?'
+    )
+  })
+
+  it('stops at problems that leave no scenario to check, naming each', () => {
+    expect(() =>
+      base({ timeline: [{ at: '1s', action: 'kil', target: 'broker-1' }], gates: { maxRtoMS: 1 } })
+    ).toThrow(
+      /timeline\[0\]\.action: "kil" is not an action; node actions: .* \(did you mean "kill"\?\)\n {2}- gates\.maxRtoMS: /
+    )
   })
 
   it('explains unknown topologies and bad YAML', () => {
@@ -417,7 +465,89 @@ describe('formatScorecard', () => {
     expect(text).toContain('p1 broker room1 → room2  ×2  (timeout; worst 410 ms)')
     expect(text).toContain('pause broker-1')
   })
+
+  it('prints each takeover of a controller-mode group: the new master, or why there was none', () => {
+    const takeover = {
+      group: 'broker-a',
+      atMs: 5000,
+      fault: 'kill',
+      master: 'broker-a-1',
+      masterRoom: 'room1',
+      inSync: ['broker-a-1'],
+      to: null,
+      toRoom: null,
+      afterMs: null,
+      reason: 'no replica in the SyncStateSet of broker-a when its master broker-a-1 was killed'
+    }
+    const r = {
+      kind: 'drstudio/scenario-report',
+      version: 1,
+      scenario: 's',
+      topology: 'three-rooms-controller',
+      runId: 8,
+      passed: false,
+      topic: 't',
+      consumerGroup: 'g',
+      startedAt: '',
+      endedAt: '',
+      originMs: 0,
+      timings: { setupMs: 1, settleMs: 1, workloadMs: 1, drainMs: 1, totalMs: 4 },
+      totals: { sent: 0, acked: 0, failed: 0, consumed: 0, lost: 0, duplicates: 0 },
+      gates: [],
+      clients: [],
+      failovers: [],
+      selections: [],
+      faults: [],
+      notes: [],
+      controller: {
+        rpo: {
+          lostWithOldMaster: 0,
+          neverConsumed: 0,
+          unreplicatedAtFault: 0,
+          unknownQueues: 0,
+          note: ''
+        },
+        groups: [],
+        leaderChanges: 0,
+        elections: [],
+        takeovers: [
+          takeover,
+          { ...takeover, atMs: 9000, to: 'broker-a-3', toRoom: 'room3', afterMs: 420, reason: null }
+        ]
+      }
+    } satisfies ScenarioReport
+    const text = formatScorecard(r)
+    expect(text).toContain(
+      '  5.00 s  broker-a: master broker-a-1 (room1) kill → no new master: no replica in the SyncStateSet of broker-a when its master broker-a-1 was killed'
+    )
+    expect(text).toContain(
+      '  9.00 s  broker-a: master broker-a-1 (room1) kill → broker-a-3 (room3) after 420 ms'
+    )
+  })
 })
+
+/** The part of a run's context a restore reads: the cluster, a clock, a signal, the ready timeout. */
+function restoreCtx(
+  cluster: unknown,
+  clock: { now: () => number } = { now: () => Date.now() },
+  readyTimeoutMs = 90_000
+): RunContext {
+  return {
+    cluster,
+    clock,
+    signal: new AbortController().signal,
+    readyTimeoutMs
+  } as unknown as RunContext
+}
+
+/** Room-1 brokers in the given states, as a cluster's status lists them. */
+const brokersIn = (states: Record<string, string>) =>
+  Object.entries(states).map(([nodeId, state]) => ({
+    nodeId,
+    kind: 'broker',
+    room: 'room1',
+    state
+  }))
 
 describe('restore', () => {
   it('waits for nodes still booting before restoring the rest', async () => {
@@ -441,13 +571,67 @@ describe('restore', () => {
         states[id] = 'up'
       }
     }
-    const notes = await restoreNodes({
-      cluster,
-      clock: { now: () => Date.now() },
-      signal: new AbortController().signal,
-      readyTimeoutMs: 90_000
-    } as unknown as RunContext)
+    const notes = await restoreNodes(restoreCtx(cluster))
     expect(notes).toEqual([])
     expect(acted).toEqual(['start broker-1 (proxy-1 up)'])
+  })
+
+  it('waits for controller-mode replicas to get ready, before and after starting the rest', async () => {
+    // broker-a-2 is still syncing from a restart in the workload; broker-a-1 was killed and comes
+    // back electing, then syncs: setup goes on only once both are up (or the timeout says so).
+    const states: Record<string, string> = { 'broker-a-2': 'syncing', 'broker-a-1': 'killed' }
+    const seen: string[] = []
+    let polls = 0
+    const cluster = {
+      status: () => {
+        polls++
+        if (polls === 3) states['broker-a-2'] = 'up'
+        if (states['broker-a-1'] === 'electing' && polls > 6) states['broker-a-1'] = 'syncing'
+        if (states['broker-a-1'] === 'syncing' && polls > 9) states['broker-a-1'] = 'up'
+        seen.push(`${states['broker-a-1']}/${states['broker-a-2']}`)
+        return { nodes: brokersIn(states) }
+      },
+      act: async (id: string) => {
+        expect(states['broker-a-2']).toBe('up')
+        states[id] = 'electing'
+      }
+    }
+    const notes = await restoreNodes(restoreCtx(cluster))
+    expect(notes).toEqual([])
+    expect(states).toEqual({ 'broker-a-2': 'up', 'broker-a-1': 'up' })
+    expect(seen).toContain('electing/up')
+    expect(seen).toContain('syncing/up')
+  })
+
+  it('before the drain, waits only until a restarted replica answers, not until it is in sync', async () => {
+    const states: Record<string, string> = { 'broker-a-1': 'killed', 'broker-a-2': 'syncing' }
+    let polls = 0
+    const cluster = {
+      status: () => {
+        polls++
+        if (states['broker-a-1'] === 'starting' && polls > 4) states['broker-a-1'] = 'syncing'
+        return { nodes: brokersIn(states) }
+      },
+      act: async (id: string) => {
+        states[id] = 'starting'
+      }
+    }
+    const notes = await restoreNodes(restoreCtx(cluster), 'answering')
+    expect(notes).toEqual([])
+    // Both still syncing: the drain reads from a replica that answers.
+    expect(states).toEqual({ 'broker-a-1': 'syncing', 'broker-a-2': 'syncing' })
+    expect(polls).toBeGreaterThan(4)
+  })
+
+  it('notes a replica that did not get ready in time, naming its state', async () => {
+    const cluster = {
+      status: () => ({
+        nodes: [{ nodeId: 'broker-a-1', kind: 'broker', room: 'room1', state: 'syncing' }]
+      }),
+      act: async () => undefined
+    }
+    let t = 0
+    const notes = await restoreNodes(restoreCtx(cluster, { now: () => (t += 100) }, 250))
+    expect(notes).toEqual(['still not ready after the ready timeout: broker-a-1 (syncing)'])
   })
 })

@@ -21,6 +21,15 @@ function controllerLines(c: NonNullable<ScenarioReport['controller']>): string[]
         `(never consumed ${g.neverConsumed}, unreplicated at the fault ${g.unreplicatedAtFault})`
     )
   }
+  for (const t of c.takeovers) {
+    const lost = `${t.group}: master ${t.master} (${t.masterRoom ?? '?'}) ${t.fault}`
+    lines.push(
+      `  ${formatMs(t.atMs).padStart(8)}  ${lost} → ` +
+        (t.to === null
+          ? `no new master: ${t.reason}`
+          : `${t.to} (${t.toRoom ?? '?'}) after ${formatMs(t.afterMs)}`)
+    )
+  }
   for (const e of c.elections) {
     lines.push(
       `  ${formatMs(e.atMs).padStart(8)}  ${e.group}: ${e.from ?? 'none'} (${e.fromRoom ?? '?'}) → ${e.to ?? 'none'} (${e.toRoom ?? '?'}), epoch ${e.epoch}`

@@ -1,8 +1,9 @@
 import { readdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { parseRoleSelector } from '../../../common/scenario/selectors'
 import { loadScenarioFile } from './load-scenario'
-import { planClients } from './plan'
+import { planClients } from '../../../common/scenario/client-plan'
 
 const DIR = join(resolve(import.meta.dirname, '../../..'), 'resources', 'scenarios')
 const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml'))
@@ -38,6 +39,40 @@ describe.each(files)('shipped scenario %s', (file) => {
 
   it('expects failovers only where the timeline breaks something', () => {
     if ((g.failovers ?? []).length > 0) expect(scenario.timeline.length).toBeGreaterThan(0)
+  })
+
+  it('gates an election of every group whose master its timeline takes out, and only those', () => {
+    // The boot makes each group's preferred replica (lowest electionPriority) master, so a step
+    // naming it, its room, or "master of group X" claims an election in that group.
+    const replicas = topology.rooms.flatMap((r) =>
+      r.brokers.filter((b) => b.role === 'replica').map((b) => ({ ...b, room: r.id }))
+    )
+    const preferred = new Map<string, { id: string; room: string }>()
+    for (const b of [...replicas].sort(
+      (x, y) => (x.electionPriority ?? 99) - (y.electionPriority ?? 99)
+    )) {
+      if (!preferred.has(b.brokerName)) preferred.set(b.brokerName, b)
+    }
+    const takesOut = new Set(['kill', 'stop', 'pause', 'isolate', 'partition'])
+    const claimed = new Set<string>()
+    for (const step of scenario.timeline) {
+      if (!takesOut.has(step.action)) continue
+      const named = [
+        ...(Array.isArray(step.target) ? step.target : step.target ? [step.target] : []),
+        ...('peer' in step && step.peer ? [step.peer] : [])
+      ]
+      for (const t of named) {
+        const role = parseRoleSelector(t)
+        if (role?.role === 'master') claimed.add(role.group)
+        for (const [group, m] of preferred) if (t === m.id || t === m.room) claimed.add(group)
+      }
+    }
+    const gated = (g.elections ?? []).map((e) => e.group)
+    expect(new Set(gated)).toEqual(claimed)
+    for (const e of g.elections ?? []) {
+      expect(e.within).toBeLessThan(scenario.workload.duration)
+      expect(preferred.has(e.group), `${e.group} is a controller-mode group`).toBe(true)
+    }
   })
 
   it('gates the RPO only on controller-mode groups, below the traffic', () => {

@@ -1,15 +1,16 @@
 import { EventEmitter } from 'node:events'
 import type { ClientChoice } from '../../../common/scenario/events'
+import type { ClientLane } from '../../../common/topology/lanes'
+import { JAVA_LANES, NODE_LANES } from '../../../common/topology/lanes'
 import type {
   ClientSpec,
   ClientState,
   SkippedSends,
   WireRow,
-  WorkerLane,
   WorkerOp,
   WorkerOps
-} from './protocol'
-import { PROTOCOL_VERSION } from './protocol'
+} from '../worker-wire/protocol'
+import { PROTOCOL_VERSION } from '../worker-wire/protocol'
 
 /** What the fleet needs from one worker: the WorkerConnection, or an in-process one in tests. */
 export interface WorkerChannel {
@@ -37,25 +38,11 @@ export interface WorkerChannel {
  */
 export interface WorkerKey {
   room: string
-  lane: WorkerLane
+  lane: ClientLane
 }
-
-export const ALL_LANES: readonly WorkerLane[] = [
-  'remoting',
-  'grpc',
-  'baseline',
-  'java',
-  'java-zone',
-  'java-tuned'
-]
 
 export function workerKeyOf(spec: Pick<ClientSpec, 'room' | 'lane'>): WorkerKey {
   return { room: spec.room, lane: spec.lane }
-}
-
-/** Whether the lane's clients run in a Java JVM (else a Node room worker). */
-export function runsInJava(lane: WorkerLane): boolean {
-  return lane === 'java' || lane === 'java-zone' || lane === 'java-tuned'
 }
 
 /** `worker-room1` for our remoting lane, `<lane>-worker-room1` for the others. */
@@ -220,7 +207,7 @@ export class ClientFleet extends EventEmitter<FleetEvents> {
   }
 
   /** SIGKILL of a room's worker of one lane: a crash of every client in it. */
-  killWorker(room: string, lane: WorkerLane = 'remoting'): string[] {
+  killWorker(room: string, lane: ClientLane = 'remoting'): string[] {
     const name = workerName({ room, lane })
     const w = this.workers.get(name)
     const hosted = [...this.clients.values()].filter((c) => c.key === name && c.alive)
@@ -304,9 +291,11 @@ export class ClientFleet extends EventEmitter<FleetEvents> {
   }
 }
 
-/** Every worker a room may need (one per lane), for placing them in its network. */
+/**
+ * Every worker a room may need (one per lane), for placing them in its network. Node lanes first,
+ * then Java ones: the order places get their addresses in.
+ */
 export function workerIdsFor(rooms: readonly string[]): { id: string; room: string }[] {
-  return rooms.flatMap((room) =>
-    ALL_LANES.map((lane) => ({ id: workerName({ room, lane }), room }))
-  )
+  const lanes: readonly ClientLane[] = [...NODE_LANES, ...JAVA_LANES]
+  return rooms.flatMap((room) => lanes.map((lane) => ({ id: workerName({ room, lane }), room })))
 }

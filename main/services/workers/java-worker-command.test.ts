@@ -4,13 +4,13 @@ import type { JavaWorkerPlan } from './java-worker-command'
 import {
   addressServerFor,
   addressServerOf,
-  isJavaLane,
   JAVA_WORKER_MAIN,
   javaWorkerCommand,
   javaWorkerJar,
   planJavaWorkers
 } from './java-worker-command'
-import type { ClientSpec, WorkerLane } from './protocol'
+import type { ClientLane } from '../../../common/topology/lanes'
+import type { ClientSpec } from '../worker-wire/protocol'
 
 const MGMT = [
   { id: 'mgmt-1', room: 'room1', url: 'http://198.18.1.4:8080' },
@@ -20,7 +20,7 @@ const MGMT = [
 function spec(
   id: string,
   room: string,
-  lane: WorkerLane,
+  lane: ClientLane,
   extra: Partial<ClientSpec> = {}
 ): ClientSpec {
   return {
@@ -126,14 +126,6 @@ describe('planJavaWorkers', () => {
         spec('c1', 'room1', 'java-tuned', { tuning: { requestTimeoutMs: 800 } })
       ])
     ).toThrow(/java-tuned clients p1 and c1 in room room1 differ/)
-  })
-
-  it('knows which lanes are Java lanes', () => {
-    expect(
-      (['java', 'java-zone', 'java-tuned', 'remoting', 'grpc', 'baseline'] as const).filter(
-        isJavaLane
-      )
-    ).toEqual(['java', 'java-zone', 'java-tuned'])
   })
 })
 

@@ -1,6 +1,8 @@
 import { delimiter, join } from 'node:path'
 import { scrubEnv } from '../sandbox/jvm'
-import type { ClientSpec, WorkerLane } from './protocol'
+import type { JavaLane } from '../../../common/topology/lanes'
+import { isJavaLane } from '../../../common/topology/lanes'
+import type { ClientSpec } from '../worker-wire/protocol'
 import type { WorkerCommand } from './worker-connection'
 
 /**
@@ -11,13 +13,6 @@ import type { WorkerCommand } from './worker-connection'
  * (rebalance interval, connect timeout) never leak into the stock lanes. Each JVM is small
  * (-Xmx128m, serial GC, C1 only).
  */
-
-export type JavaLane = Extract<WorkerLane, 'java' | 'java-zone' | 'java-tuned'>
-export const JAVA_LANES: readonly JavaLane[] = ['java', 'java-zone', 'java-tuned']
-
-export function isJavaLane(lane: WorkerLane): lane is JavaLane {
-  return (JAVA_LANES as readonly string[]).includes(lane)
-}
 
 export const JAVA_WORKER_JAR = 'drstudio-java-worker.jar'
 export const JAVA_WORKER_MAIN = 'io.drstudio.javaworker.Main'

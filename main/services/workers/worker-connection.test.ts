@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { WireRow } from './protocol'
-import { encodeFrame, FrameDecoder } from './protocol'
+import type { WireRow } from '../worker-wire/protocol'
+import { encodeFrame, FrameDecoder } from '../worker-wire/protocol'
 import { WorkerConnection } from './worker-connection'
 
 // A stand-in worker for the transport only (no RocketMQ): answers hello, echoes rows, and misbehaves

@@ -4,8 +4,8 @@ import { EventEmitter } from 'node:events'
 import { createWriteStream, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { ClientChoice } from '../../../common/scenario/events'
-import type { WireRow, WorkerOp, WorkerOps, WorkerToEngine } from './protocol'
-import { encodeFrame, FrameDecoder } from './protocol'
+import type { WireRow, WorkerOp, WorkerOps, WorkerToEngine } from '../worker-wire/protocol'
+import { encodeFrame, FrameDecoder } from '../worker-wire/protocol'
 
 export interface WorkerCommand {
   /** Full argv: a namespace prefix (`ip netns exec …`) and the parent-death wrapper included. */

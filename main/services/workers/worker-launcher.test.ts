@@ -1,8 +1,9 @@
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { javaWorkerJar } from './java-worker-command'
-import type { ClientSpec } from './protocol'
-import { localJavaWorkers } from './worker-launcher'
+import type { ClientSpec } from '../worker-wire/protocol'
+import { localJavaWorkers, roomWorkerEntry } from './worker-launcher'
 
 const spec = (over: Partial<ClientSpec> = {}): ClientSpec => ({
   id: 'producer-1-java-zone',
@@ -58,5 +59,22 @@ describe('localJavaWorkers', () => {
     expect(() => java(false)({ room: 'room2', lane: 'java' }, spec({ lane: 'java' }))).toThrow(
       /java-worker-room2: the Java client worker is not built \(.*drstudio-java-worker\.jar is missing\); run `npm run setup`/
     )
+  })
+})
+
+describe('roomWorkerEntry', () => {
+  const root = join(import.meta.dirname, '..', '..', '..')
+
+  it('runs the room worker source through tsx, from a file that exists', () => {
+    const entry = roomWorkerEntry(root, { preferBuilt: false })
+    expect(entry.args.slice(0, 2)).toEqual(['--import', 'tsx'])
+    expect(entry.args[2]).toBe(join(root, 'main', 'services', 'room-worker', 'room-worker-main.ts'))
+    expect(existsSync(entry.args[2]!)).toBe(true)
+  })
+
+  it('runs `drstudio worker` from the built CLI when asked and built', () => {
+    const cli = join(root, 'out', 'cli', 'drstudio.mjs')
+    const entry = roomWorkerEntry(root, { preferBuilt: true })
+    expect(entry.args).toEqual(existsSync(cli) ? [cli, 'worker'] : expect.arrayContaining(['tsx']))
   })
 })

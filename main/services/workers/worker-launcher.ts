@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { WorkerFactory, WorkerKey } from './client-fleet'
-import type { ClientSpec } from './protocol'
-import { runsInJava, workerName } from './client-fleet'
+import type { ClientSpec } from '../worker-wire/protocol'
+import { workerName } from './client-fleet'
+import { isJavaLane } from '../../../common/topology/lanes'
 import type { WorkerCommand } from './worker-connection'
 import { WorkerConnection } from './worker-connection'
 import { findAppPaths, nodeRuntimeCommand } from '../app-paths'
@@ -29,7 +30,7 @@ export function roomWorkerEntry(root: string, opts: { preferBuilt: boolean }): N
   // Under Electron, process.execPath is the app binary: it must run as plain Node.
   const { command, env } = nodeRuntimeCommand()
   if (opts.preferBuilt && existsSync(cli)) return { command, args: [cli, 'worker'], env }
-  const entry = join(root, 'main', 'services', 'workers', 'room-worker-main.ts')
+  const entry = join(root, 'main', 'services', 'room-worker', 'room-worker-main.ts')
   return { command, args: ['--import', 'tsx', entry], env }
 }
 
@@ -55,7 +56,7 @@ export function processWorkers(opts: WorkerLaunchOptions): WorkerFactory {
   return (key, first) => {
     const name = workerName(key)
     let command: WorkerCommand
-    if (!runsInJava(key.lane)) {
+    if (!isJavaLane(key.lane)) {
       command = {
         argv: [opts.node.command, ...opts.node.args],
         env: { ...process.env, ...opts.node.env },

@@ -1,9 +1,10 @@
 import { EventEmitter } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import type { WorkerChannel, WorkerKey } from './client-fleet'
-import { ClientFleet } from './client-fleet'
-import type { ClientSpec, WireRow, WorkerLane, WorkerOp } from './protocol'
-import { PROTOCOL_VERSION } from './protocol'
+import { ClientFleet, workerIdsFor } from './client-fleet'
+import type { ClientLane } from '../../../common/topology/lanes'
+import type { ClientSpec, WireRow, WorkerOp } from '../worker-wire/protocol'
+import { PROTOCOL_VERSION } from '../worker-wire/protocol'
 import { poolKeyOf, WorkerPool } from './worker-pool'
 
 /** A worker process as the pool sees it: records requests, answers them, can die. */
@@ -66,7 +67,7 @@ const row = (kind: string): WireRow => ({
 
 function spec(
   id: string,
-  lane: WorkerLane = 'remoting',
+  lane: ClientLane = 'remoting',
   management = 'http://10.0.0.1:8080'
 ): ClientSpec {
   return {
@@ -197,7 +198,7 @@ describe('WorkerPool', () => {
 })
 
 describe('poolKeyOf', () => {
-  const key = (lane: WorkerLane): WorkerKey => ({ room: 'room1', lane })
+  const key = (lane: ClientLane): WorkerKey => ({ room: 'room1', lane })
   it('is the worker name for Node lanes, whatever the management node', () => {
     expect(poolKeyOf(key('grpc'), spec('a', 'grpc'))).toBe(
       poolKeyOf(key('grpc'), spec('b', 'grpc', 'http://x:1'))
@@ -215,5 +216,21 @@ describe('poolKeyOf', () => {
       poolKeyOf(key('java-tuned'), tuned(900))
     )
     expect(poolKeyOf(key('java-tuned'), tuned(400))).toBe(poolKeyOf(key('java-tuned'), tuned(400)))
+  })
+})
+
+describe('workerIdsFor', () => {
+  it("places a room's Node workers first, then its Java ones (the order they get addresses in)", () => {
+    expect(workerIdsFor(['room1', 'room2']).filter((w) => w.room === 'room1')).toEqual(
+      [
+        'worker-room1',
+        'grpc-worker-room1',
+        'baseline-worker-room1',
+        'java-worker-room1',
+        'java-zone-worker-room1',
+        'java-tuned-worker-room1'
+      ].map((id) => ({ id, room: 'room1' }))
+    )
+    expect(workerIdsFor(['room1', 'room2'])).toHaveLength(12)
   })
 })

@@ -2,8 +2,9 @@ import { EventEmitter } from 'node:events'
 import type { ClientChoice } from '../../../common/scenario/events'
 import type { WorkerChannel, WorkerFactory, WorkerKey } from './client-fleet'
 import { workerName } from './client-fleet'
-import { isJavaLane, planJavaWorkers } from './java-worker-command'
-import type { ClientSpec, WireRow, WorkerOp, WorkerOps } from './protocol'
+import { isJavaLane } from '../../../common/topology/lanes'
+import { planJavaWorkers } from './java-worker-command'
+import type { ClientSpec, WireRow, WorkerOp, WorkerOps } from '../worker-wire/protocol'
 
 /**
  * Which workers may be reused for one another: the same room and lane, and for a Java lane the

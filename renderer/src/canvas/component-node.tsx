@@ -4,7 +4,7 @@ import { AlertTriangle, EllipsisVertical, Link2 } from 'lucide-react'
 import type { KeyboardEvent, MouseEvent } from 'react'
 import { memo, useCallback, useLayoutEffect, useRef } from 'react'
 import type { ComponentFlowNode } from '../model/flow-model'
-import { effectiveNodeState, nodeAriaLabel } from '../model/flow-model'
+import { effectiveNodeState, nodeAriaLabel, readinessNote } from '../model/flow-model'
 import { useLiveStore } from '../stores/live-store'
 import { useReplayStore } from '../stores/replay-store'
 import { useRunStore } from '../stores/run-store'
@@ -16,15 +16,20 @@ import { BrokerTps, ClientFiguresLine } from './node-figures'
 
 const HIDDEN_STATES = new Set(['stopped'])
 
-/** Second line: the start-up step while starting, the live address of a server, else the design. */
+/**
+ * Second line: the start-up step while starting, what a replica's group still waits for, the live
+ * address of a server, else the design.
+ */
 function detailLine(
   kind: ComponentFlowNode['data']['kind'],
   state: string,
   subtitle: string,
   progress: string | undefined,
-  address: string | undefined
+  address: string | undefined,
+  readiness: ReturnType<typeof readinessNote>
 ): string {
   if (state === 'starting' && progress) return progress
+  if (readiness?.replaces) return readiness.text
   if (
     address &&
     state !== 'stopped' &&
@@ -57,6 +62,15 @@ function ComponentNodeView({ data, selected }: NodeProps<ComponentFlowNode>) {
   const showFigures = useCanvasLod((s) => !s.far) && running && !replayed
   const progress = useRunStore((s) => s.progress[nodeId])
   const address = useRunStore((s) => s.nodes[nodeId]?.address)
+  const detail = useRunStore((s) => s.nodes[nodeId]?.detail)
+  const readyInMs = useRunStore((s) => s.nodes[nodeId]?.readyInMs)
+  // A replay has no live readiness to show; its badges come from the ledger.
+  const readiness = replayed
+    ? undefined
+    : readinessNote(state, {
+        ...(detail !== undefined ? { detail } : {}),
+        ...(readyInMs !== undefined ? { readyInMs } : {})
+      })
   const ref = useRef<HTMLDivElement>(null)
   const label = nodeAriaLabel(data, state)
   useLayoutEffect(() => {
@@ -124,13 +138,19 @@ function ComponentNodeView({ data, selected }: NodeProps<ComponentFlowNode>) {
         {showFigures && isClient && state !== 'starting' ? (
           <ClientFiguresLine nodeId={nodeId} fallback={subtitle} />
         ) : (
-          <div className="cnode-sub" title={progress ?? address ?? subtitle}>
-            {detailLine(kind, state, subtitle, progress, address)}
+          <div className="cnode-sub" title={readiness?.text ?? progress ?? address ?? subtitle}>
+            {detailLine(kind, state, subtitle, progress, address, readiness)}
             {showFigures && kind === 'broker' && <BrokerTps nodeId={nodeId} />}
           </div>
         )}
       </div>
       {!HIDDEN_STATES.has(state) && <span className={`badge badge-${state}`}>{state}</span>}
+      {readiness && !readiness.replaces && (
+        // Beside the state badge: the second line is the design and the broker's figures.
+        <span className="badge-note" title={detail}>
+          {readiness.text}
+        </span>
+      )}
       {!isClient && kind !== 'management' && kind !== 'proxy' && (
         <ControllerBadge nodeId={nodeId} />
       )}

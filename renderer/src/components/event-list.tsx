@@ -8,14 +8,23 @@ function clock(atMs: number, originMs: number | null): string {
   return `${d.toLocaleTimeString([], { hour12: false })}.${String(d.getMilliseconds()).padStart(3, '0')}`
 }
 
-const Row = memo(function Row({ e, originMs }: { e: StoredEvent; originMs: number | null }) {
+type ListedEvent = StoredEvent & { seq?: number; repeats?: number; lastAtMs?: number }
+
+const Row = memo(function Row({ e, originMs }: { e: ListedEvent; originMs: number | null }) {
   return (
     <li className={`event event-${ledgerSeverity(e.kind)}`}>
       <span className="event-time mono">{clock(e.atMs, originMs)}</span>
       <span className="event-kind">{e.kind}</span>
       <span className="event-client mono">{e.clientId ?? '—'}</span>
       <span className="event-room">{e.room ?? ''}</span>
-      <span className="event-desc">{describeLedgerEvent(e)}</span>
+      <span className="event-desc">
+        {describeLedgerEvent(e)}
+        {e.repeats !== undefined && e.repeats > 1 && (
+          <span className="event-repeats mono">
+            {` ×${e.repeats}, last at ${clock(e.lastAtMs ?? e.atMs, originMs)}`}
+          </span>
+        )}
+      </span>
     </li>
   )
 })
@@ -31,7 +40,7 @@ export const EventList = memo(function EventList({
   originMs = null,
   follow = false
 }: {
-  events: readonly (StoredEvent & { seq?: number })[]
+  events: readonly ListedEvent[]
   label: string
   originMs?: number | null
   follow?: boolean

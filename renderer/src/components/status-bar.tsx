@@ -27,11 +27,19 @@ function RunSummary() {
     }
     return `${up}/${total}/${bad}`
   })
+  const phase = useRunStore((s) => (s.phase && s.phase.runId === s.runId ? s.phase.phase : null))
   if (!running) return <span className="status-item">sandbox idle</span>
   const [up, total, bad] = counts.split('/')
+  const text = `run ${runId ?? ''}: ${up}/${total} up${bad !== '0' ? `, ${bad} down` : ''}`
+  // The phase says when traffic flows: the Timeline may have scrolled its row away by then.
   return (
-    <span className="status-item">
-      run {runId ?? ''}: {up}/{total} up{bad !== '0' ? `, ${bad} down` : ''}
+    <span
+      className="status-item"
+      role="status"
+      aria-label={`Run ${runId ?? ''}: ${up} of ${total} nodes up${bad !== '0' ? `, ${bad} down` : ''}${phase ? `, phase ${phase}` : ''}`}
+    >
+      {text}
+      {phase ? ` · ${phase}` : ''}
     </span>
   )
 }

@@ -32,6 +32,7 @@ export function subscribeEngineEvents(): () => void {
     useTimelineStore.getState().applyLedgerEvents(b)
     useNamesrvStore.getState().applyLedgerEvents(b)
     useControllerStore.getState().applyLedgerEvents(b)
+    useRunStore.getState().applyLedgerEvents(b)
   })
   const scenarioProgress = new FrameBatcher<ScenarioProgress>((b) =>
     useScenarioStore.getState().applyProgress(b)

@@ -9,6 +9,7 @@ import {
   buildLiveEdges,
   effectiveNodeState,
   nodeAriaLabel,
+  readinessNote,
   roomAriaLabel
 } from './flow-model'
 import { NODE_W } from './geometry'
@@ -141,6 +142,32 @@ describe('buildLiveEdges', () => {
     expect(buildLiveEdges({ ghost: { clientId: 'ghost', brokerId: 'broker-1' } }, roomOf)).toEqual(
       []
     )
+  })
+})
+
+describe('readinessNote', () => {
+  it('while a replica’s group is electing or syncing, says what it waits for instead of the design', () => {
+    const detail = 'waiting for broker-a-2 to join the SyncStateSet of broker-a (now broker-a-1)'
+    expect(readinessNote('syncing', { detail })).toEqual({ replaces: true, text: detail })
+    expect(readinessNote('electing', { detail: 'waiting for x' })).toEqual({
+      replaces: true,
+      text: 'waiting for x'
+    })
+    expect(readinessNote('electing', {})).toBeUndefined()
+  })
+
+  it('once up, adds how long getting ready took', () => {
+    expect(readinessNote('up', { readyInMs: 14_230, detail: 'broker-a ready…' })).toEqual({
+      replaces: false,
+      text: 'ready in 14.2 s'
+    })
+  })
+
+  it('says nothing for other nodes and states', () => {
+    expect(readinessNote('up', { detail: 'SIGCONT' })).toBeUndefined()
+    expect(readinessNote('killed', { readyInMs: 1000 })).toBeUndefined()
+    expect(readinessNote('starting', { detail: 'x' })).toBeUndefined()
+    expect(readinessNote('up', undefined)).toBeUndefined()
   })
 })
 

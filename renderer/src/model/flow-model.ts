@@ -93,6 +93,24 @@ export function effectiveNodeState(
   return routed ? 'up' : 'starting'
 }
 
+/**
+ * What a controller-mode replica shows of its readiness: while its group is electing or syncing,
+ * what the sandbox waits for (in place of its second line); once it is up, how long getting ready
+ * took (beside its state badge). Nothing for other nodes.
+ */
+export function readinessNote(
+  state: NodeState,
+  status: { detail?: string; readyInMs?: number } | undefined
+): { replaces: boolean; text: string } | undefined {
+  if ((state === 'electing' || state === 'syncing') && status?.detail) {
+    return { replaces: true, text: status.detail }
+  }
+  if (state === 'up' && status?.readyInMs !== undefined) {
+    return { replaces: false, text: `ready in ${(status.readyInMs / 1000).toFixed(1)} s` }
+  }
+  return undefined
+}
+
 export function roomAriaLabel(d: RoomNodeData): string {
   const name = d.name && d.name !== d.roomId ? ` (${d.name})` : ''
   return `room ${d.roomId}${name}, ${d.members} node${d.members === 1 ? '' : 's'}`

@@ -1,7 +1,7 @@
 import { Copy, Plus, Trash2, X } from 'lucide-react'
 import type { ReactNode } from 'react'
 import type { Problem, RoomSpec, Topology, TopologyNode } from '../../../common/topology'
-import { CLIENT_LANES, idSchema } from '../../../common/topology'
+import { CLIENT_LANES, LANE_TRAITS, idSchema } from '../../../common/topology'
 import { CheckboxField, SelectField, TextField, parseOptionalNumber } from '../components/fields'
 import { KindIcon } from '../canvas/kind-icon'
 import { KIND_LABEL, allIds, findRoom, nodeById } from '../model/document'
@@ -142,16 +142,7 @@ function numberProp(
   )
 }
 
-/** What each lane runs, shown in the selector so the choice needs no manual. */
-const LANE_LABEL: Record<(typeof CLIENT_LANES)[number], string> = {
-  remoting: 'remoting (room-aware, ours)',
-  java: 'java (stock Java client)',
-  'java-zone': 'java-zone (Java, zone mode)',
-  'java-tuned': 'java-tuned (Java, fast timers)',
-  grpc: 'grpc (official Node client, room-aware)',
-  baseline: 'baseline (official Node client, one proxy)'
-}
-const LANES = CLIENT_LANES.map((v) => ({ value: v, label: LANE_LABEL[v] }))
+const LANES = CLIENT_LANES.map((v) => ({ value: v, label: LANE_TRAITS[v].label }))
 
 function NodeProperties({ doc, node }: { doc: Topology; node: TopologyNode }) {
   const problems = useProblems(node.id)

@@ -66,7 +66,7 @@ export const TimelinePanel = memo(function TimelinePanel({
   open: boolean
   onToggle: () => void
 }) {
-  const count = useTimelineStore((s) => s.events.length + s.dropped)
+  const count = useTimelineStore((s) => s.events.length + s.dropped + s.folded)
   const runId = useTimelineStore((s) => s.runId)
   return (
     <DockSection

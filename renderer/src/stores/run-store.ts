@@ -29,6 +29,8 @@ export interface RunState {
   states: Record<string, NodeState>
   /** Last progress line per node while it starts. */
   progress: Record<string, string>
+  /** The live run's phase (setup, settle, workload, …) from its ledger, once it has one. */
+  phase: { runId: number; phase: string } | null
   start(): Promise<void>
   stop(): Promise<void>
   refresh(): Promise<void>
@@ -44,6 +46,8 @@ export interface RunState {
   applyStatus(status: SandboxStatus): void
   applyNodeStates(batch: readonly NodeStatus[]): void
   applyProgress(batch: readonly ProgressEvent[]): void
+  /** `ledger:event`: keeps the newest `phase` row (other kinds are the Timeline's). */
+  applyLedgerEvents(batch: readonly { runId: number; kind: string; data: unknown }[]): void
 }
 
 const ACTION_PAST: Record<NodeAction, string> = {
@@ -64,6 +68,7 @@ export const useRunStore = create<RunState>()((set, get) => ({
   nodes: {},
   states: {},
   progress: {},
+  phase: null,
   operatorConfirmed: false,
 
   async start() {
@@ -174,7 +179,7 @@ export const useRunStore = create<RunState>()((set, get) => ({
       nodes,
       states,
       // The engine forgets the confirmation when the sandbox stops; so does the renderer.
-      ...(status.running ? {} : { progress: {}, operatorConfirmed: false })
+      ...(status.running ? {} : { progress: {}, phase: null, operatorConfirmed: false })
     })
   },
 
@@ -199,6 +204,15 @@ export const useRunStore = create<RunState>()((set, get) => ({
       }
     }
     set({ nodes, states, progress })
+  },
+
+  applyLedgerEvents(batch) {
+    let phase = get().phase
+    for (const e of batch) {
+      const value = e.kind === 'phase' ? (e.data as { phase?: unknown } | null)?.phase : undefined
+      if (typeof value === 'string') phase = { runId: e.runId, phase: value }
+    }
+    if (phase !== get().phase) set({ phase })
   },
 
   applyProgress(batch) {

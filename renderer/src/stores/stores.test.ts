@@ -223,6 +223,20 @@ describe('run store', () => {
     run.applyNodeStates([])
     expect(useRunStore.getState().states).toBe(states)
   })
+  it('keeps the live run’s newest phase from its ledger rows, and forgets it when the sandbox stops', () => {
+    const run = useRunStore.getState()
+    run.applyStatus({ running: true, runId: 7, startedAt: 1, nodes: [] })
+    const row = (kind: string, data: unknown) => ({ runId: 7, kind, data })
+    run.applyLedgerEvents([row('phase', { phase: 'setup' }), row('send', { key: 'k' })])
+    expect(useRunStore.getState().phase).toEqual({ runId: 7, phase: 'setup' })
+    const before = useRunStore.getState().phase
+    run.applyLedgerEvents([row('failover', {}), row('phase', null)])
+    expect(useRunStore.getState().phase).toBe(before)
+    run.applyLedgerEvents([row('phase', { phase: 'settle' }), row('phase', { phase: 'workload' })])
+    expect(useRunStore.getState().phase).toEqual({ runId: 7, phase: 'workload' })
+    run.applyStatus({ running: false, runId: null, startedAt: null, nodes: [] })
+    expect(useRunStore.getState().phase).toBeNull()
+  })
   it('announces failed nodes', () => {
     useRunStore.getState().applyNodeStates([
       {

@@ -7,7 +7,7 @@ import type { GrpcClientDeps, ProxyClientPoolOptions } from './proxy-client-pool
 import { ProxyClientPool } from './proxy-client-pool'
 import type { SdkProducer, SdkReceipt } from './sdk-port'
 
-export type { GrpcClientDeps, GrpcLane } from './proxy-client-pool'
+export type { GrpcClientDeps } from './proxy-client-pool'
 
 export interface GrpcProducerOptions extends ProxyClientPoolOptions {
   /** grpc lane: whole-send budget across proxies. */

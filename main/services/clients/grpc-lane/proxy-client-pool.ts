@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events'
 import type { ClientChoice } from '../../../../common/scenario/events'
+import type { GrpcSdkLane } from '../../../../common/topology/lanes'
 import type { ClientDeps, Clock, ManagementNodeRef } from '../room-aware/ports'
 import { systemClock } from '../room-aware/ports'
 import type { ProxyCandidate } from './choose-proxy'
@@ -7,8 +8,6 @@ import { baselineEndpoint } from './choose-proxy'
 import { withDeadline } from './deadline'
 import { ProxySelector } from './proxy-selector'
 import type { GrpcSdk } from './sdk-port'
-
-export type GrpcLane = 'grpc' | 'baseline'
 
 export interface GrpcClientDeps extends Omit<ClientDeps, 'remoting'> {
   sdk: GrpcSdk
@@ -22,7 +21,7 @@ export interface ProxyClientPoolOptions {
   group: string
   managementNodes: readonly ManagementNodeRef[]
   /** `grpc`: room-aware over zone-pinned proxies; `baseline`: the official client as users set it up. */
-  lane: GrpcLane
+  lane: GrpcSdkLane
   /** Rooms in topology order, for choosing among other rooms' proxies. */
   roomOrder?: readonly string[]
   /** Baseline only: the endpoints string a user writes; default: see `baselineEndpoint`. */
@@ -93,7 +92,7 @@ export abstract class ProxyClientPool<S extends Startable> extends EventEmitter<
     this.selector.on('change', () => this.emit('choice', this.choice()))
   }
 
-  get lane(): GrpcLane {
+  get lane(): GrpcSdkLane {
     return this.base.lane
   }
 

@@ -8,7 +8,9 @@ import type { NameServerCandidate } from './choose-name-server'
 import { classifyFailure } from './classify-error'
 import { buildClientId } from './client-id'
 import { BrokerIsolation } from './broker-isolation'
-import type { Attempt, SendState } from './send-attempt'
+import type { Attempt, SendInput, SendOutcome, SendState } from './send-attempt'
+
+export type { SendInput, SendOutcome } from './send-attempt'
 import { failoverOf, hedgeOf, outcome, raceDelay } from './send-attempt'
 import { FaultTable } from './fault-table'
 import type { HedgeOptions } from './hedge'
@@ -50,30 +52,6 @@ export interface ProducerOptions {
    * to wait for the request timeout as before.
    */
   hedge?: boolean | Partial<HedgeOptions>
-}
-
-export interface SendInput {
-  /** Message key (UNIQ_KEY); generated when absent. */
-  key?: string
-  body: Buffer | string
-  tags?: string
-  keys?: string[]
-  /** False for warm-up traffic: no ledger rows, failures or counters (decisions are still logged). */
-  record?: boolean
-  /** When the open-loop schedule wanted this send (recorded for coordinated-omission-safe latency). */
-  scheduledAt?: number
-}
-
-export interface SendOutcome {
-  ok: boolean
-  key: string
-  brokerName: string | null
-  brokerRoom: string | null
-  queueId: number | null
-  queueOffset: number | null
-  attempts: number
-  latencyMs: number
-  error?: string
 }
 
 export interface ProducerEvents {

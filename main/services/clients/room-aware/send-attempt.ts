@@ -1,6 +1,29 @@
 import type { LedgerEventData } from '../../../../common/scenario/events'
 import type { BrokerCandidate } from './choose-broker'
-import type { SendInput, SendOutcome } from './producer'
+
+export interface SendInput {
+  /** Message key (UNIQ_KEY); generated when absent. */
+  key?: string
+  body: Buffer | string
+  tags?: string
+  keys?: string[]
+  /** False for warm-up traffic: no ledger rows, failures or counters (decisions are still logged). */
+  record?: boolean
+  /** When the open-loop schedule wanted this send (recorded for coordinated-omission-safe latency). */
+  scheduledAt?: number
+}
+
+export interface SendOutcome {
+  ok: boolean
+  key: string
+  brokerName: string | null
+  brokerRoom: string | null
+  queueId: number | null
+  queueOffset: number | null
+  attempts: number
+  latencyMs: number
+  error?: string
+}
 
 /** One send in progress: what its attempts (the first, retries, a hedge) share. */
 export interface SendState {

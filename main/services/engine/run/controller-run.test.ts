@@ -5,18 +5,25 @@ import { topologySchema } from '../../../../common/topology/schema'
 import type { ControllerWatcher } from '../../controller/controller-watcher'
 import type { StoredEvent } from '../../ledger/ledger-reader'
 import { controllerReportOf, maxMastersOf } from './controller-report'
-import {
-  mastersHit,
-  replicaGroups,
-  resolveControllerTargets,
-  watchedReplicas
-} from './controller-run'
+import { scenarioSchema } from '../../../../common/scenario/schema'
+import { resolveRunPlan } from '../../../../common/scenario/run-plan'
+import { mastersHit, resolveControllerTargets, watchedReplicas } from './controller-run'
 import type { RunContext } from './run-context'
 
 const ROOT = resolve(import.meta.dirname, '../../../..')
 const topology = topologySchema.parse(
   JSON.parse(readFileSync(join(ROOT, 'resources/topologies/three-rooms-controller.json'), 'utf8'))
 )
+const plan = resolveRunPlan({
+  loaded: {
+    scenario: scenarioSchema.parse({ name: 't', topology: topology.name }),
+    topology,
+    file: null,
+    topologyFile: ''
+  },
+  runId: 1,
+  kind: 'scenario'
+})
 
 /** A run whose watcher reports broker-a's master on broker-a-1 and ns-2 as leader. */
 function ctx(
@@ -27,15 +34,11 @@ function ctx(
     masterOf: (g: string) => masters[g] ?? null,
     leader: () => leader
   } as unknown as ControllerWatcher
-  return { controllers, loaded: { topology } } as unknown as Pick<
-    RunContext,
-    'controllers' | 'loaded'
-  >
+  return { controllers, plan } as unknown as Pick<RunContext, 'controllers' | 'plan'>
 }
 
 describe('controller run helpers', () => {
   it('lists the controller-mode groups and the replicas the cluster serves', () => {
-    expect(replicaGroups(topology)).toEqual(['broker-a', 'broker-b'])
     const cluster = {
       status: () => ({
         nodes: [
@@ -46,7 +49,7 @@ describe('controller run helpers', () => {
       }),
       act: async () => undefined
     }
-    expect(watchedReplicas(topology, cluster)).toEqual([
+    expect(watchedReplicas(plan, cluster)).toEqual([
       { nodeId: 'broker-a-1', room: 'room1', address: 'h:1', group: 'broker-a' }
     ])
   })

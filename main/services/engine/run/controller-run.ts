@@ -1,45 +1,25 @@
-import { listNodes, topicsOf } from '../../../../common/topology/model'
 import { parseRoleSelector } from '../../../../common/scenario/selectors'
-import type { Topology } from '../../../../common/topology/schema'
+import type { RunPlan } from '../../../../common/scenario/run-plan'
 import type { WatchedReplica } from '../../controller/controller-watcher'
 import { ControllerWatcher } from '../../controller/controller-watcher'
 import type { LedgerPort } from '../../ledger/types'
 import { RemotingRpc } from '../../remoting/remoting-rpc'
-import type { ClusterPort } from '../../scenario/cluster'
-import type { ClientPlan } from '../../scenario/plan'
-import type { RunContext, RunNames } from './run-context'
+import type { ClusterPort } from './cluster-port'
+import type { RunContext } from './run-context'
 
 // Controller mode in a run: the watcher that records leader, masters and SyncStateSets, timeline
 // targets that name the current master or leader, and the replica offsets taken when a fault hits
 // a master (for the RPO figures).
 
-/** brokerName of every controller-mode group (replica brokers) of a topology. */
-export function replicaGroups(topology: Topology): string[] {
-  return [
-    ...new Set(
-      listNodes(topology).flatMap((n) =>
-        n.kind === 'broker' && n.spec.role === 'replica' ? [n.spec.brokerName] : []
-      )
-    )
-  ]
-}
-
 /** Replicas with the address they serve on now (the cluster's status), for the watcher. */
-export function watchedReplicas(topology: Topology, cluster: ClusterPort): WatchedReplica[] {
-  const specs = new Map(
-    listNodes(topology).flatMap((n) =>
-      n.kind === 'broker' && n.spec.role === 'replica' ? [[n.id, n.spec.brokerName] as const] : []
-    )
-  )
-  return cluster
-    .status()
-    .nodes.filter((n) => specs.has(n.nodeId) && n.address)
-    .map((n) => ({
-      nodeId: n.nodeId,
-      room: n.room,
-      address: n.address!,
-      group: specs.get(n.nodeId)!
-    }))
+export function watchedReplicas(plan: RunPlan, cluster: ClusterPort): WatchedReplica[] {
+  const groups = new Set(plan.replicaGroups)
+  return cluster.status().nodes.flatMap((n) => {
+    const group = plan.brokerNameOf.get(n.nodeId)
+    return group && groups.has(group) && n.address
+      ? [{ nodeId: n.nodeId, room: n.room, address: n.address, group }]
+      : []
+  })
 }
 
 /**
@@ -47,27 +27,21 @@ export function watchedReplicas(topology: Topology, cluster: ClusterPort): Watch
  * initial leader and masters); undefined for other topologies or clusters without controllers.
  */
 export function startControllerWatch(input: {
-  topology: Topology
+  plan: RunPlan
   cluster: ClusterPort
-  plans: readonly ClientPlan[]
-  names: RunNames
   ledger: LedgerPort
   now: () => number
 }): { watcher: ControllerWatcher; close(): Promise<void> } | undefined {
-  const groups = replicaGroups(input.topology)
-  const controllers = input.cluster.controllers
-  if (groups.length === 0 || !controllers) return undefined
-  const queues = new Map(topicsOf(input.topology).map((t) => [t.name, t.queues]))
-  const topics = [...new Set(input.plans.map((p) => p.topic))].map((t) => ({
-    topic: input.names.topicOf(t),
-    queues: queues.get(t) ?? 4
-  }))
+  const { plan, cluster } = input
+  const controllers = cluster.controllers
+  if (plan.replicaGroups.length === 0 || !controllers) return undefined
+  const topics = plan.topics.map((t) => ({ topic: t.name, queues: t.queues }))
   const rpc = new RemotingRpc({ connectTimeoutMs: 500, requestTimeoutMs: 1000 })
   const watcher = new ControllerWatcher(
     {
-      controllers: () => controllers.call(input.cluster),
-      replicas: () => watchedReplicas(input.topology, input.cluster),
-      groups,
+      controllers: () => controllers.call(cluster),
+      replicas: () => watchedReplicas(plan, cluster),
+      groups: plan.replicaGroups,
       topics: () => topics
     },
     { rpc, ledger: input.ledger, now: input.now }
@@ -88,7 +62,7 @@ export function startControllerWatch(input: {
  * selectors pass through unchanged.
  */
 export function resolveControllerTargets(
-  ctx: Pick<RunContext, 'controllers' | 'loaded'>,
+  ctx: Pick<RunContext, 'controllers'>,
   targets: readonly string[]
 ): { ok: true; targets: string[] } | { ok: false; error: string } {
   const out: string[] = []
@@ -117,16 +91,16 @@ export function resolveControllerTargets(
  * the fault is applied, since the view changes once the controllers react.
  */
 export function mastersHit(
-  ctx: Pick<RunContext, 'controllers' | 'loaded'>,
+  ctx: Pick<RunContext, 'controllers' | 'plan'>,
   hit: { nodes: readonly string[]; rooms: readonly string[] }
 ): { group: string; master: string }[] {
   const watcher = ctx.controllers
   if (!watcher) return []
-  const roomOf = new Map(listNodes(ctx.loaded.topology).map((n) => [n.id, n.room]))
-  return replicaGroups(ctx.loaded.topology).flatMap((group) => {
+  return ctx.plan.replicaGroups.flatMap((group) => {
     const master = watcher.masterOf(group)
     if (!master) return []
-    const inHit = hit.nodes.includes(master) || hit.rooms.includes(roomOf.get(master) ?? '')
+    const inHit =
+      hit.nodes.includes(master) || hit.rooms.includes(ctx.plan.roomOf.get(master) ?? '')
     return inHit ? [{ group, master }] : []
   })
 }

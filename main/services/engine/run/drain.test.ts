@@ -42,12 +42,11 @@ function context(): { ctx: RunContext; ledger: LedgerWriter; recorder: Recorder 
   const runId = recorder.startRun({ kind: 'scenario', topologyName: 't' })
   const ledger = new LedgerWriter(recorder.db, runId)
   const ctx = {
-    runId,
+    plan: { runId, clients: [{ id: 'consumer-1', role: 'consumer' }] },
     ledger,
     reader: new LedgerReader(recorder.db),
     clock: { now },
     signal: new AbortController().signal,
-    plans: [{ id: 'consumer-1', role: 'consumer' }],
     fleet: { isAlive: () => true },
     cluster: { status: () => ({ nodes: [] }) },
     notes: [],
@@ -67,7 +66,7 @@ describe('drain', () => {
     clearTimeout(late)
     expect(r).toMatchObject({ left: 0, lateDeliveries: 1, graceMs: 600 })
     expect(r.drainedAt).not.toBeNull()
-    expect(ctx.reader.lossSummary(ctx.runId).duplicates).toBe(1)
+    expect(ctx.reader.lossSummary(ctx.plan.runId).duplicates).toBe(1)
     recorder.close()
   })
 

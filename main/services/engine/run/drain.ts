@@ -1,6 +1,5 @@
 import type { RunContext } from './run-context'
 import { pause } from './run-context'
-import { restoreNodes } from './setup'
 
 export interface DrainResult {
   /** Acknowledged messages still unconsumed when the drain ended (0 = drained). */
@@ -16,35 +15,24 @@ export interface DrainResult {
 /**
  * Waits until every acknowledged message is consumed, then keeps consumers running for a grace
  * period so redeliveries that arrive late are counted too: duplicates taken the moment the drain
- * condition held are only a lower bound. With `restoreWhenStuck`, nodes still down after 2 s of
- * draining are brought back (a backlog stuck on a killed broker drains only once it is back).
+ * condition held are only a lower bound. Nodes are restored before it (Run.finish), so a backlog
+ * stuck on a killed broker drains once that broker is back.
  */
 export async function drain(
   ctx: RunContext,
-  opts: { timeoutMs: number; graceMs: number; restoreWhenStuck?: boolean }
+  opts: { timeoutMs: number; graceMs: number }
 ): Promise<DrainResult> {
-  const { clock, ledger, reader, runId, signal } = ctx
+  const { clock, ledger, reader, signal } = ctx
+  const { runId } = ctx.plan
   await restartConsumersIfNoneAlive(ctx)
   ctx.progress('drain', 'waiting until every acknowledged message is consumed')
   const started = clock.now()
-  let deadline = started + opts.timeoutMs
-  let restored = !opts.restoreWhenStuck
+  const deadline = started + opts.timeoutMs
   let left = Infinity
   while (!signal.aborted) {
     ledger.flush()
     left = reader.unconsumedCount(runId)
     if (left === 0 || clock.now() > deadline) break
-    if (!restored && clock.now() > started + 2000) {
-      restored = true
-      const down = ctx.cluster
-        .status()
-        .nodes.filter((n) => n.state !== 'up' && n.state !== 'attached')
-      if (down.length > 0) {
-        ctx.progress('restore', `restarting ${down.map((n) => n.nodeId).join(', ')} to drain`)
-        ctx.notes.push(...(await restoreNodes(ctx)))
-        deadline = clock.now() + opts.timeoutMs
-      }
-    }
     await pause(200, signal)
   }
   if (left > 0) {
@@ -68,10 +56,10 @@ export async function drain(
 
 /** A run whose consumers all crashed cannot drain: start them again, and say so. */
 async function restartConsumersIfNoneAlive(ctx: RunContext): Promise<void> {
-  const consumers = ctx.plans.filter((p) => p.role === 'consumer')
+  const consumers = ctx.plan.clients.filter((p) => p.role === 'consumer')
   if (consumers.length === 0 || consumers.some((c) => ctx.fleet.isAlive(c.id))) return
   ctx.notes.push('no consumer was alive after the workload; restarted them to drain')
-  const budget = Math.max(15_000, ctx.loaded.scenario.workload.settleTimeout)
+  const budget = Math.max(15_000, ctx.plan.loaded.scenario.workload.settleTimeout)
   for (const c of consumers) {
     await ctx.fleet
       .restart(c.id, budget)

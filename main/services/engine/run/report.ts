@@ -1,4 +1,5 @@
 import { computeRto, localShare, percentile } from '../../../../common/scenario/metrics'
+import { listNodes } from '../../../../common/topology/model'
 import type {
   ClientReport,
   FailoverReport,
@@ -7,14 +8,13 @@ import type {
 } from '../../../../common/scenario/schema'
 import type { RunSnapshot, SnapshotQuery } from '../../ledger/run-snapshot'
 import { pairKey, takeRunSnapshot } from '../../ledger/run-snapshot'
-import { evaluateGates } from '../../scenario/gates'
-import type { LoadedScenario } from '../../scenario/load-scenario'
-import type { ClientPlan } from '../../scenario/plan'
-import { replicaGroups } from './controller-run'
+import { evaluateGates } from '../../../../common/scenario/gates'
+import type { ClientPlan } from '../../../../common/scenario/client-plan'
+import type { RunPlan } from '../../../../common/scenario/run-plan'
 import { controllerReportOf } from './controller-report'
 import type { DrainResult } from './drain'
 import type { AppliedStep, RunContext } from './run-context'
-import { FAULT_ACTIONS } from './timeline'
+import { FAULT_ACTIONS } from './fault'
 import type { WorkloadResult } from './workload'
 
 export interface RunTimes {
@@ -28,16 +28,12 @@ export interface RunTimes {
 
 /** Everything a report is made of: the run's plan and what happened, and the ledger snapshot. */
 export interface ReportInput {
-  loaded: LoadedScenario
-  runId: number
-  plans: ClientPlan[]
+  plan: Pick<RunPlan, 'loaded' | 'runId' | 'clients' | 'topics' | 'consumerGroups'>
   applied: AppliedStep[]
   notes: string[]
   times: RunTimes
   startedAt: Date
   endedAt: Date
-  topic: string
-  group: string
   workload: Pick<WorkloadResult, 'scheduled' | 'skipped'> | null
   drain: Pick<DrainResult, 'graceMs' | 'lateDeliveries' | 'drainedAt'> | null
   /** Why the abort block stopped the workload early (the run then fails), if it did. */
@@ -61,20 +57,20 @@ export function faultBoundaries(applied: readonly AppliedStep[]): {
 /** Reads the snapshot a run's report needs. */
 export function snapshotFor(ctx: RunContext, t0: number): RunSnapshot {
   const { firstFault } = faultBoundaries(ctx.applied)
-  const gates = ctx.loaded.scenario.gates
+  const gates = ctx.plan.loaded.scenario.gates
   const query: SnapshotQuery = {
-    runId: ctx.runId,
+    runId: ctx.plan.runId,
     t0,
     firstFault,
-    producerIds: ctx.plans.filter((p) => p.role === 'producer').map((p) => p.id),
+    producerIds: ctx.plan.clients.filter((p) => p.role === 'producer').map((p) => p.id),
     sendsVia: gates.sendsAfterFault ?? [],
     consumedAcross: gates.consumedAcross ?? []
   }
-  const groups = replicaGroups(ctx.loaded.topology)
+  const { replicaGroups: groups, names } = ctx.plan
   if (groups.length > 0) {
     query.controller = {
       groups,
-      clientTopics: Object.fromEntries(ctx.plans.map((p) => [p.id, ctx.names.topicOf(p.topic)]))
+      clientTopics: Object.fromEntries(ctx.plan.clients.map((p) => [p.id, names.topicOf(p.topic)]))
     }
   }
   return takeRunSnapshot(ctx.reader, query)
@@ -82,16 +78,16 @@ export function snapshotFor(ctx: RunContext, t0: number): RunSnapshot {
 
 /** Shapes the report of a run from its snapshot: a pure function, so every figure is testable. */
 export function shapeReport(input: ReportInput): ScenarioReport {
-  const { loaded, snapshot: snap, times } = input
-  const { scenario, topology } = loaded
+  const { snapshot: snap, times, plan } = input
+  const { scenario, topology } = plan.loaded
   const { steps } = faultBoundaries(input.applied)
   const boundaries = steps.map((s) => s.atAbs)
   const allRto: (number | null)[] = []
   const notes = [...input.notes]
-  const clients = input.plans.map((p) => clientReport(p, input, boundaries, allRto))
+  const clients = plan.clients.map((p) => clientReport(p, input, boundaries, allRto))
   const failovers = failoverReports(snap, boundaries, times.t0)
 
-  const roleOf = new Map(input.plans.map((p) => [p.id, p.role]))
+  const roleOf = new Map(plan.clients.map((p) => [p.id, p.role]))
   const selections: SelectionReport[] = snap.selections.map((r) => ({
     clientId: r.clientId,
     role: roleOf.get(r.clientId) ?? 'producer',
@@ -114,9 +110,22 @@ export function shapeReport(input: ReportInput): ScenarioReport {
         }))
     )
   const loss = snap.loss
-  const controller = snap.controller ? controllerReportOf(snap.controller, times.t0) : undefined
+  const controller = snap.controller
+    ? controllerReportOf(
+        snap.controller,
+        times.t0,
+        Object.fromEntries(listNodes(topology).map((n) => [n.id, n.room]))
+      )
+    : undefined
+  for (const t of controller?.takeovers ?? []) {
+    if (t.reason)
+      notes.push(
+        `${t.group}: no new master after ${t.master} was taken out (${t.fault}): ${t.reason}`
+      )
+  }
   const gates = evaluateGates(scenario.gates, {
     rpoMessages: controller ? controller.rpo.lostWithOldMaster : null,
+    takeovers: controller ? controller.takeovers : null,
     lost: loss.lost,
     duplicates: loss.duplicates,
     sent: loss.sent,
@@ -166,11 +175,11 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     scenario: scenario.name,
     ...(scenario.description ? { description: scenario.description } : {}),
     topology: topology.name,
-    runId: input.runId,
+    runId: plan.runId,
     passed: !input.aborted && gates.every((g) => g.passed),
     ...(input.aborted ? { aborted: input.aborted } : {}),
-    topic: input.topic,
-    consumerGroup: input.group,
+    topic: plan.topics.map((t) => t.name).join(','),
+    consumerGroup: plan.consumerGroups.join(','),
     startedAt: input.startedAt.toISOString(),
     endedAt: input.endedAt.toISOString(),
     originMs: times.t0,

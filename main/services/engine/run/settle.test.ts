@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { ClientState, QueueState } from '../../workers/protocol'
+import type { ClientState, QueueState } from '../../worker-wire/protocol'
 import type { SettleMember } from './settle'
 import { consumersSettled } from './settle'
 

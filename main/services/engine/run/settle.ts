@@ -1,6 +1,6 @@
 import { allocateNearby, queueKey } from '../../clients/room-aware/allocate-nearby'
 import { roomOfClientId } from '../../clients/room-aware/client-id'
-import type { ClientState } from '../../workers/protocol'
+import type { ClientState } from '../../worker-wire/protocol'
 import type { RunContext } from './run-context'
 import { pause } from './run-context'
 import { WARMUP_TAG } from './setup'
@@ -61,17 +61,17 @@ function heldOnce(members: readonly ClientState[]): boolean {
 
 /** Waits for consumers to settle on their rooms' queues; false when the budget ran out. */
 export async function settleConsumers(ctx: RunContext): Promise<boolean> {
-  const consumers = ctx.plans.filter((p) => p.role === 'consumer')
+  const consumers = ctx.plan.clients.filter((p) => p.role === 'consumer')
   if (consumers.length === 0) return true
   const ids = consumers.map((p) => p.id)
   const members = new Map(
     consumers.map((p): [string, SettleMember] => [
       p.id,
-      { group: ctx.names.groupOf(p.group), rule: p.lane === 'remoting' ? 'nearby' : 'once' }
+      { group: ctx.plan.names.groupOf(p.group), rule: p.lane === 'remoting' ? 'nearby' : 'once' }
     ])
   )
   const memberOf = (id: string): SettleMember => members.get(id) ?? { group: id, rule: 'once' }
-  const deadline = ctx.clock.now() + ctx.loaded.scenario.workload.settleTimeout
+  const deadline = ctx.clock.now() + ctx.plan.loaded.scenario.workload.settleTimeout
   while (!ctx.signal.aborted) {
     if (consumersSettled(await ctx.fleet.states(ids), memberOf)) return true
     if (ctx.clock.now() > deadline) return false
@@ -81,13 +81,13 @@ export async function settleConsumers(ctx: RunContext): Promise<boolean> {
 }
 
 /**
- * Unrecorded sends until each producer's broker answers fast and steadily (40 sends in a row under
- * a quarter of the request timeout, nothing isolated), so JIT warm-up is not a "fault".
+ * Unrecorded sends until each producer's broker answers fast and steadily (its last 40 sends clean,
+ * at most 4 of them over a quarter of the request timeout), so JIT warm-up is not a "fault".
  */
 export async function warmUpProducers(ctx: RunContext): Promise<boolean> {
-  const ids = ctx.plans.filter((p) => p.role === 'producer').map((p) => p.id)
+  const ids = ctx.plan.clients.filter((p) => p.role === 'producer').map((p) => p.id)
   if (ids.length === 0) return true
-  const { scenario } = ctx.loaded
+  const { scenario } = ctx.plan.loaded
   const warmed = await ctx.fleet.warmup(ids, {
     timeoutMs: scenario.workload.warmupTimeout,
     fastMs: Math.max(20, scenario.client.requestTimeout / 4),

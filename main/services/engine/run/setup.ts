@@ -1,13 +1,14 @@
-import { topicsOf } from '../../../../common/topology/model'
 import type { TopicCheck } from '../../attach/topic-check'
 import { checkTopic, formatTopicCheck } from '../../attach/topic-check'
 import type { QueueData } from '../../remoting/types'
 import { ResponseCode } from '../../remoting/codes'
 import { RemoteError } from '../../remoting/errors'
-import type { ClusterNode } from '../../scenario/cluster'
-import { restoreAction } from '../../scenario/cluster'
-import type { ClientPlan } from '../../scenario/plan'
-import type { ClientSpec } from '../../workers/protocol'
+import type { ClusterNode } from './cluster-port'
+import { restoreAction } from './cluster-port'
+import type { ClientPlan } from '../../../../common/scenario/client-plan'
+import { topicsOf } from '../../../../common/topology/model'
+import type { Topology } from '../../../../common/topology/schema'
+import type { ClientSpec } from '../../worker-wire/protocol'
 import type { RunContext, RunEndpoints } from './run-context'
 import { pause } from './run-context'
 
@@ -15,13 +16,33 @@ import { pause } from './run-context'
 export const WORKLOAD_TAG = 'dr'
 export const WARMUP_TAG = 'warmup'
 
-/** States in which a node serves: ours when up, an operator's while it answers. */
-const SERVING = new Set(['up', 'attached', 'slow'])
+/**
+ * States in which a node serves: ours when up, an operator's while it answers. A controller-mode
+ * replica whose group is electing or syncing answers too (topics must reach it).
+ */
+const SERVING = new Set(['up', 'electing', 'syncing', 'attached', 'slow'])
 export const isServing = (n: ClusterNode): boolean => SERVING.has(n.state) && !!n.address
 
+/**
+ * What a restore waits out. `ready` (before a workload): no node booting and every controller-mode
+ * group ready, so clients start on a settled cluster. `answering` (before the drain): every node's
+ * JVM answers; a replica that rejoins its SyncStateSet 20-30 s later serves reads meanwhile, and
+ * the drain only needs the messages it stored to be readable.
+ */
+export type RestoreWait = 'ready' | 'answering'
+
+/** Node states each wait sits out (sandbox states; an operator's nodes are never in them). */
+const NOT_YET: Record<RestoreWait, ReadonlySet<string>> = {
+  ready: new Set(['starting', 'electing', 'syncing']),
+  answering: new Set(['starting'])
+}
+
 /** Brings paused nodes back and starts stopped or killed ones; returns problems as notes. */
-export async function restoreNodes(ctx: RunContext): Promise<string[]> {
-  const { cluster, clock, signal } = ctx
+export async function restoreNodes(
+  ctx: RunContext,
+  wait: RestoreWait = 'ready'
+): Promise<string[]> {
+  const { cluster } = ctx
   const notes: string[] = []
   // Links first: a node restarted behind a cut would fail to register and look broken.
   if (cluster.applyNetworkFault && (cluster.network?.().faults.length ?? 0) > 0) {
@@ -31,21 +52,15 @@ export async function restoreNodes(ctx: RunContext): Promise<string[]> {
   }
   // A node still booting from an earlier restart (a proxy takes 30-60 s on a busy host) is not up
   // yet: clients started now would pick another room and count as cross-room while healthy.
-  const deadline = clock.now() + ctx.readyTimeoutMs
-  while (cluster.status().nodes.some((n) => n.state === 'starting') && !signal.aborted) {
-    if (clock.now() > deadline) {
-      const slow = cluster.status().nodes.filter((n) => n.state === 'starting')
-      notes.push(`still starting after the ready timeout: ${slow.map((n) => n.nodeId).join(', ')}`)
-      break
-    }
-    await pause(200, signal)
-  }
+  await waitOut(ctx, NOT_YET[wait], notes)
+  let acted = false
   await Promise.all(
     cluster.status().nodes.map(async (n) => {
       // An operator's node is brought back only from what DR Studio did to it.
       if (n.attached && !n.restorable) return
       const action = restoreAction(n.state)
       if (!action) return
+      acted = true
       try {
         await cluster.act(n.nodeId, action)
       } catch (e) {
@@ -53,7 +68,29 @@ export async function restoreNodes(ctx: RunContext): Promise<string[]> {
       }
     })
   )
+  // A replica started just now: `ready` waits until its group took it back into the
+  // SyncStateSet, `answering` until its JVM answers.
+  if (acted) await waitOut(ctx, NOT_YET[wait], notes)
   return notes
+}
+
+/** Waits (up to the ready timeout) until no node is in one of `states`. */
+async function waitOut(
+  ctx: RunContext,
+  states: ReadonlySet<string>,
+  notes: string[]
+): Promise<void> {
+  const { cluster, clock, signal } = ctx
+  const deadline = clock.now() + ctx.readyTimeoutMs
+  const slow = (): ClusterNode[] => cluster.status().nodes.filter((n) => states.has(n.state))
+  while (slow().length > 0 && !signal.aborted) {
+    if (clock.now() > deadline) {
+      const list = slow().map((n) => `${n.nodeId} (${n.state})`)
+      notes.push(`still not ready after the ready timeout: ${list.join(', ')}`)
+      return
+    }
+    await pause(200, signal)
+  }
 }
 
 /** Management nodes and name servers as clients reach them, own room first per client later. */
@@ -71,7 +108,8 @@ export function resolveEndpoints(ctx: RunContext): RunEndpoints {
 
 /** The spec a worker builds a plan's client from. */
 export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
-  const { topology, scenario } = ctx.loaded
+  const { topology, scenario } = ctx.plan.loaded
+  const { names } = ctx.plan
   const t = { ...scenario.client, ...plan.tuning }
   const own = <T extends { room: string }>(list: T[]): T[] => [
     ...list.filter((x) => x.room === plan.room),
@@ -82,17 +120,17 @@ export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
     role: plan.role,
     room: plan.room,
     lane: plan.lane,
-    topic: ctx.names.topicOf(plan.topic),
-    group: ctx.names.groupOf(plan.group),
-    roomOrder: topology.rooms.map((r) => r.id),
+    topic: names.topicOf(plan.topic),
+    group: names.groupOf(plan.group),
+    roomOrder: ctx.plan.rooms,
     managementNodes: own(ctx.endpoints.managementNodes),
     nameServers: own(ctx.endpoints.nameServers),
     brokerRooms: Object.fromEntries(
-      topology.rooms.flatMap((r) => r.brokers.map((b) => [b.brokerName, r.id] as const))
+      [...ctx.plan.brokerNameOf].map(([id, name]) => [name, ctx.plan.roomOf.get(id)!])
     ),
     tag: WORKLOAD_TAG,
-    ...(plan.role === 'consumer' && ctx.startOffsets.has(ctx.names.topicOf(plan.topic))
-      ? { startOffsets: ctx.startOffsets.get(ctx.names.topicOf(plan.topic))! }
+    ...(plan.role === 'consumer' && ctx.startOffsets.has(names.topicOf(plan.topic))
+      ? { startOffsets: ctx.startOffsets.get(names.topicOf(plan.topic))! }
       : {}),
     tuning: {
       policy: t.policy ?? topology.settings.selectionPolicy,
@@ -116,12 +154,12 @@ export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
  * queues in every room that has clients, and says what to do when it is not.
  */
 export async function prepareTopics(ctx: RunContext): Promise<void> {
-  const queues = new Map(topicsOf(ctx.loaded.topology).map((t) => [t.name, t.queues]))
   // One topic per lane in a side-by-side run: create them at once, each waits for its own route.
   await Promise.all(
-    [...new Set(ctx.plans.map((p) => p.topic))].map(async (base) => {
-      const topic = ctx.names.topicOf(base)
-      if (ctx.topicPolicy === 'create') return createTopic(ctx, topic, queues.get(base) ?? 4)
+    ctx.plan.topics.map(async ({ name: topic, queues }) => {
+      if (ctx.plan.topicPolicy === 'create') {
+        return createTopic({ ...ctx, topology: ctx.plan.loaded.topology }, topic, queues)
+      }
       await requireTopic(ctx, topic)
       // Someone else's topic holds messages of other runs and of production: read only ours.
       ctx.startOffsets.set(topic, await queueEnds(ctx, topic))
@@ -129,20 +167,18 @@ export async function prepareTopics(ctx: RunContext): Promise<void> {
   )
 }
 
-/** What creating a topic needs: a run's context, or a bench's hand-made one. */
+/** What creating a topic needs: a run's, or a command's that boots a cluster for its user. */
 export type TopicContext = Pick<
   RunContext,
   'clock' | 'admin' | 'signal' | 'cluster' | 'readyTimeoutMs'
-> & { loaded: Pick<RunContext['loaded'], 'topology'> }
+> & { topology: Topology }
 
 /** Creates a topic on every serving master and waits until every serving name server routes it. */
 export async function createTopic(ctx: TopicContext, topic: string, queues: number): Promise<void> {
   const { clock, admin, signal } = ctx
   const deadline = clock.now() + ctx.readyTimeoutMs
   const nodes = ctx.cluster.status().nodes
-  const specs = new Map(
-    ctx.loaded.topology.rooms.flatMap((r) => r.brokers.map((b) => [b.id, b] as const))
-  )
+  const specs = new Map(ctx.topology.rooms.flatMap((r) => r.brokers.map((b) => [b.id, b] as const)))
   // Controller-mode replicas get the topic too: whichever is elected next must already serve it.
   const masters = nodes
     .filter((n) => {
@@ -171,6 +207,16 @@ export async function createTopic(ctx: TopicContext, topic: string, queues: numb
     if (pending.size > 0) await pause(200, signal)
   }
   await waitRouted(ctx, topic, new Set(masters.map((m) => m.brokerName)))
+}
+
+/**
+ * The topology's own topics on a deployment that just booted (`drstudio sandbox up`: a cluster
+ * for the user's own applications). Runs create the topics they use themselves.
+ */
+export async function createTopologyTopics(ctx: TopicContext): Promise<string[]> {
+  const topics = topicsOf(ctx.topology)
+  await Promise.all(topics.map((t) => createTopic(ctx, t.name, t.queues)))
+  return topics.map((t) => t.name)
 }
 
 async function waitRouted(ctx: TopicContext, topic: string, want: Set<string>): Promise<void> {
@@ -255,7 +301,7 @@ async function requireTopic(ctx: RunContext, topic: string): Promise<void> {
         }
         queues = null
       }
-      const check = checkTopic({ topic, queues, topology: ctx.loaded.topology })
+      const check = checkTopic({ topic, queues, topology: ctx.plan.loaded.topology })
       if (check.ok) return
       if (!best || (!check.missing && best.missing)) best = check
     }
@@ -331,14 +377,14 @@ export async function waitManagement(ctx: RunContext): Promise<void> {
  * Java lane) boots while the others do, rather than one after another.
  */
 export async function createClients(ctx: RunContext): Promise<void> {
-  await Promise.all(ctx.plans.map((plan) => ctx.fleet.create(specOf(plan, ctx))))
+  await Promise.all(ctx.plan.clients.map((plan) => ctx.fleet.create(specOf(plan, ctx))))
 }
 
 /** Starts every client of a role; a client that cannot start fails the run with its reason. */
 export async function startClients(ctx: RunContext, role: 'producer' | 'consumer'): Promise<void> {
-  const timeoutMs = Math.max(15_000, ctx.loaded.scenario.workload.settleTimeout)
+  const timeoutMs = Math.max(15_000, ctx.plan.loaded.scenario.workload.settleTimeout)
   await Promise.all(
-    ctx.plans
+    ctx.plan.clients
       .filter((p) => p.role === role)
       .map(async (p) => {
         try {

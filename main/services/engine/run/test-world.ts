@@ -3,10 +3,12 @@ import { join, resolve } from 'node:path'
 import { topologySchema } from '../../../../common/topology/schema'
 import type { Topology } from '../../../../common/topology/schema'
 import { FakeCluster, FakeManagement } from '../../clients/room-aware/test-fakes'
-import type { ClusterNode, ClusterPort } from '../../scenario/cluster'
+import type { ClusterNode, ClusterPort } from './cluster-port'
 import type { WorkerFactory } from '../../workers/client-fleet'
-import { LocalWorker } from '../../workers/local-worker'
+import { LocalWorker } from '../../room-worker/local-worker'
+import type { Recorder } from '../../ledger/recorder'
 import type { AdminRemoting } from './run-context'
+import type { RunDeps } from './run-wiring'
 
 /** The default two-room topology, as users open it. */
 export function twoRooms(): Topology {
@@ -28,6 +30,8 @@ export function fakeWorld(): {
   workers: WorkerFactory
   spawned: LocalWorker[]
   admin: () => AdminRemoting
+  /** What a run needs, on this world, recording into `recorder`. */
+  deps(recorder: Recorder): RunDeps
 } {
   const fake = new FakeCluster()
   fake.loopback = true
@@ -75,5 +79,15 @@ export function fakeWorld(): {
     getRouteInfoByTopic: async () => fake.route(),
     close: () => undefined
   })
-  return { fake, management, cluster, workers, spawned, admin }
+  const clock = { now: () => performance.timeOrigin + performance.now() }
+  const deps = (recorder: Recorder): RunDeps => ({
+    recorder,
+    cluster,
+    workers,
+    management,
+    admin,
+    clock,
+    readyTimeoutMs: 5000
+  })
+  return { fake, management, cluster, workers, spawned, admin, deps }
 }

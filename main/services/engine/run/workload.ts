@@ -1,8 +1,6 @@
-import type { SkippedSends, WorkloadProducer } from '../../workers/protocol'
+import type { SkippedSends, WorkloadProducer } from '../../worker-wire/protocol'
 import type { RunContext } from './run-context'
-import { pause } from './run-context'
 import { WORKLOAD_TAG } from './setup'
-import { applyStep } from './timeline'
 
 /** Outstanding sends per producer above which scheduled sends are skipped (and counted). */
 export const MAX_INFLIGHT = 5000
@@ -23,7 +21,7 @@ export function expectedSlots(rate: number, offsetMs: number, durationMs: number
 
 /** Each producer's part of the schedule, phase-shifted so producers do not fire in lockstep. */
 export function scheduleOf(ctx: RunContext): WorkloadProducer[] {
-  const producers = ctx.plans.filter((p) => p.role === 'producer')
+  const producers = ctx.plan.clients.filter((p) => p.role === 'producer')
   return producers.map((p, i) => ({
     id: p.id,
     rate: p.rate,
@@ -32,44 +30,48 @@ export function scheduleOf(ctx: RunContext): WorkloadProducer[] {
   }))
 }
 
+/** A workload under way: when it began, when it ends (null: when the run finishes), its plan. */
+export interface StartedWorkload {
+  t0: number
+  end: number | null
+  schedule: WorkloadProducer[]
+}
+
 /**
- * The workload: the open-loop schedule in every worker from t0, the timeline's steps at their
- * times, until `duration` passes or `until` resolves (an interactive session's Stop). In-flight
- * sends get the send timeout to finish before the schedule's counts are collected.
+ * Starts the open-loop schedule in every worker from t0 (a short lead away, so every worker has the
+ * start before its first slot is due); it runs for `durationMs`, or until stopped when null.
  */
-export async function runWorkload(
+export async function startWorkload(
   ctx: RunContext,
-  opts: { duration: number | null; until?: Promise<unknown>; onStart?: (t0: number) => void }
-): Promise<WorkloadResult> {
-  const { clock, signal, fleet, loaded } = ctx
-  // A short lead, so every worker has the start before its first slot is due.
-  const t0 = clock.now() + 50
-  const end = opts.duration === null ? null : t0 + opts.duration
+  durationMs: number | null
+): Promise<StartedWorkload> {
+  const t0 = ctx.clock.now() + 50
+  const end = durationMs === null ? null : t0 + durationMs
   const schedule = scheduleOf(ctx)
-  await fleet.startWorkload({
+  await ctx.fleet.startWorkload({
     t0,
     end,
     producers: schedule,
     maxInflight: MAX_INFLIGHT,
     tag: WORKLOAD_TAG
   })
-  opts.onStart?.(t0)
-  const steps = loaded.scenario.timeline.map(async (step) => {
-    await pause(t0 + step.at - clock.now(), signal)
-    if (signal.aborted) return
-    await applyStep(ctx, step, t0)
-  })
-  const waits: Promise<unknown>[] = []
-  if (end !== null) waits.push(pause(end - clock.now(), signal))
-  if (opts.until) waits.push(opts.until)
-  waits.push(new Promise((r) => signal.addEventListener('abort', r, { once: true })))
-  await Promise.race(waits)
-  await Promise.allSettled(steps)
-  const tEnd = clock.now()
-  const counts = await fleet.stopWorkload(loaded.scenario.client.sendTimeout + 2000)
+  return { t0, end, schedule }
+}
+
+/**
+ * Stops the schedule and collects what every producer was asked to send and skipped. In-flight
+ * sends get the send timeout to finish first.
+ */
+export async function stopWorkload(
+  ctx: RunContext,
+  started: StartedWorkload
+): Promise<WorkloadResult> {
+  const tEnd = ctx.clock.now()
+  const counts = await ctx.fleet.stopWorkload(ctx.plan.loaded.scenario.client.sendTimeout + 2000)
+  const end = started.end === null ? tEnd : Math.min(started.end, tEnd)
   // A worker that died took its counts along: its producers' plan is known from rate and time.
-  for (const p of schedule) {
-    counts.scheduled[p.id] ??= expectedSlots(p.rate, p.offsetMs, (end ?? tEnd) - t0)
+  for (const p of started.schedule) {
+    counts.scheduled[p.id] ??= expectedSlots(p.rate, p.offsetMs, end - started.t0)
   }
-  return { t0, tEnd, ...counts }
+  return { t0: started.t0, tEnd, ...counts }
 }

@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * Unrecorded sends until every listed producer answers fast and steadily: `streak` clean sends in
- * a row (acknowledged, one attempt, under fastMs, no broker isolated). Warm-up messages carry their
- * own tag, so the workload's consumers never see them.
+ * Unrecorded sends until every listed producer answers fast and steadily: its last `streak` sends
+ * clean (acknowledged, one attempt, no broker isolated), at most a tenth of them over fastMs.
+ * Warm-up messages carry their own tag, so the workload's consumers never see them.
  */
 final class Warmup {
     private static final byte[] BODY = "warm-up".getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -55,12 +55,12 @@ final class Warmup {
     }
 
     private static boolean warm(JavaProducer p, String tag, double fastMs, int streak, long deadline) {
-        int clean = 0;
+        Window window = new Window(streak, fastMs);
         int n = 0;
-        while (clean < streak && System.currentTimeMillis() < deadline && p.alive) {
+        while (System.currentTimeMillis() < deadline && p.alive) {
             JavaProducer.Outcome o = p.send(p.spec.id + "-warmup-" + (++n), tag, BODY, null, false);
-            boolean ok = o.acked() && o.attempts() == 1 && o.endedAt() - o.startedAt() < fastMs && p.isolated().isEmpty();
-            clean = ok ? clean + 1 : 0;
+            boolean clean = o.acked() && o.attempts() == 1 && p.isolated().isEmpty();
+            if (window.add(clean, o.endedAt() - o.startedAt())) return true;
             if (!o.acked()) {
                 try {
                     Thread.sleep(100);
@@ -69,6 +69,34 @@ final class Warmup {
                 }
             }
         }
-        return clean >= streak;
+        return false;
+    }
+
+    /**
+     * The last `size` sends: warm when all were clean (acknowledged at the first attempt, nothing
+     * isolated) and at most a tenth slower than fastMs, so one slow send does not restart the count
+     * (the Node worker's warmup-window.ts, the same rule).
+     */
+    static final class Window {
+        private final int size;
+        private final double fastMs;
+        private final java.util.ArrayDeque<double[]> recent = new java.util.ArrayDeque<>();
+
+        Window(int size, double fastMs) {
+            this.size = size;
+            this.fastMs = fastMs;
+        }
+
+        boolean add(boolean clean, double latencyMs) {
+            recent.addLast(new double[] {clean ? 1 : 0, latencyMs < fastMs ? 1 : 0});
+            if (recent.size() > size) recent.removeFirst();
+            if (recent.size() < size) return false;
+            int slow = 0;
+            for (double[] s : recent) {
+                if (s[0] == 0) return false;
+                if (s[1] == 0) slow++;
+            }
+            return slow <= size / 10;
+        }
     }
 }

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest'
+import type { Takeover } from './schema'
+import { gatesSchema } from './schema'
+import type { GateFacts } from './gates'
+import { electionGate, evaluateGates } from './gates'
+
+const takeover = (over: Partial<Takeover> = {}): Takeover => ({
+  group: 'broker-a',
+  atMs: 5000,
+  fault: 'kill',
+  master: 'broker-a-1',
+  masterRoom: 'room1',
+  inSync: ['broker-a-1', 'broker-a-2', 'broker-a-3'],
+  to: 'broker-a-3',
+  toRoom: 'room3',
+  afterMs: 1240,
+  reason: null,
+  ...over
+})
+
+/** What the YAML `elections: [{ group: broker-a, toOtherRoom: true, within: 10s }]` parses to. */
+const gate = (over: Record<string, unknown> = {}) =>
+  gatesSchema.parse({ elections: [{ group: 'broker-a', ...over }] }).elections![0]!
+
+describe('elections gate', () => {
+  it('reads well in YAML: another room and 10 s unless said otherwise', () => {
+    expect(gate()).toEqual({ group: 'broker-a', toOtherRoom: true, within: 10_000 })
+    expect(gate({ toOtherRoom: false, within: '15s' })).toEqual({
+      group: 'broker-a',
+      toOtherRoom: false,
+      within: 15_000
+    })
+  })
+
+  it('passes a new master in another room in time, and says who and when', () => {
+    expect(electionGate(gate(), [takeover()])).toEqual({
+      name: 'broker-a: a new master in another room within 10 s of losing its master',
+      passed: true,
+      actual: 'broker-a-1 (room1) kill at 5 s → broker-a-3 (room3) after 1.2 s',
+      limit: 'another room, <= 10 s'
+    })
+  })
+
+  it('fails no new master, and says why none was elected', () => {
+    const reason =
+      'no replica in the SyncStateSet of broker-a when its master broker-a-1 was killed; SyncStateSet was [broker-a-1]'
+    const r = electionGate(gate(), [takeover({ to: null, toRoom: null, afterMs: null, reason })])
+    expect(r.passed).toBe(false)
+    expect(r.actual).toBe(`broker-a-1 (room1) kill at 5 s → none: ${reason}`)
+  })
+
+  it('fails a new master in the room the group lost, unless any room will do', () => {
+    const same = takeover({ to: 'broker-a-4', toRoom: 'room1' })
+    expect(electionGate(gate(), [same])).toMatchObject({
+      passed: false,
+      actual: 'broker-a-1 (room1) kill at 5 s → broker-a-4 (room1) after 1.2 s, not another room'
+    })
+    expect(electionGate(gate({ toOtherRoom: false }), [same])).toMatchObject({
+      name: 'broker-a: a new master within 10 s of losing its master',
+      passed: true,
+      limit: '<= 10 s'
+    })
+  })
+
+  it('fails a new master later than the bound (and passes it at the bound)', () => {
+    expect(electionGate(gate(), [takeover({ afterMs: 10_001 })])).toMatchObject({
+      passed: false,
+      actual: 'broker-a-1 (room1) kill at 5 s → broker-a-3 (room3) after 10 s, too late'
+    })
+    expect(electionGate(gate(), [takeover({ afterMs: 10_000 })]).passed).toBe(true)
+  })
+
+  it('fails when nothing took the group’s master out: a scenario that claims an election must cause one', () => {
+    expect(electionGate(gate(), [takeover({ group: 'broker-b' })])).toMatchObject({
+      passed: false,
+      actual: "no fault took broker-a's master out"
+    })
+    expect(electionGate(gate(), [])).toMatchObject({ passed: false })
+  })
+
+  it('fails on a topology without controller-mode groups', () => {
+    expect(electionGate(gate(), null)).toMatchObject({
+      passed: false,
+      actual: 'no controller-mode group in this run'
+    })
+  })
+
+  it('judges every takeover of the group: one without a new master fails the gate', () => {
+    const r = electionGate(gate(), [
+      takeover(),
+      takeover({
+        atMs: 9000,
+        master: 'broker-a-3',
+        masterRoom: 'room3',
+        to: null,
+        toRoom: null,
+        afterMs: null,
+        reason: 'why'
+      })
+    ])
+    expect(r.passed).toBe(false)
+    expect(r.actual).toBe(
+      'broker-a-1 (room1) kill at 5 s → broker-a-3 (room3) after 1.2 s; broker-a-3 (room3) kill at 9 s → none: why'
+    )
+  })
+
+  it('is one gate line per configured group among the others', () => {
+    const facts: GateFacts = {
+      lost: 0,
+      duplicates: 0,
+      sent: 10,
+      acked: 10,
+      rtoMs: [],
+      localSendShare: null,
+      localConsumeShare: null,
+      sendsVia: () => 0,
+      consumedAcross: () => 0,
+      failovers: [],
+      managementFallbacks: () => 0,
+      takeovers: [
+        takeover(),
+        takeover({ group: 'broker-b', to: null, toRoom: null, afterMs: null, reason: 'r' })
+      ]
+    }
+    const gates = gatesSchema.parse({
+      elections: [{ group: 'broker-a' }, { group: 'broker-b', within: '20s' }]
+    })
+    expect(evaluateGates(gates, facts).map((g) => [g.name, g.passed])).toEqual([
+      ['lost messages', true],
+      ['broker-a: a new master in another room within 10 s of losing its master', true],
+      ['broker-b: a new master in another room within 20 s of losing its master', false]
+    ])
+  })
+})

@@ -1,0 +1,190 @@
+import type { ExpectedElection, FailoverReport, GateResult, Gates, Takeover } from './schema'
+
+/** Measured facts of a run that gates are judged against. */
+export interface GateFacts {
+  lost: number
+  duplicates: number
+  sent: number
+  acked: number
+  /** Every producer RTO episode of the run; null = never recovered. */
+  rtoMs: (number | null)[]
+  /** Share of sends / consumptions before the first fault served entirely in the client's room. */
+  localSendShare: number | null
+  localConsumeShare: number | null
+  /** The same shares from the first fault on; null when nothing was served after it. */
+  localSendShareAfterFault?: number | null
+  localConsumeShareAfterFault?: number | null
+  sendsVia(fromRoom: string, viaRoom: string): number
+  consumedAcross(brokerRoom: string, consumerRoom: string): number
+  failovers: readonly FailoverReport[]
+  /** Clients that fell back from their room's management node to another room's. */
+  managementFallbacks(fromRoom: string, toRoom: string | undefined): number
+  /** Controller mode: messages lost with a replaced master; null when the run had no such groups. */
+  rpoMessages?: number | null
+  /** Controller mode: every fault that took a group's master out; null when the run had no such groups. */
+  takeovers?: readonly Takeover[] | null
+}
+
+const round = (n: number, digits = 4): number => Math.round(n * 10 ** digits) / 10 ** digits
+
+/** Judges each configured gate; the run passes only if all pass. */
+export function evaluateGates(gates: Gates, f: GateFacts): GateResult[] {
+  const out: GateResult[] = []
+  out.push({
+    name: 'lost messages',
+    passed: f.lost <= gates.maxLost,
+    actual: f.lost,
+    limit: gates.maxLost
+  })
+  if (gates.maxDuplicates !== undefined) {
+    out.push({
+      name: 'duplicate deliveries',
+      passed: f.duplicates <= gates.maxDuplicates,
+      actual: f.duplicates,
+      limit: gates.maxDuplicates
+    })
+  }
+  if (gates.maxRtoMs !== undefined) {
+    const never = f.rtoMs.some((r) => r === null)
+    const worst = Math.max(0, ...f.rtoMs.filter((r): r is number => r !== null))
+    out.push({
+      name: 'max producer RTO (ms)',
+      passed: !never && worst <= gates.maxRtoMs,
+      actual: never ? 'never recovered' : round(worst, 1),
+      limit: gates.maxRtoMs
+    })
+  }
+  if (gates.minAckedShare !== undefined) {
+    const share = f.sent === 0 ? null : f.acked / f.sent
+    out.push({
+      name: 'acknowledged share of sends',
+      passed: share !== null && share >= gates.minAckedShare,
+      actual: share === null ? null : round(share),
+      limit: gates.minAckedShare
+    })
+  }
+  if (gates.minLocalShare !== undefined) {
+    for (const [name, share] of [
+      ['sends served in own room (healthy)', f.localSendShare],
+      ['consumptions served in own room (healthy)', f.localConsumeShare]
+    ] as const) {
+      out.push({
+        name,
+        passed: share !== null && share >= gates.minLocalShare,
+        actual: share === null ? null : round(share),
+        limit: gates.minLocalShare
+      })
+    }
+  }
+  if (gates.minLocalShareAfterFault !== undefined) {
+    for (const [name, share] of [
+      ['sends served in own room (from the first fault on)', f.localSendShareAfterFault ?? null],
+      [
+        'consumptions served in own room (from the first fault on)',
+        f.localConsumeShareAfterFault ?? null
+      ]
+    ] as const) {
+      out.push({
+        name,
+        passed: share !== null && share >= gates.minLocalShareAfterFault,
+        actual: share === null ? null : round(share),
+        limit: gates.minLocalShareAfterFault
+      })
+    }
+  }
+  for (const g of gates.sendsAfterFault ?? []) {
+    const n = f.sendsVia(g.fromRoom, g.viaRoom)
+    out.push({
+      name: `${g.fromRoom} producers' sends acknowledged by ${g.viaRoom} after the fault`,
+      passed: n >= g.min,
+      actual: n,
+      limit: `>= ${g.min}`
+    })
+  }
+  for (const g of gates.consumedAcross ?? []) {
+    const n = f.consumedAcross(g.brokerRoom, g.consumerRoom)
+    out.push({
+      name: `${g.brokerRoom} messages consumed by ${g.consumerRoom} consumers after the fault`,
+      passed: n >= g.min,
+      actual: n,
+      limit: `>= ${g.min}`
+    })
+  }
+  for (const g of gates.failovers ?? []) {
+    const n = f.failovers.filter(
+      (x) =>
+        x.kind === g.kind &&
+        (g.fromRoom === undefined || x.fromRoom === g.fromRoom) &&
+        (g.toRoom === undefined || x.toRoom === g.toRoom)
+    ).length
+    out.push({
+      name: `${g.kind} failovers ${g.fromRoom ?? 'any'} → ${g.toRoom ?? 'any'}`,
+      passed: n >= g.min,
+      actual: n,
+      limit: `>= ${g.min}`
+    })
+  }
+  if (gates.maxRpoMessages !== undefined) {
+    const rpo = f.rpoMessages ?? null
+    out.push({
+      name: 'acknowledged messages lost with a replaced master (RPO)',
+      passed: rpo !== null && rpo <= gates.maxRpoMessages,
+      actual: rpo === null ? 'no controller-mode group in this run' : rpo,
+      limit: gates.maxRpoMessages
+    })
+  }
+  for (const g of gates.elections ?? []) out.push(electionGate(g, f.takeovers ?? null))
+  for (const g of gates.managementFallbacks ?? []) {
+    const n = f.managementFallbacks(g.fromRoom, g.toRoom)
+    out.push({
+      name: `${g.fromRoom} clients falling back to ${g.toRoom ?? 'another room'}'s management node`,
+      passed: n >= g.min,
+      actual: n,
+      limit: `>= ${g.min}`
+    })
+  }
+  return out
+}
+
+const secs = (ms: number): string => `${Math.round(ms / 100) / 10} s`
+
+/**
+ * "broker-a: a new master in another room within 10 s of losing its master": every takeover of
+ * the group must have one; the actual value names who became master and when, or why nobody did.
+ */
+export function electionGate(
+  g: ExpectedElection,
+  takeovers: readonly Takeover[] | null
+): GateResult {
+  const where = g.toOtherRoom ? ' in another room' : ''
+  const name = `${g.group}: a new master${where} within ${secs(g.within)} of losing its master`
+  const limit = `${g.toOtherRoom ? 'another room, ' : ''}<= ${secs(g.within)}`
+  if (takeovers === null) {
+    return { name, passed: false, actual: 'no controller-mode group in this run', limit }
+  }
+  const mine = takeovers.filter((t) => t.group === g.group)
+  if (mine.length === 0) {
+    return { name, passed: false, actual: `no fault took ${g.group}'s master out`, limit }
+  }
+  const judged = mine.map((t) => judgeTakeover(g, t))
+  return {
+    name,
+    passed: judged.every((j) => j.passed),
+    actual: judged.map((j) => j.text).join('; '),
+    limit
+  }
+}
+
+/** One takeover against the gate: passed, and what happened in a few words. */
+function judgeTakeover(g: ExpectedElection, t: Takeover): { passed: boolean; text: string } {
+  const lost = `${t.master} (${t.masterRoom ?? '?'}) ${t.fault} at ${secs(t.atMs)}`
+  if (t.to === null || t.afterMs === null) {
+    return { passed: false, text: `${lost} → none: ${t.reason ?? 'no new master'}` }
+  }
+  const got = `${lost} → ${t.to} (${t.toRoom ?? '?'}) after ${secs(t.afterMs)}`
+  if (g.toOtherRoom && (t.toRoom === null || t.toRoom === t.masterRoom)) {
+    return { passed: false, text: `${got}, not another room` }
+  }
+  if (t.afterMs > g.within) return { passed: false, text: `${got}, too late` }
+  return { passed: true, text: got }
+}

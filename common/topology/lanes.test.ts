@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest'
+import { CLIENT_LANES, isJavaLane, JAVA_LANES, LANE_TRAITS, NODE_LANES, usesGrpcSdk } from './lanes'
+import { clientLaneSchema } from './schema'
+
+describe('client lanes', () => {
+  it('lists every lane once, in the order users see them', () => {
+    expect(CLIENT_LANES).toEqual([
+      'remoting',
+      'java',
+      'java-zone',
+      'java-tuned',
+      'grpc',
+      'baseline'
+    ])
+  })
+
+  it('hosts the java lanes in the Java client worker and the rest in a Node room worker', () => {
+    expect(CLIENT_LANES.filter(isJavaLane)).toEqual(['java', 'java-zone', 'java-tuned'])
+    expect(JAVA_LANES).toEqual(['java', 'java-zone', 'java-tuned'])
+    expect(NODE_LANES).toEqual(['remoting', 'grpc', 'baseline'])
+  })
+
+  it('loads rocketmq-client-nodejs for the gRPC lanes only', () => {
+    expect(CLIENT_LANES.filter(usesGrpcSdk)).toEqual(['grpc', 'baseline'])
+  })
+
+  it('needs zone-pinned proxies for grpc, any proxy for baseline, none for the others', () => {
+    expect(Object.fromEntries(CLIENT_LANES.map((l) => [l, LANE_TRAITS[l].proxies]))).toEqual({
+      remoting: 'none',
+      java: 'none',
+      'java-zone': 'none',
+      'java-tuned': 'none',
+      grpc: 'zone-pinned',
+      baseline: 'any'
+    })
+  })
+
+  it('every SDK lane runs in Node (the SDK is a Node library)', () => {
+    for (const lane of CLIENT_LANES.filter(usesGrpcSdk)) expect(isJavaLane(lane)).toBe(false)
+  })
+
+  it('is the topology schema enum', () => {
+    for (const lane of CLIENT_LANES) expect(clientLaneSchema.parse(lane)).toBe(lane)
+    expect(clientLaneSchema.safeParse('java-fast').success).toBe(false)
+  })
+})

@@ -1,0 +1,111 @@
+/**
+ * Client lanes: the one list of them and what each needs. The topology schema's enum, the worker
+ * protocol's lane type, which process hosts a lane's clients and which lanes load
+ * rocketmq-client-nodejs are all read from LANE_TRAITS, so a new lane is one row here.
+ *
+ * `remoting` (our room-aware client), `grpc` (rocketmq-client-nodejs through zone-pinned proxies,
+ * room-aware), `baseline` (rocketmq-client-nodejs on one endpoint, as users configure it), and the
+ * stock RocketMQ 5.3.3 Java client: `java` (address server = the room's management node),
+ * `java-zone` (RocketMQ zone mode: same-room brokers only, no fallback) and `java-tuned` (the Java
+ * client with failover timers set the way an SRE would).
+ */
+
+/** What a lane's clients need to run. */
+export interface LaneTraits {
+  /** The process that hosts the lane's clients: our Node room worker, or a Java client worker JVM. */
+  runtime: 'node' | 'java'
+  /** The clients are rocketmq-client-nodejs, which a room worker loads on the first such client. */
+  grpcSdk: boolean
+  /** Proxies the clients reach brokers through: zone-pinned ones, any one, or none (direct). */
+  proxies: 'zone-pinned' | 'any' | 'none'
+  /** The lane picker's text: the name and what runs, so the choice needs no manual. */
+  label: string
+  /** What the lane is, in a sentence's clause (benchmark reports, docs). */
+  summary: string
+}
+
+/** Every lane, in the order users see them (the lane picker, `--lanes` help). */
+export const LANE_TRAITS = {
+  remoting: {
+    runtime: 'node',
+    grpcSdk: false,
+    proxies: 'none',
+    label: 'remoting (room-aware, ours)',
+    summary: 'our room-aware client'
+  },
+  java: {
+    runtime: 'java',
+    grpcSdk: false,
+    proxies: 'none',
+    label: 'java (stock Java client)',
+    summary: 'stock Java client 5.3.3 (address server = the room’s management node)'
+  },
+  'java-zone': {
+    runtime: 'java',
+    grpcSdk: false,
+    proxies: 'none',
+    label: 'java-zone (Java, zone mode)',
+    summary: 'Java with RocketMQ zone mode and AllocateMachineRoomNearby'
+  },
+  'java-tuned': {
+    runtime: 'java',
+    grpcSdk: false,
+    proxies: 'none',
+    label: 'java-tuned (Java, fast timers)',
+    summary:
+      'Java with 1 s route poll / heartbeat / rebalance, latency fault tolerance and a 400 ms per-request cap'
+  },
+  grpc: {
+    runtime: 'node',
+    grpcSdk: true,
+    proxies: 'zone-pinned',
+    label: 'grpc (official Node client, room-aware)',
+    summary:
+      'rocketmq-client-nodejs 1.0.8 through the own room’s zone-pinned proxy with our proxy failover'
+  },
+  baseline: {
+    runtime: 'node',
+    grpcSdk: true,
+    proxies: 'any',
+    label: 'baseline (official Node client, one proxy)',
+    summary: 'rocketmq-client-nodejs with its defaults on the plain proxy'
+  }
+} as const satisfies Record<string, LaneTraits>
+
+type Traits = typeof LANE_TRAITS
+
+/** A client lane (the topology's `lane`, the worker protocol's `ClientSpec.lane`). */
+export type ClientLane = keyof Traits
+
+/** Lanes whose trait `K` is `V`, as a type. */
+type LanesWhere<K extends keyof LaneTraits, V> = {
+  [L in ClientLane]: Traits[L][K] extends V ? L : never
+}[ClientLane]
+
+/** Lanes the Java client worker hosts, one JVM per room and lane. */
+export type JavaLane = LanesWhere<'runtime', 'java'>
+/** Lanes a Node room worker hosts. */
+export type NodeLane = LanesWhere<'runtime', 'node'>
+/** Lanes whose clients are rocketmq-client-nodejs. */
+export type GrpcSdkLane = LanesWhere<'grpcSdk', true>
+
+/** Every lane, in LANE_TRAITS order. */
+export const CLIENT_LANES = Object.keys(LANE_TRAITS) as [ClientLane, ...ClientLane[]]
+
+/** Whether the lane's clients run in a Java client worker JVM (else a Node room worker). */
+export function isJavaLane(lane: ClientLane): lane is JavaLane {
+  return LANE_TRAITS[lane].runtime === 'java'
+}
+
+/** Whether the lane's clients are rocketmq-client-nodejs, so a room worker must load its SDK. */
+export function usesGrpcSdk(lane: ClientLane): lane is GrpcSdkLane {
+  return LANE_TRAITS[lane].grpcSdk
+}
+
+/** The Java lanes, in LANE_TRAITS order. */
+export const JAVA_LANES: readonly JavaLane[] = CLIENT_LANES.filter(isJavaLane)
+
+/** The lanes a Node room worker hosts (what its hello lists), in LANE_TRAITS order. */
+export const NODE_LANES: readonly NodeLane[] = CLIENT_LANES.filter(
+  (lane): lane is NodeLane => !isJavaLane(lane)
+)
