@@ -29,6 +29,25 @@ describe('the README layout section', () => {
     expect(missing).toEqual([])
   })
 
+  it('names only folders and files that exist', () => {
+    // A folder under main/services (indented four) or under one of them (six), and every file name.
+    const lines = layout.split('\n')
+    const start = lines.findIndex((l) => /^\s+services\//.test(l))
+    const named: string[] = []
+    let parent = ''
+    for (const line of lines.slice(start + 1)) {
+      const m = /^( {4}| {6})([a-z-]+)\/ /.exec(line)
+      if (!m && /^\S/.test(line)) break
+      if (!m) continue
+      if (m[1] === '    ') parent = m[2]!
+      named.push(m[1] === '    ' ? `main/services/${m[2]}/` : `main/services/${parent}/${m[2]}/`)
+    }
+    expect(named.length).toBeGreaterThan(10)
+    const files = [...layout.matchAll(/\b([a-z][\w-]*\.ts)\b/g)].map((m) => m[1]!)
+    expect(named.filter((d) => !tracked.some((f) => f.startsWith(d)))).toEqual([])
+    expect(files.filter((n) => !tracked.some((f) => f.endsWith(`/${n}`)))).toEqual([])
+  })
+
   it('names every design note in docs/', () => {
     const notes = tracked.flatMap((f) => /^docs\/([^/]+)\.md$/.exec(f)?.[1] ?? [])
     const unnamed = notes.filter((n) => !layout.includes(n.replace(/-/g, ' ')))

@@ -23,7 +23,7 @@ export function createEngine(opts: {
     recorder: services.recorder,
     ...(opts.dialogs ? { dialogs: opts.dialogs } : {}),
     clock: services.clock,
-    workers: () => services.workers,
+    workers: services.workers,
     sandbox: (events) => {
       forwardSandboxEvents(services.sandbox, events)
       return services.sandbox

@@ -23,9 +23,6 @@ import { exportRun, getRunDetail } from './run-detail'
 import { LabControl, networkStatusOf } from './lab-control'
 import type { SandboxPort } from './sandbox-port'
 import type { WorkerFactory } from '../workers/client-fleet'
-import type { WorkerPlace } from '../workers/worker-launcher'
-import { localWorkers } from '../workers/worker-launcher'
-import { findAppPaths } from '../app-paths'
 
 export type { SandboxPort, SandboxStatus } from './sandbox-port'
 export { sameDeployment } from './lab-control'
@@ -52,8 +49,8 @@ export interface EngineOptions {
   recorder: Recorder
   dialogs?: DialogPort
   sandbox?: (events: EngineEvents) => SandboxPort
-  /** Spawns client workers in the place the sandbox gives them (default: this app's workers). */
-  workers?: (place: WorkerPlace) => WorkerFactory
+  /** The composed client workers (compose.ts places them in the sandbox's rooms); runs need them. */
+  workers?: WorkerFactory
   clock?: Clock
 }
 
@@ -67,13 +64,11 @@ export class Engine {
 
   constructor(private readonly opts: EngineOptions) {
     this.sandbox = opts.sandbox ? opts.sandbox(this.events) : null
-    const place: WorkerPlace = {
-      logDir: () => this.sandbox?.status().runDir ?? join(opts.dataDir, 'workers'),
-      prefix: (id) => this.sandbox?.workerPrefix?.(id) ?? []
-    }
-    const workers = opts.workers
-      ? opts.workers(place)
-      : localWorkers({ root: findAppPaths().root, preferBuilt: true, place })
+    const workers: WorkerFactory =
+      opts.workers ??
+      (() => {
+        throw new Error('this engine has no client workers: build it with composeServices()')
+      })
     this.lab = this.sandbox
       ? new LabControl({
           sandbox: this.sandbox,
