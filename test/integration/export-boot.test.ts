@@ -207,7 +207,7 @@ describe('export boots on real RocketMQ 5.3.3', () => {
     }
     for (const ns of ['ns-1', 'ns-2']) {
       const address = `127.0.0.1:${ports.get(ns)}`
-      // brokers fetch the list from the management node ~10 s after start, then register
+      // brokers fetch the list from the management node 10 s after start and register every 10 s
       const deadline = Date.now() + 90_000
       let info: ClusterInfo
       for (;;) {

@@ -83,7 +83,9 @@ describe('broker.conf', () => {
       brokerRole: 'ASYNC_MASTER',
       fetchNamesrvAddrByAddressServer: 'true',
       rmqAddressServerDomain: '<room1-mgmt-1-host>:<room1-mgmt-1-port>',
-      rmqAddressServerSubGroup: 'nsaddr'
+      rmqAddressServerSubGroup: 'nsaddr',
+      // a name server learned from the management node lists the broker within 10 s, not 30 s
+      registerNameServerPeriod: '10000'
     })
     expect(conf.namesrvAddr).toBeUndefined()
   })
@@ -125,6 +127,7 @@ describe('broker.conf', () => {
     const c = props(renderExport(t).get('room2/broker-2/broker.conf')!)
     expect(c.namesrvAddr).toBe('<room1-ns-1-host>:<room1-ns-1-port>;ns2.example:9876')
     expect(c.fetchNamesrvAddrByAddressServer).toBeUndefined()
+    expect(c.registerNameServerPeriod).toBe('10000')
   })
 
   it('makes slaves SLAVE with their id, and gives a remote slave its master zone', () => {

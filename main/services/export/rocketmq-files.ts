@@ -133,6 +133,11 @@ export function brokerConf(topology: Topology, broker: BrokerNode, ep: Endpoints
     lines.push(`# Fixed list of every room's name servers (${d.why}).`, `namesrvAddr=${d.list}`)
   }
   lines.push(
+    "# Re-register every 10 s (the shortest RocketMQ allows; default 30 s): a name server that restarted,",
+    '# or one just learned from the management node, lists this broker within 10 s, not 30 s.',
+    'registerNameServerPeriod=10000'
+  )
+  lines.push(
     '',
     '# Topics are created explicitly (see README.md), not by the first producer.',
     'autoCreateTopicEnable=false',

@@ -65,6 +65,7 @@ describe('brokerProperties', () => {
       mappedFileSizeCommitLog: 16777216,
       autoCreateTopicEnable: false,
       timerWheelEnable: false,
+      reviveQueueNum: 1,
       fetchNamesrvAddrByAddressServer: true,
       rmqAddressServerDomain: '127.0.0.1:20010',
       rmqAddressServerSubGroup: 'nsaddr'

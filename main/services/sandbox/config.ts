@@ -113,6 +113,9 @@ export function brokerProperties(input: BrokerConfigInput): Record<string, PropV
     // without it, POP (the proxies' gRPC consumption) does not ("pop message is forbidden").
     timerWheelEnable: input.popConsumption ?? false,
     mappedFileSizeTimerLog: 16 * 1024 * 1024,
+    // POP's revive threads (8 by default) are joined one after another at shutdown and each may be
+    // mid-scan for up to ~4 s, so a graceful stop took 15-30 s; one thread serves a sandbox's load.
+    reviveQueueNum: 1,
     transientStorePoolEnable: false,
     warmMapedFileEnable: false,
     deleteWhen: '04',
