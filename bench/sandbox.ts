@@ -9,7 +9,8 @@ import { loadNow, writeResultMarkdown } from './results-file'
 import { join, resolve } from 'node:path'
 import { topologySchema } from '../common/topology/schema'
 import type { NodeStatus } from '../main/services/sandbox'
-import { linuxProcFs, Sandbox, treeRssKb } from '../main/services/sandbox'
+import { linuxProcFs, treeRssKb } from '../main/services/sandbox'
+import { composeServices } from '../main/services/engine/compose'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
 const TOPOLOGIES = ['two-rooms', 'three-rooms']
@@ -36,11 +37,14 @@ async function once(name: string, variant: Variant): Promise<Sample> {
   const raw = JSON.parse(readFileSync(join(REPO, 'resources/topologies', `${name}.json`), 'utf8'))
   const topology = topologySchema.parse(raw)
   const dataDir = mkdtempSync(join(tmpdir(), 'drstudio-bench-sandbox-'))
-  const sandbox = new Sandbox({
+  // Loopback, as the published figures were measured; the rooms' namespaces are bench:network's.
+  const services = composeServices({
     dataDir,
-    repoRoot: REPO,
-    ...(variant === 'no archives' ? { classArchives: { dir: null } } : {})
+    fromSource: true,
+    machineNetwork: false,
+    ...(variant === 'no archives' ? { sandbox: { classArchives: { dir: null } } } : {})
   })
+  const { sandbox } = services
   const kinds = new Map<string, string>()
   sandbox.on('node-state', (s: NodeStatus) => kinds.set(s.nodeId, s.kind))
   let peak = 0
@@ -78,7 +82,7 @@ async function once(name: string, variant: Variant): Promise<Sample> {
     }
   } finally {
     clearInterval(timer)
-    await sandbox.stop({ force: true })
+    await services.close({ force: true })
     rmSync(dataDir, { recursive: true, force: true })
   }
 }
