@@ -3,7 +3,7 @@ import type { RoleSelector, TargetNode } from './selectors'
 import { parseRoleSelector, resolveTarget } from './selectors'
 import { isNetworkStep } from './schema'
 import type { ClientLane } from '../topology/lanes'
-import { LANE_TRAITS } from '../topology/lanes'
+import { CLIENT_LANES, LANE_TRAITS, laneSends } from '../topology/lanes'
 import type { Topology } from '../topology/schema'
 import { isAttachedCluster, listNodes, topicsOf } from '../topology/model'
 
@@ -163,6 +163,15 @@ function roleProblem(role: RoleSelector, topology: Topology): string | undefined
   return undefined
 }
 
+/**
+ * The topology as the scenario needs it deployed: a delayed workload needs the brokers' timer
+ * wheel, which sandbox topologies leave off unless asked (settings.timerWheel).
+ */
+export function withScenarioNeeds(scenario: Scenario, topology: Topology): Topology {
+  if (scenario.workload.messages !== 'delayed' || topology.settings.timerWheel) return topology
+  return { ...topology, settings: { ...topology.settings, timerWheel: true } }
+}
+
 /** Problems with a scenario against its topology, each naming the step and the fix. */
 export function checkScenario(scenario: Scenario, topology: Topology): string[] {
   const problems: string[] = []
@@ -195,6 +204,20 @@ export function checkScenario(scenario: Scenario, topology: Topology): string[] 
         `clients on the ${lane} lane need a proxy to connect to; add a proxy to the topology (zoneMode false for the plain one users run today)`
       )
     }
+  }
+  const kind = scenario.workload.messages
+  const able = CLIENT_LANES.filter((l) => laneSends(l, kind))
+  for (const lane of lanes) {
+    if (!laneSends(lane, kind)) {
+      problems.push(
+        `workload.messages: the ${lane} lane cannot send ${kind} messages yet (lanes that can: ${able.join(', ')}); run those lanes, or drop ${lane} from the run`
+      )
+    }
+  }
+  if (scenario.workload.delay !== undefined && kind !== 'delayed') {
+    problems.push(
+      'workload.delay applies to delayed messages only; set workload.messages: delayed, or remove delay'
+    )
   }
   if (isAttachedCluster(topology) && (scenario.workload.lanes?.length ?? 0) > 1) {
     problems.push(

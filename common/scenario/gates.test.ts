@@ -18,6 +18,21 @@ const takeover = (over: Partial<Takeover> = {}): Takeover => ({
   ...over
 })
 
+/** A run of ten sends, all acknowledged and consumed, nothing else to say. */
+const quietRun: GateFacts = {
+  lost: 0,
+  duplicates: 0,
+  sent: 10,
+  acked: 10,
+  rtoMs: [],
+  localSendShare: null,
+  localConsumeShare: null,
+  sendsVia: () => 0,
+  consumedAcross: () => 0,
+  failovers: [],
+  managementFallbacks: () => 0
+}
+
 /** What the YAML `elections: [{ group: broker-a, toOtherRoom: true, within: 10s }]` parses to. */
 const gate = (over: Record<string, unknown> = {}) =>
   gatesSchema.parse({ elections: [{ group: 'broker-a', ...over }] }).elections![0]!
@@ -106,17 +121,7 @@ describe('elections gate', () => {
 
   it('is one gate line per configured group among the others', () => {
     const facts: GateFacts = {
-      lost: 0,
-      duplicates: 0,
-      sent: 10,
-      acked: 10,
-      rtoMs: [],
-      localSendShare: null,
-      localConsumeShare: null,
-      sendsVia: () => 0,
-      consumedAcross: () => 0,
-      failovers: [],
-      managementFallbacks: () => 0,
+      ...quietRun,
       takeovers: [
         takeover(),
         takeover({ group: 'broker-b', to: null, toRoom: null, afterMs: null, reason: 'r' })
@@ -130,5 +135,31 @@ describe('elections gate', () => {
       ['broker-a: a new master in another room within 10 s of losing its master', true],
       ['broker-b: a new master in another room within 20 s of losing its master', false]
     ])
+  })
+})
+
+describe('delayed lateness gate', () => {
+  const facts = (late: number | null | undefined): GateFacts => ({
+    ...quietRun,
+    ...(late !== undefined ? { maxDelayLatenessMs: late } : {})
+  })
+  const judge = (late: number | null | undefined) =>
+    evaluateGates(gatesSchema.parse({ maxDelayLatenessMs: 1500 }), facts(late)).find((g) =>
+      g.name.startsWith('latest delayed delivery')
+    )
+
+  it('passes at the bound and fails past it', () => {
+    expect(judge(1500)).toMatchObject({ passed: true, actual: 1500, limit: 1500 })
+    expect(judge(1501)).toMatchObject({ passed: false, actual: 1501 })
+  })
+
+  it('fails a run that delivered no delayed message rather than passing it blind', () => {
+    expect(judge(null)).toMatchObject({ passed: false, actual: 'no delayed message delivered' })
+    expect(judge(undefined)).toMatchObject({ passed: false })
+  })
+
+  it('is absent unless configured', () => {
+    const names = evaluateGates(gatesSchema.parse({}), facts(99_999)).map((g) => g.name)
+    expect(names).toEqual(['lost messages'])
   })
 })

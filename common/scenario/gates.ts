@@ -23,6 +23,8 @@ export interface GateFacts {
   rpoMessages?: number | null
   /** Controller mode: every fault that took a group's master out; null when the run had no such groups. */
   takeovers?: readonly Takeover[] | null
+  /** Delayed workloads: the latest delivery after its due time; null = none delivered or not delayed. */
+  maxDelayLatenessMs?: number | null
 }
 
 const round = (n: number, digits = 4): number => Math.round(n * 10 ** digits) / 10 ** digits
@@ -134,6 +136,15 @@ export function evaluateGates(gates: Gates, f: GateFacts): GateResult[] {
     })
   }
   for (const g of gates.elections ?? []) out.push(electionGate(g, f.takeovers ?? null))
+  if (gates.maxDelayLatenessMs !== undefined) {
+    const late = f.maxDelayLatenessMs ?? null
+    out.push({
+      name: 'latest delayed delivery after its due time (ms)',
+      passed: late !== null && late <= gates.maxDelayLatenessMs,
+      actual: late === null ? 'no delayed message delivered' : late,
+      limit: gates.maxDelayLatenessMs
+    })
+  }
   for (const g of gates.managementFallbacks ?? []) {
     const n = f.managementFallbacks(g.fromRoom, g.toRoom)
     out.push({

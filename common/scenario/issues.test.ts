@@ -73,9 +73,10 @@ describe('unknown keys in a scenario', () => {
     })
 
   it('suggests no key when none is close, and lists the keys that object takes', () => {
-    expect(problemsOf('workload: { messsages: ordered }')).toEqual([
-      'workload.messsages: unknown key "messsages"; remove it (workload takes duration, rate, ' +
-        'messageSize, rooms, lane, lanes, drainTimeout, settleTimeout, warmupTimeout, duplicateGrace)'
+    expect(problemsOf('workload: { flavour: ordered }')).toEqual([
+      'workload.flavour: unknown key "flavour"; remove it (workload takes duration, rate, ' +
+        'messageSize, rooms, lane, lanes, messages, delay, drainTimeout, settleTimeout, ' +
+        'warmupTimeout, duplicateGrace)'
     ])
     expect(problemsOf('owner: team-a')).toEqual([
       'owner: unknown key "owner"; remove it (a scenario takes kind, version, name, description, ' +
@@ -150,7 +151,7 @@ abort: { window: 5s }`)
     expect([...problems].sort()).toEqual(
       [
         'colour: unknown key "colour"; remove it (a scenario takes kind, version, name, description, topology, workload, client, timeline, gates, abort)',
-        'workload.messsages: unknown key "messsages"; remove it (workload takes duration, rate, messageSize, rooms, lane, lanes, drainTimeout, settleTimeout, warmupTimeout, duplicateGrace)',
+        'workload.messsages: unknown key "messsages"; did you mean "messages"?',
         'workload.duration: "soon" is not a duration; write e.g. 500ms, 15s, 2m or a number of milliseconds',
         'client.hedged: unknown key "hedged"; did you mean "hedge"?',
         `timeline[0].action: "kil" is not an action; ${ACTIONS} (did you mean "kill"?)`,

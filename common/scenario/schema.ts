@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { closestMatch, describeValue } from '../schema-issues'
+import { MESSAGE_KINDS } from '../topology/lanes'
 import { clientLaneSchema, idSchema, selectionPolicySchema } from '../topology/schema'
 import { durationSchema } from './duration'
 
@@ -215,6 +216,17 @@ export const workloadSchema = z.strictObject({
    * on its own topic and group, so one fault hits all lanes at the same instant.
    */
   lanes: z.array(laneEntrySchema).min(1).optional(),
+  /**
+   * What producers send (LANE_TRAITS.messageKinds says which lanes can). `delayed`: the broker's
+   * timer (RocketMQ 5.x, TIMER_DELIVER_MS) holds each message until `delay` after its scheduled send.
+   */
+  messages: z.enum(MESSAGE_KINDS).default('normal'),
+  /** `messages: delayed` only: how long after its scheduled send each message is due (1 s to 1 h). */
+  delay: durationSchema
+    .refine((ms) => ms >= 1000 && ms <= 3_600_000, {
+      message: 'delay must be between 1s (the broker timer’s precision) and 1h'
+    })
+    .optional(),
   /** Upper bound on waiting for every acknowledged message to be consumed after the workload. */
   drainTimeout: durationSchema.default(20_000),
   /** Upper bound on waiting for consumers to settle on their own rooms' queues before sending. */
@@ -231,6 +243,14 @@ export const workloadSchema = z.strictObject({
   duplicateGrace: durationSchema.default(3000)
 })
 export type Workload = z.infer<typeof workloadSchema>
+
+/** A delayed workload's delay when the file names none. */
+export const DEFAULT_DELAY_MS = 5000
+
+/** How long the broker holds each message of this workload: 0 for plain messages. */
+export function delayOf(w: Pick<Workload, 'messages' | 'delay'>): number {
+  return w.messages === 'delayed' ? (w.delay ?? DEFAULT_DELAY_MS) : 0
+}
 
 export const failoverKindSchema = z.enum(['namesrv', 'broker', 'consumer-takeover'])
 export type FailoverKind = z.infer<typeof failoverKindSchema>
@@ -297,6 +317,11 @@ export const gatesSchema = z.strictObject({
   maxRpoMessages: z.number().int().nonnegative().optional(),
   /** Controller mode: a new master after each fault that takes a group's master out. */
   elections: z.array(expectedElectionSchema).optional(),
+  /**
+   * Delayed workloads: the latest first delivery of an acknowledged delayed message, after its due
+   * time. Fails on a run without delayed messages; messages never delivered are `maxLost`'s.
+   */
+  maxDelayLatenessMs: z.number().nonnegative().optional(),
   /** Clients of `fromRoom` that had to ask another room's management node (own one unreachable). */
   managementFallbacks: z
     .array(
@@ -494,6 +519,34 @@ export const controllerReportSchema = z.object({
 })
 export type ControllerReport = z.infer<typeof controllerReportSchema>
 
+/** Delayed workloads: how the brokers' timer delivered what they acknowledged (common/scenario/delayed.ts). */
+export const delayedReportSchema = z.object({
+  /** `timer`: RocketMQ 5.x timer wheel, each message carrying TIMER_DELIVER_MS. */
+  mechanism: z.enum(['timer']),
+  delayMs: z.number(),
+  /** The timer's slot width: deliveries up to this much before the due time are on time. */
+  precisionMs: z.number(),
+  acked: z.number().int(),
+  delivered: z.number().int(),
+  /** Acknowledged and never delivered (also counted in totals.lost). */
+  neverDelivered: z.number().int(),
+  /** Delivered more than precisionMs before the due time. */
+  early: z.number().int(),
+  /** Deliveries beyond the first. */
+  duplicates: z.number().int(),
+  /** First delivery minus due time, over the delivered ones (signed). */
+  latenessMs: z.object({
+    p50: z.number().nullable(),
+    p99: z.number().nullable(),
+    max: z.number().nullable()
+  }),
+  /** The latest deliveries, latest first, with the room whose broker's timer held them. */
+  latest: z.array(
+    z.object({ key: z.string(), brokerRoom: z.string().nullable(), latenessMs: z.number() })
+  )
+})
+export type DelayedReport = z.infer<typeof delayedReportSchema>
+
 export const reportSchema = z.object({
   kind: z.literal('drstudio/scenario-report'),
   version: z.literal(1),
@@ -542,6 +595,8 @@ export const reportSchema = z.object({
   failovers: z.array(failoverReportSchema),
   selections: z.array(selectionReportSchema),
   faults: z.array(faultReportSchema),
+  /** Delayed workloads only. */
+  delayed: delayedReportSchema.optional(),
   /**
    * Send latency of acknowledged sends, same-room against cross-room (from each send's scheduled
    * time, so a stalled sender cannot hide its stall): what a link between rooms costs.

@@ -10,6 +10,13 @@
  * client with failover timers set the way an SRE would).
  */
 
+/**
+ * What producers send: plain messages, or messages the broker holds until a due time (RocketMQ
+ * 5.x timer, `TIMER_DELIVER_MS`). Ordered and transactional kinds come next (issue 22).
+ */
+export const MESSAGE_KINDS = ['normal', 'delayed'] as const
+export type MessageKind = (typeof MESSAGE_KINDS)[number]
+
 /** What a lane's clients need to run. */
 export interface LaneTraits {
   /** The process that hosts the lane's clients: our Node room worker, or a Java client worker JVM. */
@@ -22,6 +29,8 @@ export interface LaneTraits {
   label: string
   /** What the lane is, in a sentence's clause (benchmark reports, docs). */
   summary: string
+  /** Message kinds the lane's producers can send; a run asking another is refused up front. */
+  messageKinds: readonly MessageKind[]
 }
 
 /** Every lane, in the order users see them (the lane picker, `--lanes` help). */
@@ -31,21 +40,24 @@ export const LANE_TRAITS = {
     grpcSdk: false,
     proxies: 'none',
     label: 'remoting (room-aware, ours)',
-    summary: 'our room-aware client'
+    summary: 'our room-aware client',
+    messageKinds: ['normal', 'delayed']
   },
   java: {
     runtime: 'java',
     grpcSdk: false,
     proxies: 'none',
     label: 'java (stock Java client)',
-    summary: 'stock Java client 5.3.3 (address server = the room’s management node)'
+    summary: 'stock Java client 5.3.3 (address server = the room’s management node)',
+    messageKinds: ['normal']
   },
   'java-zone': {
     runtime: 'java',
     grpcSdk: false,
     proxies: 'none',
     label: 'java-zone (Java, zone mode)',
-    summary: 'Java with RocketMQ zone mode and AllocateMachineRoomNearby'
+    summary: 'Java with RocketMQ zone mode and AllocateMachineRoomNearby',
+    messageKinds: ['normal']
   },
   'java-tuned': {
     runtime: 'java',
@@ -53,7 +65,8 @@ export const LANE_TRAITS = {
     proxies: 'none',
     label: 'java-tuned (Java, fast timers)',
     summary:
-      'Java with 1 s route poll / heartbeat / rebalance, latency fault tolerance and a 400 ms per-request cap'
+      'Java with 1 s route poll / heartbeat / rebalance, latency fault tolerance and a 400 ms per-request cap',
+    messageKinds: ['normal']
   },
   grpc: {
     runtime: 'node',
@@ -61,14 +74,16 @@ export const LANE_TRAITS = {
     proxies: 'zone-pinned',
     label: 'grpc (official Node client, room-aware)',
     summary:
-      'rocketmq-client-nodejs 1.0.8 through the own room’s zone-pinned proxy with our proxy failover'
+      'rocketmq-client-nodejs 1.0.8 through the own room’s zone-pinned proxy with our proxy failover',
+    messageKinds: ['normal']
   },
   baseline: {
     runtime: 'node',
     grpcSdk: true,
     proxies: 'any',
     label: 'baseline (official Node client, one proxy)',
-    summary: 'rocketmq-client-nodejs with its defaults on the plain proxy'
+    summary: 'rocketmq-client-nodejs with its defaults on the plain proxy',
+    messageKinds: ['normal']
   }
 } as const satisfies Record<string, LaneTraits>
 
@@ -91,6 +106,11 @@ export type GrpcSdkLane = LanesWhere<'grpcSdk', true>
 
 /** Every lane, in LANE_TRAITS order. */
 export const CLIENT_LANES = Object.keys(LANE_TRAITS) as [ClientLane, ...ClientLane[]]
+
+/** Whether the lane's producers can send this kind of message. */
+export function laneSends(lane: ClientLane, kind: MessageKind): boolean {
+  return (LANE_TRAITS[lane].messageKinds as readonly MessageKind[]).includes(kind)
+}
 
 /** Whether the lane's clients run in a Java client worker JVM (else a Node room worker). */
 export function isJavaLane(lane: ClientLane): lane is JavaLane {

@@ -195,7 +195,12 @@ export const topologySettingsSchema = z.strictObject({
   /** RocketMQ server-side zone filter; it has no fallback, so lint warns about it. */
   zoneMode: z.boolean().default(false),
   /** Upper bound on one operator action command (ssh …); the default is 60 s. */
-  actionTimeoutMs: z.number().int().min(1000).max(600000).optional()
+  actionTimeoutMs: z.number().int().min(1000).max(600000).optional(),
+  /**
+   * Sandbox brokers run RocketMQ's timer wheel (delayed messages; ~37 MiB each). Off by default to
+   * keep topologies small; a delayed workload turns it on, and proxies (POP) always need it.
+   */
+  timerWheel: z.boolean().default(false)
 })
 
 /**

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3'
 import type { CounterSample, Op } from '../../../common/scenario/metrics'
+import type { DelayedMessage } from '../../../common/scenario/delayed'
 
 export interface LossSummary {
   sent: number
@@ -141,6 +142,20 @@ export class LedgerReader {
           GROUP BY s.client_id, s.client_room ORDER BY s.client_id`
       )
       .all(runId, runId) as ProducerStats[]
+  }
+
+  /** Acknowledged delayed messages: when each was due, its first delivery (null: never) and how many. */
+  delayedMessages(runId: number): DelayedMessage[] {
+    return this.db
+      .prepare(
+        `SELECT s.msg_key AS key, s.broker_room AS brokerRoom, s.due_at AS dueAt,
+                MIN(d.delivered_at) AS firstDeliveredAt, COUNT(d.msg_key) AS deliveries
+           FROM ledger_sends s
+           LEFT JOIN ledger_deliveries d ON d.run_id = s.run_id AND d.msg_key = s.msg_key
+          WHERE s.run_id = ? AND s.status = 'acked' AND s.due_at IS NOT NULL
+          GROUP BY s.msg_key ORDER BY s.due_at`
+      )
+      .all(runId) as DelayedMessage[]
   }
 
   consumerStats(runId: number): ConsumerStats[] {

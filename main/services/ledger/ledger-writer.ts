@@ -81,7 +81,7 @@ export class LedgerWriter extends EventEmitter<LedgerWriterEvents> implements Le
     this.insSend = db.prepare(
       `INSERT OR REPLACE INTO ledger_sends (run_id, msg_key, client_id, client_room, namesrv_id, namesrv_room,
          broker_name, broker_room, queue_id, queue_offset, started_at, attempt_started_at, ended_at, status,
-         attempts, error, scheduled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+         attempts, error, scheduled_at, due_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
     )
     this.insDelivery = db.prepare(
       `INSERT INTO ledger_deliveries (run_id, msg_key, client_id, client_room, namesrv_room, broker_name,
@@ -223,7 +223,8 @@ export class LedgerWriter extends EventEmitter<LedgerWriterEvents> implements Le
           s.status,
           s.attempts,
           s.error,
-          s.scheduledAt ?? null
+          s.scheduledAt ?? null,
+          s.dueAt ?? null
         )
         this.counts.sends++
         return

@@ -190,6 +190,24 @@ describe('LedgerReader', () => {
     w.close()
   })
 
+  it('keeps each delayed message due time, and reads its first delivery (or none) back', () => {
+    const { db, runId } = setup()
+    const w = new LedgerWriter(db, runId)
+    w.send(send('d1', { dueAt: 6000 }))
+    w.send(send('d2', { dueAt: 7000, brokerRoom: 'room2', brokerName: 'broker-b' }))
+    w.send(send('d3', { dueAt: 8000, status: 'failed' }))
+    w.send(send('plain'))
+    deliver(w, 'd1', 'consumer-1', 'room1', 'room1', 6400)
+    deliver(w, 'd1', 'consumer-2', 'room2', 'room1', 6100)
+    deliver(w, 'plain', 'consumer-1', 'room1', 'room1', 1100)
+    w.flush()
+    // Failed sends and plain messages are not the delayed checker's.
+    expect(new LedgerReader(db).delayedMessages(runId)).toEqual([
+      { key: 'd1', brokerRoom: 'room1', dueAt: 6000, firstDeliveredAt: 6100, deliveries: 2 },
+      { key: 'd2', brokerRoom: 'room2', dueAt: 7000, firstDeliveredAt: null, deliveries: 0 }
+    ])
+  })
+
   it('feeds RTO from acknowledged sends and failed attempts', () => {
     const { db, runId } = setup()
     const w = new LedgerWriter(db, runId)

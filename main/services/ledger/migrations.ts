@@ -101,5 +101,11 @@ export const MIGRATIONS: Migration[] = [
     // The process that runs each run: another process on the same data folder (the app while the
     // CLI runs a scenario) closes only runs whose owner is gone.
     sql: `ALTER TABLE runs ADD COLUMN owner_pid INTEGER;`
+  },
+  {
+    version: 5,
+    name: 'delayed messages',
+    // When the broker's timer was asked to deliver each delayed message: lateness is measured from it.
+    sql: `ALTER TABLE ledger_sends ADD COLUMN due_at REAL;`
   }
 ]

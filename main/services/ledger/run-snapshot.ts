@@ -1,3 +1,4 @@
+import type { DelayedMessage } from '../../../common/scenario/delayed'
 import type { Op } from '../../../common/scenario/metrics'
 import type { MasterChange, OffsetSample, RpoSend } from '../../../common/scenario/rpo'
 import type {
@@ -22,6 +23,8 @@ export interface SnapshotQuery {
   consumedAcross: { brokerRoom: string; consumerRoom: string }[]
   /** Controller-mode runs: the groups (brokerNames) and each producer's topic, for the RPO figures. */
   controller?: { groups: string[]; clientTopics: Record<string, string> }
+  /** Delayed workloads: read every acknowledged delayed message's due time and first delivery. */
+  delayed?: boolean
 }
 
 /** What the ledger says about a controller-mode run: the RPO inputs and the quorum's history. */
@@ -55,6 +58,7 @@ export interface RunSnapshot {
   /** Latencies (ms, from the scheduled time) of acknowledged sends, by whether they crossed rooms. */
   sendLatency: { sameRoom: number[]; crossRoom: number[] }
   controller?: ControllerSnapshot
+  delayed?: DelayedMessage[]
 }
 
 const CONTROLLER_EVENTS = [
@@ -148,6 +152,7 @@ export function takeRunSnapshot(reader: LedgerReader, q: SnapshotQuery): RunSnap
     skipped: Object.fromEntries(reader.skippedSends(q.runId)),
     workerExits: reader.events(q.runId, { kinds: ['worker-exit'] }),
     sendLatency: reader.sendLatencyByScope(q.runId),
-    ...(q.controller ? { controller: controllerSnapshot(reader, q.runId, q.controller) } : {})
+    ...(q.controller ? { controller: controllerSnapshot(reader, q.runId, q.controller) } : {}),
+    ...(q.delayed ? { delayed: reader.delayedMessages(q.runId) } : {})
   }
 }

@@ -17,6 +17,8 @@ export interface SendRecord {
    * startedAt, is safe from coordinated omission: a stalled sender cannot hide its own stall.
    */
   scheduledAt?: number | null
+  /** Delayed messages: when the broker's timer was asked to deliver it (epoch ms); else null. */
+  dueAt?: number | null
   /** Start of the attempt that succeeded (or the last one). */
   attemptStartedAt: number | null
   endedAt: number

@@ -15,6 +15,8 @@ export const MessageProperty = {
   WAIT: 'WAIT',
   UNIQ_KEY: 'UNIQ_KEY',
   DELAY: 'DELAY',
+  /** 5.x timer message: epoch ms of delivery (needs the broker's timer wheel). */
+  TIMER_DELIVER_MS: 'TIMER_DELIVER_MS',
   PRODUCER_GROUP: 'PGROUP',
   SHARDING_KEY: '__SHARDINGKEY'
 } as const

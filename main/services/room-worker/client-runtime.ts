@@ -1,6 +1,6 @@
 import { WarmupWindow } from './warmup-window'
 import type { ClientChoice } from '../../../common/scenario/events'
-import { usesGrpcSdk } from '../../../common/topology/lanes'
+import { laneSends, usesGrpcSdk } from '../../../common/topology/lanes'
 import type { GrpcSdk } from '../clients/grpc-lane/sdk-port'
 import { DrConsumer } from '../clients/room-aware/consumer'
 import { DrProducer } from '../clients/room-aware/producer'
@@ -161,6 +161,13 @@ export class ClientRuntime {
         throw new RuntimeError(
           `workload names ${p.id}, which is not a producer here`,
           'unknown-client'
+        )
+      }
+      // The engine refuses such runs up front; a producer must never send plain what was asked delayed.
+      if (p.delayMs !== undefined && !laneSends(c.spec.lane, 'delayed')) {
+        throw new RuntimeError(
+          `${p.id} is on the ${c.spec.lane} lane, which cannot send delayed messages`,
+          'unsupported'
         )
       }
     }

@@ -48,6 +48,46 @@ describe('SendSchedule', () => {
     })
   })
 
+  it('asks for each delayed message at its slot plus the delay, so a late send shows as late', () => {
+    const asked: { key: string; scheduledAt: number; deliverAt?: number }[] = []
+    const producer = {
+      send: (input: { keys: string[]; scheduledAt: number; deliverAt?: number }) => {
+        asked.push({
+          key: input.keys[0]!,
+          scheduledAt: input.scheduledAt,
+          deliverAt: input.deliverAt
+        })
+        return Promise.resolve()
+      }
+    }
+    let now = 1000
+    const s = new SendSchedule(
+      {
+        t0: 1000,
+        end: null,
+        producers: [
+          { id: 'd', rate: 100, messageSize: 8, offsetMs: 0, delayMs: 5000 },
+          { id: 'n', rate: 100, messageSize: 8, offsetMs: 0 }
+        ],
+        maxInflight: 10,
+        tag: 't'
+      },
+      { now: () => now, lookup: () => producer, ledger: NULL_LEDGER, roomOf: () => 'room1' }
+    )
+    s.start()
+    now = 1025
+    vi.advanceTimersByTime(10)
+    expect(asked).toEqual([
+      { key: 'd-1', scheduledAt: 1000, deliverAt: 6000 },
+      { key: 'n-1', scheduledAt: 1000, deliverAt: undefined },
+      { key: 'd-2', scheduledAt: 1010, deliverAt: 6010 },
+      { key: 'd-3', scheduledAt: 1020, deliverAt: 6020 },
+      { key: 'n-2', scheduledAt: 1010, deliverAt: undefined },
+      { key: 'n-3', scheduledAt: 1020, deliverAt: undefined }
+    ])
+    return s.stop(0)
+  })
+
   it('a saturated producer sends again as soon as a send ends, not at the next tick', async () => {
     let now = 1000
     const p = heldProducer()

@@ -3,7 +3,14 @@ import type { SkippedSends, WorkerOps, WorkloadProducer } from '../worker-wire/p
 
 /** The part of a producer the schedule drives. */
 export interface ScheduledProducer {
-  send(input: { body: Buffer; tags: string; keys: string[]; scheduledAt: number }): Promise<unknown>
+  send(input: {
+    body: Buffer
+    tags: string
+    keys: string[]
+    scheduledAt: number
+    /** Delayed workload: when the broker should deliver it. */
+    deliverAt?: number
+  }): Promise<unknown>
 }
 
 /** What `workload.start` carries is what the schedule runs: one definition, the wire's. */
@@ -155,7 +162,9 @@ export class SendSchedule {
         body: s.body,
         tags: this.opts.tag,
         keys: [`${s.spec.id}-${s.seq}`],
-        scheduledAt: due
+        scheduledAt: due,
+        // Due from the schedule's slot, not the send: a late send shows as lateness, not hidden.
+        ...(s.spec.delayMs !== undefined ? { deliverAt: due + s.spec.delayMs } : {})
       })
       .catch(() => undefined)
       .finally(() => {

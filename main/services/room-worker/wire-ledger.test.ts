@@ -61,4 +61,15 @@ describe('wire ledger rows', () => {
     }
     expect(encodeFrame(batches[0]).equals(legacyFrame(legacy))).toBe(true)
   })
+
+  it('carries a delayed message due time to the engine', () => {
+    const batches: { rows: Record<string, unknown>[] }[] = []
+    const ledger = new WireLedger(
+      (rows) => batches.push({ rows: rows as Record<string, unknown>[] }),
+      () => 5
+    )
+    ledger.send({ ...send, dueAt: 6000.5 })
+    ledger.flush()
+    expect(batches[0]!.rows[0]).toMatchObject({ k: 's', key: 'p-1', dueAt: 6000.5 })
+  })
 })

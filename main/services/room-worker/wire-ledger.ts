@@ -77,6 +77,7 @@ function sendRow(r: SendRecord): WireRow {
     brokerName: r.brokerName,
     brokerRoom: r.brokerRoom,
     scheduledAt: r.scheduledAt,
+    dueAt: r.dueAt,
     startedAt: r.startedAt,
     attemptStartedAt: r.attemptStartedAt,
     endedAt: r.endedAt,

@@ -73,6 +73,18 @@ describe('brokerProperties', () => {
     expect(p).not.toHaveProperty('namesrvAddr')
   })
 
+  it('runs the timer wheel only for POP (proxies) or when the topology asks (delayed messages)', () => {
+    const wheel = (over: object) =>
+      brokerProperties({
+        ...base,
+        discovery: { mode: 'static', namesrvAddr: ['127.0.0.1:1'] },
+        ...over
+      }).timerWheelEnable
+    expect(wheel({})).toBe(false)
+    expect(wheel({ popConsumption: true })).toBe(true)
+    expect(wheel({ timerWheel: true })).toBe(true)
+  })
+
   it('lists every name server in static mode', () => {
     const p = brokerProperties({
       ...base,

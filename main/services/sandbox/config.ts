@@ -76,6 +76,8 @@ export interface BrokerConfigInput {
   fastBrokerExpiry: boolean
   /** The topology has proxies: their gRPC consumers POP, which brokers refuse without the timer wheel. */
   popConsumption?: boolean
+  /** The topology asks for the timer wheel (settings.timerWheel: delayed messages). */
+  timerWheel?: boolean
 }
 
 /**
@@ -110,8 +112,8 @@ export function brokerProperties(input: BrokerConfigInput): Record<string, PropV
     maxHashSlotNum: 4000,
     maxIndexNum: 1000,
     // The 5.x timer wheel allocates ~37 MiB of direct memory plus a timer log; delay levels work
-    // without it, POP (the proxies' gRPC consumption) does not ("pop message is forbidden").
-    timerWheelEnable: input.popConsumption ?? false,
+    // without it, POP (the proxies' gRPC consumption) and TIMER_DELIVER_MS messages do not.
+    timerWheelEnable: (input.popConsumption ?? false) || (input.timerWheel ?? false),
     mappedFileSizeTimerLog: 16 * 1024 * 1024,
     // POP's revive threads (8 by default) are joined one after another at shutdown and each may be
     // mid-scan for up to ~4 s, so a graceful stop took 15-30 s; one thread serves a sandbox's load.

@@ -137,7 +137,8 @@ export function writeNodeConfig(rt: NodeProcess, ctx: NodeCommandContext): Comma
         nodeDir: rt.dir,
         discovery: discoveryFor(rt.room, ctx),
         fastBrokerExpiry: ctx.fastBrokerExpiry,
-        popConsumption: listNodes(ctx.topology).some((n) => n.kind === 'proxy')
+        popConsumption: listNodes(ctx.topology).some((n) => n.kind === 'proxy'),
+        timerWheel: ctx.topology.settings.timerWheel
       })
       writeFileSync(file, renderProperties(props, header))
       return brokerCommand(ctx.jvm(), rt.dir, file, rt.room)

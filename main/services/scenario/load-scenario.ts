@@ -6,7 +6,7 @@ import type { Topology } from '../../../common/topology/schema'
 import type { LoadedScenario } from '../../../common/scenario/run-plan'
 
 import { readTopologyFile } from '../documents/documents'
-import { checkScenario } from '../../../common/scenario/client-plan'
+import { checkScenario, withScenarioNeeds } from '../../../common/scenario/client-plan'
 
 /** A scenario file that cannot be run, with every problem found. */
 export class ScenarioFileError extends Error {
@@ -81,7 +81,7 @@ export function parseScenario(
       )
     ])
   }
-  const topology = opened.document as Topology
+  const topology = withScenarioNeeds(scenario, opened.document as Topology)
   problems.push(...checkScenario(scenario, topology))
   if (problems.length) throw new ScenarioFileError(label, problems)
   return { scenario, topology, file: opts.file ?? null, topologyFile }

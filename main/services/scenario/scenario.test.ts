@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parse as parseYaml } from 'yaml'
 import type { FailoverReport, LaneEntry, ScenarioReport } from '../../../common/scenario/schema'
-import { scenarioSchema } from '../../../common/scenario/schema'
+import { reportSchema, scenarioSchema } from '../../../common/scenario/schema'
 import { restoreAction } from '../engine/run/cluster-port'
 import type { GateFacts } from '../../../common/scenario/gates'
 import { evaluateGates } from '../../../common/scenario/gates'
@@ -134,13 +134,14 @@ function droppedKeys(raw: unknown, parsed: unknown, path = ''): string[] {
 describe('built-in scenarios', () => {
   const files = readdirSync(join(RESOURCES, 'scenarios')).filter((f) => f.endsWith('.yaml'))
 
-  it('ships the six scenarios of the method, three of the gRPC lane, four of the links and four of controller mode', () => {
+  it('ships the six scenarios of the method, three of the gRPC lane, four of the links, four of controller mode and one of delayed messages', () => {
     expect(files.sort()).toEqual([
       'broker-cut-from-remote-ns.yaml',
       'controller-leader-and-master-kill.yaml',
       'controller-master-kill-async.yaml',
       'controller-master-kill.yaml',
       'controller-room1-isolated.yaml',
+      'delayed-room1-broker-down.yaml',
       'grpc-healthy.yaml',
       'grpc-room1-brokers-down.yaml',
       'grpc-room1-proxy-down.yaml',
@@ -185,7 +186,9 @@ describe('built-in scenarios', () => {
     else expect(l.scenario.gates.maxLost).toBe(0)
   })
 
-  it.each(files)('%s runs its workload on the Java lanes too (no proxy needed)', (f) => {
+  // Plain messages only: the Java lanes send no delayed messages yet (LANE_TRAITS.messageKinds).
+  const plain = files.filter((f) => !f.startsWith('delayed-'))
+  it.each(plain)('%s runs its workload on the Java lanes too (no proxy needed)', (f) => {
     const l = loadScenarioFile(join(RESOURCES, 'scenarios', f), { resourcesDir: RESOURCES })
     const lanes: LaneEntry[] = ['java', 'java-zone', 'java-tuned']
     const java = { ...l.scenario, workload: { ...l.scenario.workload, lane: undefined, lanes } }
@@ -250,6 +253,22 @@ describe('plan and checks', () => {
     expect(planClients(topo.scenario, topo.topology).every((c) => c.lane === 'java-tuned')).toBe(
       true
     )
+  })
+
+  it('refuses a message kind a lane cannot send, naming the lanes that can', () => {
+    expect(() => base({ workload: { messages: 'delayed', lanes: ['remoting', 'java'] } })).toThrow(
+      /the java lane cannot send delayed messages yet \(lanes that can: remoting\)/
+    )
+    expect(() => base({ workload: { delay: '5s' } })).toThrow(
+      /workload.delay applies to delayed messages only/
+    )
+    const l = base({ workload: { messages: 'delayed', delay: '3s' } })
+    expect(checkScenario(l.scenario, l.topology)).toEqual([])
+  })
+
+  it('runs a delayed workload on brokers with the timer wheel, and leaves others as drawn', () => {
+    expect(base({ workload: { messages: 'delayed' } }).topology.settings.timerWheel).toBe(true)
+    expect(base({}).topology.settings.timerWheel).toBe(false)
   })
 
   it('with workload.lanes, plans every client once per lane on its own topic and group', () => {
@@ -353,7 +372,7 @@ describe('plan and checks', () => {
     expect(error).toBeInstanceOf(ScenarioFileError)
     const { problems, message } = error as ScenarioFileError
     expect(problems).toEqual([
-      expect.stringMatching(/^workload\.messsages: unknown key "messsages"; remove it/),
+      'workload.messsages: unknown key "messsages"; did you mean "messages"?',
       'gates.maxRtoMS: unknown key "maxRtoMS"; did you mean "maxRtoMs"?',
       expect.stringMatching(/^timeline\[0\]\.target: /)
     ])
@@ -393,6 +412,29 @@ describe('plan and checks', () => {
       )
     ).toEqual([null, 'resume', 'start', 'start', 'start', 'start', null, null])
   })
+})
+
+/** A report with nothing in it, for scorecard sections to be added to. */
+const emptyReport = (scenario: string, topology: string) => ({
+  kind: 'drstudio/scenario-report' as const,
+  version: 1 as const,
+  scenario,
+  topology,
+  runId: 8,
+  passed: true,
+  topic: 't',
+  consumerGroup: 'g',
+  startedAt: '',
+  endedAt: '',
+  originMs: 0,
+  timings: { setupMs: 1, settleMs: 1, workloadMs: 1, drainMs: 1, totalMs: 4 },
+  totals: { sent: 0, acked: 0, failed: 0, consumed: 0, lost: 0, duplicates: 0 },
+  gates: [],
+  clients: [],
+  failovers: [],
+  selections: [],
+  faults: [],
+  notes: []
 })
 
 describe('formatScorecard', () => {
@@ -466,6 +508,31 @@ describe('formatScorecard', () => {
     expect(text).toContain('pause broker-1')
   })
 
+  it('prints the delayed-message figures, naming the latest deliveries when some came late', () => {
+    // The controller test's report below, delayed instead of controller mode.
+    const r = reportSchema.parse({
+      ...emptyReport('d', 'two-rooms'),
+      totals: { sent: 3, acked: 3, failed: 0, consumed: 2, lost: 1, duplicates: 0 },
+      delayed: {
+        mechanism: 'timer',
+        delayMs: 5000,
+        precisionMs: 1000,
+        acked: 3,
+        delivered: 2,
+        neverDelivered: 1,
+        early: 0,
+        duplicates: 0,
+        latenessMs: { p50: 200, p99: 8000, max: 8100 },
+        latest: [{ key: 'p-9', brokerRoom: 'room1', latenessMs: 8100 }]
+      }
+    })
+    const text = formatScorecard(r)
+    expect(text).toContain('due 5.00 s after each send')
+    expect(text).toContain('2 of 3 acknowledged delivered, 1 never, 0 early')
+    expect(text).toContain('p50 200 ms, p99 8.00 s, max 8.10 s')
+    expect(text).toContain('latest: p-9 8.10 s (room1)')
+  })
+
   it('prints each takeover of a controller-mode group: the new master, or why there was none', () => {
     const takeover = {
       group: 'broker-a',
@@ -480,25 +547,8 @@ describe('formatScorecard', () => {
       reason: 'no replica in the SyncStateSet of broker-a when its master broker-a-1 was killed'
     }
     const r = {
-      kind: 'drstudio/scenario-report',
-      version: 1,
-      scenario: 's',
-      topology: 'three-rooms-controller',
-      runId: 8,
+      ...emptyReport('s', 'three-rooms-controller'),
       passed: false,
-      topic: 't',
-      consumerGroup: 'g',
-      startedAt: '',
-      endedAt: '',
-      originMs: 0,
-      timings: { setupMs: 1, settleMs: 1, workloadMs: 1, drainMs: 1, totalMs: 4 },
-      totals: { sent: 0, acked: 0, failed: 0, consumed: 0, lost: 0, duplicates: 0 },
-      gates: [],
-      clients: [],
-      failovers: [],
-      selections: [],
-      faults: [],
-      notes: [],
       controller: {
         rpo: {
           lostWithOldMaster: 0,

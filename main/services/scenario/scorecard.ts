@@ -8,6 +8,26 @@ function table(rows: string[][]): string[] {
   )
 }
 
+function delayedLines(d: NonNullable<ScenarioReport['delayed']>): string[] {
+  const l = d.latenessMs
+  const lines = [
+    `delayed messages: broker timer (TIMER_DELIVER_MS), due ${formatMs(d.delayMs)} after each send, ` +
+      `${formatMs(d.precisionMs)} precision`,
+    `  ${d.delivered} of ${d.acked} acknowledged delivered, ${d.neverDelivered} never, ` +
+      `${d.early} early, ${d.duplicates} duplicate deliveries`,
+    `  lateness (first delivery minus due time): p50 ${formatMs(l.p50)}, p99 ${formatMs(l.p99)}, max ${formatMs(l.max)}`
+  ]
+  if (d.latest.length && d.latest[0]!.latenessMs > d.precisionMs) {
+    lines.push(
+      '  latest: ' +
+        d.latest
+          .map((m) => `${m.key} ${formatMs(m.latenessMs)} (${m.brokerRoom ?? '?'})`)
+          .join(', ')
+    )
+  }
+  return lines
+}
+
 function controllerLines(c: NonNullable<ScenarioReport['controller']>): string[] {
   const lines = [
     `controller mode: RPO ${c.rpo.lostWithOldMaster} acknowledged messages lost with a replaced master ` +
@@ -121,6 +141,7 @@ export function formatScorecard(r: ScenarioReport): string {
       )
     }
   }
+  if (r.delayed) lines.push('', ...delayedLines(r.delayed))
   if (r.controller) lines.push('', ...controllerLines(r.controller))
   if (r.notes.length) lines.push('', 'notes', ...r.notes.map((n) => `  - ${n}`))
   return lines.join('\n') + '\n'

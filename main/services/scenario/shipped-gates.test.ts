@@ -83,3 +83,17 @@ describe.each(files)('shipped scenario %s', (file) => {
     expect(g.maxRpoMessages).toBeLessThan(traffic)
   })
 })
+
+describe.each(files)('shipped scenario %s, delayed messages', (file) => {
+  const { scenario } = loadScenarioFile(join(DIR, file))
+  const g = scenario.gates
+
+  it('gates lateness only on a delayed workload, below the run, so a late timer fails it', () => {
+    if (g.maxDelayLatenessMs === undefined) return
+    // On plain messages the gate reads "no delayed message delivered" and always fails.
+    expect(scenario.workload.messages).toBe('delayed')
+    expect(g.maxDelayLatenessMs).toBeLessThan(
+      scenario.workload.duration + scenario.workload.drainTimeout
+    )
+  })
+})

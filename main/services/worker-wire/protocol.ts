@@ -82,6 +82,8 @@ export interface WorkloadProducer {
   messageSize: number
   /** First send at t0 + offsetMs, so producers of one worker do not fire in lockstep. */
   offsetMs: number
+  /** Delayed messages: each is due this long after its slot (absent: plain messages). */
+  delayMs?: number
 }
 
 export interface QueueState {

@@ -1,7 +1,7 @@
 import { CheckCircle2, XCircle } from 'lucide-react'
 import { memo } from 'react'
 import type { ScenarioReport } from '../../../common/scenario/schema'
-import { failoverLine, formatGateValue, formatRto } from '../model/plot-data'
+import { delayedFacts, failoverLine, formatGateValue, formatRto } from '../model/plot-data'
 
 /** A scenario report at a glance: verdict, totals, gates, clients and failovers. */
 export const Scorecard = memo(function Scorecard({ report }: { report: ScenarioReport }) {
@@ -121,6 +121,19 @@ export const Scorecard = memo(function Scorecard({ report }: { report: ScenarioR
             ))}
           </tbody>
         </table>
+      )}
+      {report.delayed && (
+        <>
+          <h3 className="sub-title">Delayed messages</h3>
+          <dl className="totals" aria-label="Delayed messages">
+            {delayedFacts(report.delayed).map((f) => (
+              <div key={f.label} className={`total${f.bad ? ' total-bad' : ''}`}>
+                <dt>{f.label}</dt>
+                <dd className="mono">{f.value}</dd>
+              </div>
+            ))}
+          </dl>
+        </>
       )}
       <h3 className="sub-title">Failovers</h3>
       {report.failovers.length ? (

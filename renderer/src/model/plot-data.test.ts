@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { ScenarioReport } from '../../../common/scenario/schema'
 import type { StoredEvent } from './plot-data'
 import {
+  delayedFacts,
   failoverBars,
   failoverLine,
   failoverShort,
@@ -279,5 +280,41 @@ describe('ledger lines as an operator reads them', () => {
       'network partition room1 ~ room2'
     )
     expect(ledgerSeverity('network-fault')).toBe('fault')
+  })
+})
+
+describe('delayedFacts', () => {
+  const d = {
+    mechanism: 'timer' as const,
+    delayMs: 5000,
+    precisionMs: 1000,
+    acked: 10,
+    delivered: 9,
+    neverDelivered: 1,
+    early: 0,
+    duplicates: 0,
+    latenessMs: { p50: 120, p99: 900, max: 7400 },
+    latest: []
+  }
+
+  it('marks what went wrong: undelivered, and lateness past the timer precision', () => {
+    const bad = delayedFacts(d)
+      .filter((f) => f.bad)
+      .map((f) => f.label)
+    expect(bad).toEqual(['delivered', 'never delivered', 'lateness max'])
+  })
+
+  it('says a run with nothing delivered has no lateness rather than zero', () => {
+    const facts = delayedFacts({
+      ...d,
+      delivered: 0,
+      neverDelivered: 10,
+      latenessMs: { p50: null, p99: null, max: null }
+    })
+    expect(facts.find((f) => f.label === 'lateness max')).toEqual({
+      label: 'lateness max',
+      value: '–',
+      bad: false
+    })
   })
 })

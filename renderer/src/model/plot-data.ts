@@ -202,3 +202,26 @@ export function formatGateValue(v: number | string | null): string {
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toFixed(3)
   return v
 }
+
+/** One figure of a scorecard section: its label, its text, and whether it is a bad sign. */
+export interface ScorecardFact {
+  label: string
+  value: string
+  bad: boolean
+}
+
+/** The Delayed section: what the brokers' timer did with the run's acknowledged delayed messages. */
+export function delayedFacts(d: NonNullable<ScenarioReport['delayed']>): ScorecardFact[] {
+  const ms = (v: number | null): string => (v === null ? '–' : `${v} ms`)
+  const late = (v: number | null): boolean => v !== null && v > d.precisionMs
+  return [
+    { label: 'delay', value: `${d.delayMs} ms (timer, ${d.precisionMs} ms slots)`, bad: false },
+    { label: 'delivered', value: `${d.delivered} of ${d.acked}`, bad: d.delivered < d.acked },
+    { label: 'never delivered', value: String(d.neverDelivered), bad: d.neverDelivered > 0 },
+    { label: 'early', value: String(d.early), bad: d.early > 0 },
+    { label: 'duplicates', value: String(d.duplicates), bad: d.duplicates > 0 },
+    { label: 'lateness p50', value: ms(d.latenessMs.p50), bad: late(d.latenessMs.p50) },
+    { label: 'lateness p99', value: ms(d.latenessMs.p99), bad: late(d.latenessMs.p99) },
+    { label: 'lateness max', value: ms(d.latenessMs.max), bad: late(d.latenessMs.max) }
+  ]
+}

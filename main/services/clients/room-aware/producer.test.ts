@@ -67,6 +67,19 @@ describe('DrProducer', () => {
     })
   })
 
+  it('asks the broker timer to deliver a delayed message at its due time, and records it', async () => {
+    const { cluster, ledger, producer } = world()
+    live.push(producer)
+    await producer.start()
+    // Schedule slots are fractional milliseconds; the broker takes whole ones only.
+    expect((await producer.send({ body: 'x', scheduledAt: 1000, deliverAt: 6000.48 })).ok).toBe(
+      true
+    )
+    expect((await producer.send({ body: 'y' })).ok).toBe(true)
+    expect(cluster.sent.map((s) => s.properties)).toEqual([{ TIMER_DELIVER_MS: '6000' }, undefined])
+    expect(ledger.sends.map((s) => s.dueAt)).toEqual([6000.48, null])
+  })
+
   it('fails over to another room within the same send, isolates, and returns after a probe', async () => {
     const { cluster, ledger, producer } = world()
     live.push(producer)

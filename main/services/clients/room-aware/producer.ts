@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events'
 import type { ClientChoice } from '../../../../common/scenario/events'
 import type { SelectionPolicy } from '../../../../common/topology/schema'
-import { createUniqId } from '../../remoting/message'
+import { createUniqId, MessageProperty } from '../../remoting/message'
 import type { BrokerCandidate } from './choose-broker'
 import { chooseBroker, chooseQueue } from './choose-broker'
 import type { NameServerCandidate } from './choose-name-server'
@@ -372,7 +372,15 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
           body: st.input.body,
           uniqKey: st.key,
           keys: st.input.keys ?? [st.key],
-          ...(st.input.tags !== undefined ? { tags: st.input.tags } : {})
+          ...(st.input.tags !== undefined ? { tags: st.input.tags } : {}),
+          ...(st.input.deliverAt !== undefined
+            ? // The broker parses a whole number (Long.parseLong): a fraction makes the message illegal.
+              {
+                properties: {
+                  [MessageProperty.TIMER_DELIVER_MS]: String(Math.round(st.input.deliverAt))
+                }
+              }
+            : {})
         },
         { timeoutMs: Math.max(1, Math.min(this.opts.requestTimeoutMs, st.deadline - at)) }
       )
@@ -463,6 +471,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       brokerName: a.broker?.brokerName ?? null,
       brokerRoom: a.broker?.room ?? null,
       scheduledAt: st.input.scheduledAt ?? null,
+      dueAt: st.input.deliverAt ?? null,
       startedAt,
       attemptStartedAt: a.at,
       endedAt: a.endedAt,

@@ -11,6 +11,8 @@ export interface SendInput {
   record?: boolean
   /** When the open-loop schedule wanted this send (recorded for coordinated-omission-safe latency). */
   scheduledAt?: number
+  /** Delayed message: epoch ms the broker's timer holds it until (TIMER_DELIVER_MS); absent = at once. */
+  deliverAt?: number
 }
 
 export interface SendOutcome {

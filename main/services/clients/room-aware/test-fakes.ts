@@ -44,7 +44,7 @@ type Health = 'up' | 'down' | 'hung' | { code: number }
 export class FakeCluster {
   nameServers = new Map<string, Health>()
   brokers = new Map<string, { name: string; room: string; health: Health }>()
-  sent: { broker: string; queueId: number; key: string }[] = []
+  sent: { broker: string; queueId: number; key: string; properties?: Record<string, string> }[] = []
   /** Consumer ids each broker lists for the group. */
   consumerIds = new Map<string, string[]>()
   /** Tells every client a group's membership changed, as brokers do on a channel close. */
@@ -102,7 +102,13 @@ export class FakeCluster {
       },
       sendMessageV2: async (
         addr: string,
-        input: { brokerName: string; queueId: number; uniqKey?: string; topic: string },
+        input: {
+          brokerName: string
+          queueId: number
+          uniqKey?: string
+          topic: string
+          properties?: Record<string, string>
+        },
         opts?: { timeoutMs?: number }
       ) => {
         this.check(addr, this.brokers.get(addr)?.health, 310)
@@ -117,7 +123,8 @@ export class FakeCluster {
         this.sent.push({
           broker: input.brokerName,
           queueId: input.queueId,
-          key: input.uniqKey ?? ''
+          key: input.uniqKey ?? '',
+          ...(input.properties ? { properties: input.properties } : {})
         })
         if (this.loopback) {
           const q = `${input.brokerName}#${input.queueId}`

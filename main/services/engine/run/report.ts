@@ -9,6 +9,8 @@ import type {
 import type { RunSnapshot, SnapshotQuery } from '../../ledger/run-snapshot'
 import { pairKey, takeRunSnapshot } from '../../ledger/run-snapshot'
 import { evaluateGates } from '../../../../common/scenario/gates'
+import { judgeDelayed } from '../../../../common/scenario/delayed'
+import { delayOf } from '../../../../common/scenario/schema'
 import type { ClientPlan } from '../../../../common/scenario/client-plan'
 import type { RunPlan } from '../../../../common/scenario/run-plan'
 import { controllerReportOf } from './controller-report'
@@ -43,6 +45,9 @@ export interface ReportInput {
 
 const round1 = (n: number): number => Math.round(n * 10) / 10
 
+/** RocketMQ's timerPrecisionMs default, which the sandbox keeps (attached clusters usually do too). */
+const TIMER_PRECISION_MS = 1000
+
 /** The faults in time order, and the first one that took something out of service. */
 export function faultBoundaries(applied: readonly AppliedStep[]): {
   steps: AppliedStep[]
@@ -64,7 +69,8 @@ export function snapshotFor(ctx: RunContext, t0: number): RunSnapshot {
     firstFault,
     producerIds: ctx.plan.clients.filter((p) => p.role === 'producer').map((p) => p.id),
     sendsVia: gates.sendsAfterFault ?? [],
-    consumedAcross: gates.consumedAcross ?? []
+    consumedAcross: gates.consumedAcross ?? [],
+    delayed: ctx.plan.loaded.scenario.workload.messages === 'delayed'
   }
   const { replicaGroups: groups, names } = ctx.plan
   if (groups.length > 0) {
@@ -123,7 +129,15 @@ export function shapeReport(input: ReportInput): ScenarioReport {
         `${t.group}: no new master after ${t.master} was taken out (${t.fault}): ${t.reason}`
       )
   }
+  const delayed = snap.delayed
+    ? judgeDelayed(snap.delayed, {
+        mechanism: 'timer',
+        delayMs: delayOf(scenario.workload),
+        precisionMs: TIMER_PRECISION_MS
+      })
+    : undefined
   const gates = evaluateGates(scenario.gates, {
+    maxDelayLatenessMs: delayed?.latenessMs.max ?? null,
     rpoMessages: controller ? controller.rpo.lostWithOldMaster : null,
     takeovers: controller ? controller.takeovers : null,
     lost: loss.lost,
@@ -207,6 +221,7 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     faults: steps.map((s) => ({ ...s.report, atMs: s.atAbs - times.t0 })),
     latency: latencyOf(snap.sendLatency),
     ...(controller ? { controller } : {}),
+    ...(delayed ? { delayed } : {}),
     notes
   }
 }

@@ -5,6 +5,7 @@ import type { LiveMetrics } from '../../../../common/contract/runs'
 import type { LoadedScenario, RunKind, RunPlan } from '../../../../common/scenario/run-plan'
 import { resolveRunPlan } from '../../../../common/scenario/run-plan'
 import type { FaultReport, FaultSource, ScenarioReport } from '../../../../common/scenario/schema'
+import { delayOf } from '../../../../common/scenario/schema'
 import type { Recorder } from '../../ledger/recorder'
 import { drain } from './drain'
 import type { DrainResult } from './drain'
@@ -279,7 +280,11 @@ export class Run extends EventEmitter<RunEvents> {
     if (ctx.fleet.ids.length > 0) {
       ctx.progress('restore', 'bringing every node back up')
       ctx.notes.push(...(await restoreNodes(ctx, 'answering')))
-      drained = await drain(ctx, { timeoutMs: w.drainTimeout, graceMs: w.duplicateGrace })
+      // The last delayed messages are due `delay` after the workload: the drain waits for them too.
+      drained = await drain(ctx, {
+        timeoutMs: w.drainTimeout + delayOf(w),
+        graceMs: w.duplicateGrace
+      })
     }
     const tDrainEnd = ctx.clock.now()
     await this.wiring.close()

@@ -74,6 +74,10 @@ final class Workload {
             if (id == null || !(rate > 0)) {
                 throw new WorkerException("bad-args", "workload.start args.producers[" + i + "] needs an id and a rate > 0");
             }
+            // The engine refuses such runs up front (LANE_TRAITS.messageKinds); never send plain what was asked delayed.
+            if (p.containsKey("delayMs")) {
+                throw new WorkerException("unsupported", id + ": the Java lanes cannot send delayed messages yet");
+            }
             Object off = p.get("offsetMs");
             double offset = off instanceof Number n ? n.doubleValue() : 0;
             Object size = p.get("messageSize");

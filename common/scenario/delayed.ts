@@ -1,0 +1,65 @@
+import { percentile } from './metrics'
+import type { DelayedReport } from './schema'
+
+/** One acknowledged delayed message as the ledger has it. */
+export interface DelayedMessage {
+  key: string
+  /** Room of the broker that acknowledged it (whose timer held it). */
+  brokerRoom: string | null
+  /** When the broker's timer was asked to deliver it (epoch ms). */
+  dueAt: number
+  /** Its first delivery to any consumer (epoch ms); null: never delivered. */
+  firstDeliveredAt: number | null
+  deliveries: number
+}
+
+export interface DelayedJudgement {
+  /** How the messages were delayed, for the report (which mechanism the brokers ran). */
+  mechanism: DelayedReport['mechanism']
+  delayMs: number
+  /** The timer's slot width: a delivery up to this much before its due time is on time. */
+  precisionMs: number
+  /** How many of the latest messages to name (the diagnosis of a bad run starts there). */
+  worst?: number
+}
+
+/**
+ * The delayed-message checker: of the acknowledged delayed messages, how late (delivery minus due
+ * time) the delivered ones came, how many came early (beyond the timer's precision), how many
+ * never came, and how many extra deliveries there were. Lateness is signed: the timer fires at
+ * its slot, so a delivery slightly before the due time is normal.
+ */
+export function judgeDelayed(
+  messages: readonly DelayedMessage[],
+  opts: DelayedJudgement
+): DelayedReport {
+  const delivered = messages.filter(
+    (m): m is DelayedMessage & { firstDeliveredAt: number } => m.firstDeliveredAt !== null
+  )
+  const lateness = delivered.map((m) => m.firstDeliveredAt - m.dueAt)
+  const round = (v: number | null): number | null => (v === null ? null : Math.round(v))
+  const worst = [...delivered]
+    .sort((a, b) => b.firstDeliveredAt - b.dueAt - (a.firstDeliveredAt - a.dueAt))
+    .slice(0, opts.worst ?? 5)
+    .map((m) => ({
+      key: m.key,
+      brokerRoom: m.brokerRoom,
+      latenessMs: Math.round(m.firstDeliveredAt - m.dueAt)
+    }))
+  return {
+    mechanism: opts.mechanism,
+    delayMs: opts.delayMs,
+    precisionMs: opts.precisionMs,
+    acked: messages.length,
+    delivered: delivered.length,
+    neverDelivered: messages.length - delivered.length,
+    early: lateness.filter((l) => l < -opts.precisionMs).length,
+    duplicates: messages.reduce((n, m) => n + Math.max(0, m.deliveries - 1), 0),
+    latenessMs: {
+      p50: round(percentile(lateness, 50)),
+      p99: round(percentile(lateness, 99)),
+      max: lateness.length ? Math.round(lateness.reduce((a, b) => Math.max(a, b))) : null
+    },
+    latest: worst
+  }
+}
