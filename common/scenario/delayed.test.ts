@@ -8,13 +8,15 @@ const msg = (
   key: string,
   lateMs: number | null,
   deliveries = 1,
-  room = 'room1'
+  room = 'room1',
+  positions = Math.min(1, deliveries)
 ): DelayedMessage => ({
   key,
   brokerRoom: room,
   dueAt: due,
   firstDeliveredAt: lateMs === null ? null : due + lateMs,
-  deliveries: lateMs === null ? 0 : deliveries
+  deliveries: lateMs === null ? 0 : deliveries,
+  positions: lateMs === null ? 0 : positions
 })
 const judge = (ms: DelayedMessage[]) =>
   judgeDelayed(ms, { mechanism: 'timer', delayMs: 5000, precisionMs: 1000, worst: 2 })
@@ -30,6 +32,7 @@ describe('judgeDelayed', () => {
       neverDelivered: 0,
       early: 0,
       duplicates: 0,
+      storedAgain: 0,
       latenessMs: { p50: null, p99: null, max: null },
       latest: []
     })
@@ -56,6 +59,12 @@ describe('judgeDelayed', () => {
     const r = judge([msg('a', 50, 3), msg('b', 80, 1)])
     expect(r.duplicates).toBe(2)
     expect(r.latenessMs.max).toBe(80)
+  })
+
+  it('tells the broker storing a message twice from consumers reading one offset twice', () => {
+    // a: read twice at one offset (a consumer's rewind); b: put into the topic twice by the timer.
+    const r = judge([msg('a', 50, 2, 'room1', 1), msg('b', 60, 2, 'room1', 2), msg('c', 70)])
+    expect(r).toMatchObject({ duplicates: 2, storedAgain: 1 })
   })
 
   it('names the latest deliveries first, with the room whose timer held them', () => {

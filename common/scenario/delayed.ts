@@ -11,6 +11,8 @@ export interface DelayedMessage {
   /** Its first delivery to any consumer (epoch ms); null: never delivered. */
   firstDeliveredAt: number | null
   deliveries: number
+  /** Distinct queue positions (broker, queue, offset) it was delivered from. */
+  positions: number
 }
 
 export interface DelayedJudgement {
@@ -26,8 +28,9 @@ export interface DelayedJudgement {
 /**
  * The delayed-message checker: of the acknowledged delayed messages, how late (delivery minus due
  * time) the delivered ones came, how many came early (beyond the timer's precision), how many
- * never came, and how many extra deliveries there were. Lateness is signed: the timer fires at
- * its slot, so a delivery slightly before the due time is normal.
+ * never came, and how many extra deliveries there were, telling the broker's timer putting a
+ * message into the topic twice (two queue offsets) from consumers reading one offset twice.
+ * Lateness is signed: the timer fires at its slot, so a delivery slightly before the due time is normal.
  */
 export function judgeDelayed(
   messages: readonly DelayedMessage[],
@@ -55,6 +58,7 @@ export function judgeDelayed(
     neverDelivered: messages.length - delivered.length,
     early: lateness.filter((l) => l < -opts.precisionMs).length,
     duplicates: messages.reduce((n, m) => n + Math.max(0, m.deliveries - 1), 0),
+    storedAgain: messages.filter((m) => m.positions > 1).length,
     latenessMs: {
       p50: round(percentile(lateness, 50)),
       p99: round(percentile(lateness, 99)),

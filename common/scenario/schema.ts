@@ -534,6 +534,11 @@ export const delayedReportSchema = z.object({
   early: z.number().int(),
   /** Deliveries beyond the first. */
   duplicates: z.number().int(),
+  /**
+   * Messages the broker stored again (delivered from two or more queue offsets): the timer delivered
+   * them twice, e.g. after a crash its checkpoint had not caught up with (apache/rocketmq#7601).
+   */
+  storedAgain: z.number().int().default(0),
   /** First delivery minus due time, over the delivered ones (signed). */
   latenessMs: z.object({
     p50: z.number().nullable(),

@@ -290,7 +290,9 @@ describe('controller mode across three rooms (synchronous replication)', () => {
     expect(killed).not.toContain(next!.data.to)
     expect(r.controller!.leaderChanges).toBeGreaterThanOrEqual(1)
     expect(r.totals.lost).toBe(0)
-    expect(r.controller!.rpo.lostWithOldMaster).toBe(0)
+    // Seen once (2026-12-02, a slower host): 4 acknowledged before the fault and missing from the
+    // successor. Until that is explained, a failure here shows the SyncStateSet at the fault.
+    expect(r.controller!.rpo.lostWithOldMaster, JSON.stringify(r.controller!.takeovers)).toBe(0)
     expect(r.passed).toBe(true)
   }, 240_000)
 })

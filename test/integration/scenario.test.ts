@@ -210,7 +210,7 @@ describe('built-in scenarios on real RocketMQ', () => {
     expect(d.latest[0]?.brokerRoom).toBe('room1')
     console.log(
       `delayed: ${held.length} held by broker-1 at the kill, ${heldLate.length} delivered after its restart, ` +
-        `lateness p50 ${d.latenessMs.p50} / p99 ${d.latenessMs.p99} / max ${d.latenessMs.max} ms, never ${d.neverDelivered}, duplicates ${d.duplicates}`
+        `lateness p50 ${d.latenessMs.p50} / p99 ${d.latenessMs.p99} / max ${d.latenessMs.max} ms, never ${d.neverDelivered}, duplicates ${d.duplicates} (${d.storedAgain} stored twice by the broker)`
     )
   }, 240_000)
 

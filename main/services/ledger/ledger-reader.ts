@@ -144,12 +144,16 @@ export class LedgerReader {
       .all(runId, runId) as ProducerStats[]
   }
 
-  /** Acknowledged delayed messages: when each was due, its first delivery (null: never) and how many. */
+  /**
+   * Acknowledged delayed messages: when each was due, its first delivery (null: never), how many
+   * deliveries, and at how many queue positions (more than one: the broker stored it again).
+   */
   delayedMessages(runId: number): DelayedMessage[] {
     return this.db
       .prepare(
         `SELECT s.msg_key AS key, s.broker_room AS brokerRoom, s.due_at AS dueAt,
-                MIN(d.delivered_at) AS firstDeliveredAt, COUNT(d.msg_key) AS deliveries
+                MIN(d.delivered_at) AS firstDeliveredAt, COUNT(d.msg_key) AS deliveries,
+                COUNT(DISTINCT d.broker_name || '#' || d.queue_id || '#' || d.queue_offset) AS positions
            FROM ledger_sends s
            LEFT JOIN ledger_deliveries d ON d.run_id = s.run_id AND d.msg_key = s.msg_key
           WHERE s.run_id = ? AND s.status = 'acked' AND s.due_at IS NOT NULL

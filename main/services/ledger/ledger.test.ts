@@ -200,11 +200,38 @@ describe('LedgerReader', () => {
     deliver(w, 'd1', 'consumer-1', 'room1', 'room1', 6400)
     deliver(w, 'd1', 'consumer-2', 'room2', 'room1', 6100)
     deliver(w, 'plain', 'consumer-1', 'room1', 'room1', 1100)
+    // The broker's timer put d1 into the topic again: a third delivery from another offset.
+    w.delivery({
+      key: 'd1',
+      clientId: 'consumer-1',
+      clientRoom: 'room1',
+      namesrvRoom: 'room1',
+      brokerName: 'broker-a',
+      brokerRoom: 'room1',
+      queueId: 0,
+      queueOffset: 9,
+      bornAt: null,
+      deliveredAt: 9000
+    })
     w.flush()
     // Failed sends and plain messages are not the delayed checker's.
     expect(new LedgerReader(db).delayedMessages(runId)).toEqual([
-      { key: 'd1', brokerRoom: 'room1', dueAt: 6000, firstDeliveredAt: 6100, deliveries: 2 },
-      { key: 'd2', brokerRoom: 'room2', dueAt: 7000, firstDeliveredAt: null, deliveries: 0 }
+      {
+        key: 'd1',
+        brokerRoom: 'room1',
+        dueAt: 6000,
+        firstDeliveredAt: 6100,
+        deliveries: 3,
+        positions: 2
+      },
+      {
+        key: 'd2',
+        brokerRoom: 'room2',
+        dueAt: 7000,
+        firstDeliveredAt: null,
+        deliveries: 0,
+        positions: 0
+      }
     ])
   })
 

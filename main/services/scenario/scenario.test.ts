@@ -522,6 +522,7 @@ describe('formatScorecard', () => {
         neverDelivered: 1,
         early: 0,
         duplicates: 0,
+        storedAgain: 0,
         latenessMs: { p50: 200, p99: 8000, max: 8100 },
         latest: [{ key: 'p-9', brokerRoom: 'room1', latenessMs: 8100 }]
       }

@@ -14,7 +14,7 @@ function delayedLines(d: NonNullable<ScenarioReport['delayed']>): string[] {
     `delayed messages: broker timer (TIMER_DELIVER_MS), due ${formatMs(d.delayMs)} after each send, ` +
       `${formatMs(d.precisionMs)} precision`,
     `  ${d.delivered} of ${d.acked} acknowledged delivered, ${d.neverDelivered} never, ` +
-      `${d.early} early, ${d.duplicates} duplicate deliveries`,
+      `${d.early} early, ${d.duplicates} duplicate deliveries (${d.storedAgain} messages stored twice by the broker)`,
     `  lateness (first delivery minus due time): p50 ${formatMs(l.p50)}, p99 ${formatMs(l.p99)}, max ${formatMs(l.max)}`
   ]
   if (d.latest.length && d.latest[0]!.latenessMs > d.precisionMs) {

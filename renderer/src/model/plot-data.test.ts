@@ -293,6 +293,7 @@ describe('delayedFacts', () => {
     neverDelivered: 1,
     early: 0,
     duplicates: 0,
+    storedAgain: 0,
     latenessMs: { p50: 120, p99: 900, max: 7400 },
     latest: []
   }

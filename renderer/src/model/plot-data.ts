@@ -220,6 +220,7 @@ export function delayedFacts(d: NonNullable<ScenarioReport['delayed']>): Scoreca
     { label: 'never delivered', value: String(d.neverDelivered), bad: d.neverDelivered > 0 },
     { label: 'early', value: String(d.early), bad: d.early > 0 },
     { label: 'duplicates', value: String(d.duplicates), bad: d.duplicates > 0 },
+    { label: 'stored twice by the broker', value: String(d.storedAgain), bad: d.storedAgain > 0 },
     { label: 'lateness p50', value: ms(d.latenessMs.p50), bad: late(d.latenessMs.p50) },
     { label: 'lateness p99', value: ms(d.latenessMs.p99), bad: late(d.latenessMs.p99) },
     { label: 'lateness max', value: ms(d.latenessMs.max), bad: late(d.latenessMs.max) }
