@@ -36,34 +36,33 @@ export function judgeDelayed(
   messages: readonly DelayedMessage[],
   opts: DelayedJudgement
 ): DelayedReport {
-  const delivered = messages.filter(
-    (m): m is DelayedMessage & { firstDeliveredAt: number } => m.firstDeliveredAt !== null
-  )
-  const lateness = delivered.map((m) => m.firstDeliveredAt - m.dueAt)
+  // Each delivered message with its lateness, latest first: the figures and the names come from one list.
+  const late = messages
+    .flatMap((m) =>
+      m.firstDeliveredAt === null ? [] : [{ m, latenessMs: m.firstDeliveredAt - m.dueAt }]
+    )
+    .sort((a, b) => b.latenessMs - a.latenessMs)
+  const lateness = late.map((x) => x.latenessMs)
   const round = (v: number | null): number | null => (v === null ? null : Math.round(v))
-  const worst = [...delivered]
-    .sort((a, b) => b.firstDeliveredAt - b.dueAt - (a.firstDeliveredAt - a.dueAt))
-    .slice(0, opts.worst ?? 5)
-    .map((m) => ({
-      key: m.key,
-      brokerRoom: m.brokerRoom,
-      latenessMs: Math.round(m.firstDeliveredAt - m.dueAt)
-    }))
   return {
     mechanism: opts.mechanism,
     delayMs: opts.delayMs,
     precisionMs: opts.precisionMs,
     acked: messages.length,
-    delivered: delivered.length,
-    neverDelivered: messages.length - delivered.length,
+    delivered: late.length,
+    neverDelivered: messages.length - late.length,
     early: lateness.filter((l) => l < -opts.precisionMs).length,
     duplicates: messages.reduce((n, m) => n + Math.max(0, m.deliveries - 1), 0),
     storedAgain: messages.filter((m) => m.positions > 1).length,
     latenessMs: {
       p50: round(percentile(lateness, 50)),
       p99: round(percentile(lateness, 99)),
-      max: lateness.length ? Math.round(lateness.reduce((a, b) => Math.max(a, b))) : null
+      max: round(lateness[0] ?? null)
     },
-    latest: worst
+    latest: late.slice(0, opts.worst ?? 5).map(({ m, latenessMs }) => ({
+      key: m.key,
+      brokerRoom: m.brokerRoom,
+      latenessMs: Math.round(latenessMs)
+    }))
   }
 }
