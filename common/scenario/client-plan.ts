@@ -20,6 +20,8 @@ export interface ClientPlan {
   lane: ClientLane
   /** A lane variant's client settings over the scenario's (workload.lanes entries with a name). */
   tuning?: ClientTuningOverride
+  /** The `workload.lanes` entry's name (the lane, or the variant's name) the client belongs to. */
+  laneName?: string
 }
 
 /** A `workload.lanes` entry as a lane, the suffix its clients carry, and its settings. */
@@ -48,6 +50,7 @@ export function planClients(scenario: Scenario, topology: Topology): ClientPlan[
       lane,
       topic: `${p.topic}-${name}`,
       group: `${p.group}-${name}`,
+      laneName: name,
       ...(tuning ? { tuning } : {})
     }))
   )
@@ -217,6 +220,11 @@ export function checkScenario(scenario: Scenario, topology: Topology): string[] 
   if (scenario.workload.delay !== undefined && kind !== 'delayed') {
     problems.push(
       'workload.delay applies to delayed messages only; set workload.messages: delayed, or remove delay'
+    )
+  }
+  if (scenario.workload.orderKeys !== undefined && kind !== 'ordered') {
+    problems.push(
+      'workload.orderKeys applies to ordered messages only; set workload.messages: ordered, or remove orderKeys'
     )
   }
   if (isAttachedCluster(topology) && (scenario.workload.lanes?.length ?? 0) > 1) {

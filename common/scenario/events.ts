@@ -79,6 +79,23 @@ export interface LedgerEventData {
   }
   'consumer-ids-changed': { brokerName: string | null }
   'pull-failed': { brokerName: string; brokerRoom: string | null; reason: string }
+  /**
+   * An orderly consumer owns a queue whose lock the broker refuses (another client holds it, or the
+   * broker does not answer): the queue delivers nothing to it until `queue-locked`.
+   */
+  'queue-lock-wait': {
+    brokerName: string
+    brokerRoom: string | null
+    queueId: number
+    reason: string
+  }
+  /** The lock came after a wait: how long the queue stalled for it. */
+  'queue-locked': {
+    brokerName: string
+    brokerRoom: string | null
+    queueId: number
+    waitedMs: number
+  }
   fault: {
     action: string
     target: string[]

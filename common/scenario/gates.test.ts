@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { Takeover } from './schema'
+import type { OrderLaneReport, Takeover } from './schema'
 import { gatesSchema } from './schema'
 import type { GateFacts } from './gates'
 import { electionGate, evaluateGates } from './gates'
@@ -161,5 +161,50 @@ describe('delayed lateness gate', () => {
   it('is absent unless configured', () => {
     const names = evaluateGates(gatesSchema.parse({}), facts(99_999)).map((g) => g.name)
     expect(names).toEqual(['lost messages'])
+  })
+})
+
+describe('order gates', () => {
+  const lane = (name: string, violations: number, maxStallMs: number | null): OrderLaneReport => ({
+    lane: name,
+    orderPolicy: 'wait',
+    keys: 16,
+    acked: 100,
+    delivered: 100,
+    storedUnacked: 0,
+    violations,
+    violatedKeys: [],
+    violatedKeyCount: 0,
+    reroutes: 0,
+    reroutedKeyCount: 0,
+    maxStallMs,
+    stall: null
+  })
+  const judge = (order: OrderLaneReport[] | null) =>
+    evaluateGates(gatesSchema.parse({ maxOrderViolations: 2, maxOrderStallMs: 5000 }), {
+      ...quietRun,
+      order
+    }).slice(1)
+
+  it('sums violations over lanes and takes the worst lane’s stall, passing at the bounds', () => {
+    expect(judge([lane('remoting', 1, 5000), lane('remoting-reroute', 1, 20)])).toMatchObject([
+      { name: 'order violations (all lanes)', passed: true, actual: 2, limit: 2 },
+      { name: 'longest ordered queue stall (ms)', passed: true, actual: 5000, limit: 5000 }
+    ])
+    expect(judge([lane('remoting', 1, 5001), lane('remoting-reroute', 2, 20)])).toMatchObject([
+      { passed: false, actual: 3 },
+      { passed: false, actual: 5001 }
+    ])
+  })
+
+  it('fails a run without ordered messages, or whose ordered messages were never delivered', () => {
+    expect(judge(null)).toMatchObject([
+      { passed: false, actual: 'no ordered message in this run' },
+      { passed: false, actual: 'no ordered message in this run' }
+    ])
+    expect(judge([lane('remoting', 0, null)])[1]).toMatchObject({
+      passed: false,
+      actual: 'no ordered message delivered'
+    })
   })
 })

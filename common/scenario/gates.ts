@@ -1,4 +1,11 @@
-import type { ExpectedElection, FailoverReport, GateResult, Gates, Takeover } from './schema'
+import type {
+  ExpectedElection,
+  FailoverReport,
+  GateResult,
+  Gates,
+  OrderLaneReport,
+  Takeover
+} from './schema'
 
 /** Measured facts of a run that gates are judged against. */
 export interface GateFacts {
@@ -25,6 +32,8 @@ export interface GateFacts {
   takeovers?: readonly Takeover[] | null
   /** Delayed workloads: the latest delivery after its due time; null = none delivered or not delayed. */
   maxDelayLatenessMs?: number | null
+  /** Ordered workloads: the order checker's figures per lane; null = not an ordered run. */
+  order?: readonly OrderLaneReport[] | null
 }
 
 const round = (n: number, digits = 4): number => Math.round(n * 10 ** digits) / 10 ** digits
@@ -145,6 +154,7 @@ export function evaluateGates(gates: Gates, f: GateFacts): GateResult[] {
       limit: gates.maxDelayLatenessMs
     })
   }
+  out.push(...orderGates(gates, f.order ?? null))
   for (const g of gates.managementFallbacks ?? []) {
     const n = f.managementFallbacks(g.fromRoom, g.toRoom)
     out.push({
@@ -152,6 +162,32 @@ export function evaluateGates(gates: Gates, f: GateFacts): GateResult[] {
       passed: n >= g.min,
       actual: n,
       limit: `>= ${g.min}`
+    })
+  }
+  return out
+}
+
+/** maxOrderViolations (summed over lanes) and maxOrderStallMs (the worst lane). */
+function orderGates(gates: Gates, lanes: readonly OrderLaneReport[] | null): GateResult[] {
+  const out: GateResult[] = []
+  const none = 'no ordered message in this run'
+  if (gates.maxOrderViolations !== undefined) {
+    const total = lanes?.length ? lanes.reduce((n, l) => n + l.violations, 0) : null
+    out.push({
+      name: 'order violations (all lanes)',
+      passed: total !== null && total <= gates.maxOrderViolations,
+      actual: total ?? none,
+      limit: gates.maxOrderViolations
+    })
+  }
+  if (gates.maxOrderStallMs !== undefined) {
+    const stalls = (lanes ?? []).flatMap((l) => (l.maxStallMs === null ? [] : [l.maxStallMs]))
+    const worst = stalls.length ? Math.max(...stalls) : null
+    out.push({
+      name: 'longest ordered queue stall (ms)',
+      passed: worst !== null && worst <= gates.maxOrderStallMs,
+      actual: worst ?? (lanes?.length ? 'no ordered message delivered' : none),
+      limit: gates.maxOrderStallMs
     })
   }
   return out

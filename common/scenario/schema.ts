@@ -145,6 +145,10 @@ export const roomWorkloadSchema = z.strictObject({
   consumers: z.number().int().min(0).max(64).default(1)
 })
 
+/** What an ordered producer does while its key's queue is unavailable (see clientTuningSchema). */
+export const orderPolicySchema = z.enum(['wait', 'reroute'])
+export type OrderPolicy = z.infer<typeof orderPolicySchema>
+
 /** Client tuning; defaults are the fast-failover settings the benchmark targets were measured with. */
 export const clientTuningSchema = z.strictObject({
   policy: selectionPolicySchema.optional(),
@@ -159,7 +163,13 @@ export const clientTuningSchema = z.strictObject({
   /** Hedged sends (remoting lane): race a slow first attempt with a copy through another room. */
   hedge: z.boolean().default(false),
   /** Consumers (remoting lane) keep offsets across losing a queue; false = the behaviour before. */
-  keepOffsets: z.boolean().default(true)
+  keepOffsets: z.boolean().default(true),
+  /**
+   * Ordered messages (remoting lane): `wait` never sends a key to another queue while its queue's
+   * broker is down (order kept, those sends fail); `reroute` sends it to the next queue by the
+   * room-first rule (sends go on, the key's order breaks by design).
+   */
+  orderPolicy: orderPolicySchema.default('wait')
 })
 export type ClientTuning = z.infer<typeof clientTuningSchema>
 
@@ -175,7 +185,8 @@ export const clientTuningOverrideSchema = z.strictObject({
   rebalanceInterval: durationSchema.optional(),
   pollTimeout: durationSchema.optional(),
   hedge: z.boolean().optional(),
-  keepOffsets: z.boolean().optional()
+  keepOffsets: z.boolean().optional(),
+  orderPolicy: orderPolicySchema.optional()
 })
 export type ClientTuningOverride = z.infer<typeof clientTuningOverrideSchema>
 
@@ -227,6 +238,11 @@ export const workloadSchema = z.strictObject({
       message: 'delay must be between 1s (the broker timer’s precision) and 1h'
     })
     .optional(),
+  /**
+   * `messages: ordered` only: sharding keys per producer (default 16). Each key's messages go to one
+   * queue with a per-key sequence number; consumers consume each queue orderly under a broker lock.
+   */
+  orderKeys: z.number().int().min(1).max(4096).optional(),
   /** Upper bound on waiting for every acknowledged message to be consumed after the workload. */
   drainTimeout: durationSchema.default(20_000),
   /** Upper bound on waiting for consumers to settle on their own rooms' queues before sending. */
@@ -243,6 +259,14 @@ export const workloadSchema = z.strictObject({
   duplicateGrace: durationSchema.default(3000)
 })
 export type Workload = z.infer<typeof workloadSchema>
+
+/** An ordered workload's keys per producer when the file names none. */
+export const DEFAULT_ORDER_KEYS = 16
+
+/** Sharding keys per producer of this workload: 0 for unordered messages. */
+export function orderKeysOf(w: Pick<Workload, 'messages' | 'orderKeys'>): number {
+  return w.messages === 'ordered' ? (w.orderKeys ?? DEFAULT_ORDER_KEYS) : 0
+}
 
 /** A delayed workload's delay when the file names none. */
 export const DEFAULT_DELAY_MS = 5000
@@ -322,6 +346,16 @@ export const gatesSchema = z.strictObject({
    * time. Fails on a run without delayed messages; messages never delivered are `maxLost`'s.
    */
   maxDelayLatenessMs: z.number().nonnegative().optional(),
+  /**
+   * Ordered workloads: first deliveries of a key's message after a later message of the same key,
+   * summed over the run's lanes. Fails on a run without ordered messages.
+   */
+  maxOrderViolations: z.number().int().nonnegative().optional(),
+  /**
+   * Ordered workloads: the longest time a queue held acknowledged messages and delivered none (a
+   * lock handoff, a dead broker), over the run's lanes. Fails on a run without ordered messages.
+   */
+  maxOrderStallMs: z.number().nonnegative().optional(),
   /** Clients of `fromRoom` that had to ask another room's management node (own one unreachable). */
   managementFallbacks: z
     .array(
@@ -519,6 +553,40 @@ export const controllerReportSchema = z.object({
 })
 export type ControllerReport = z.infer<typeof controllerReportSchema>
 
+/** Ordered workloads, one lane (or lane variant): what the order checker found (common/scenario/order.ts). */
+export const orderLaneReportSchema = z.object({
+  lane: z.string(),
+  /** The lane's ordered-send policy (remoting lanes); null where the lane has no such setting. */
+  orderPolicy: orderPolicySchema.nullable(),
+  keys: z.number().int(),
+  acked: z.number().int(),
+  delivered: z.number().int(),
+  /** Delivered although their send was reported failed (a timeout the broker stored anyway). */
+  storedUnacked: z.number().int().default(0),
+  /** First deliveries of a key's message after a later message of the same key had been delivered. */
+  violations: z.number().int(),
+  /** Keys with at least one violation, the first few by name. */
+  violatedKeys: z.array(z.string()),
+  violatedKeyCount: z.number().int(),
+  /** Acknowledged messages stored in a queue other than their key's usual one. */
+  reroutes: z.number().int(),
+  reroutedKeyCount: z.number().int(),
+  /** Longest time a queue held acknowledged messages and delivered none; null: nothing delivered. */
+  maxStallMs: z.number().nullable(),
+  /** Where and when (ms from the workload's start) that longest stall began. */
+  stall: z
+    .object({ brokerName: z.string(), queueId: z.number().int(), fromMs: z.number() })
+    .nullable()
+})
+export type OrderLaneReport = z.infer<typeof orderLaneReportSchema>
+
+export const orderReportSchema = z.object({
+  /** Sharding keys per producer. */
+  orderKeys: z.number().int(),
+  lanes: z.array(orderLaneReportSchema)
+})
+export type OrderReport = z.infer<typeof orderReportSchema>
+
 /** Delayed workloads: how the brokers' timer delivered what they acknowledged (common/scenario/delayed.ts). */
 export const delayedReportSchema = z.object({
   /** `timer`: RocketMQ 5.x timer wheel, each message carrying TIMER_DELIVER_MS. */
@@ -602,6 +670,7 @@ export const reportSchema = z.object({
   faults: z.array(faultReportSchema),
   /** Delayed workloads only. */
   delayed: delayedReportSchema.optional(),
+  order: orderReportSchema.optional(),
   /**
    * Send latency of acknowledged sends, same-room against cross-room (from each send's scheduled
    * time, so a stalled sender cannot hide its stall): what a link between rooms costs.

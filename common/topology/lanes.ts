@@ -11,10 +11,11 @@
  */
 
 /**
- * What producers send: plain messages, or messages the broker holds until a due time (RocketMQ
- * 5.x timer, `TIMER_DELIVER_MS`). Ordered and transactional kinds come next (issue 22).
+ * What producers send: plain messages, messages the broker holds until a due time (RocketMQ 5.x
+ * timer, `TIMER_DELIVER_MS`), or ordered messages (each sharding key's messages to one queue, in
+ * sequence, consumed orderly). Transactional messages come next (issue 22).
  */
-export const MESSAGE_KINDS = ['normal', 'delayed'] as const
+export const MESSAGE_KINDS = ['normal', 'delayed', 'ordered'] as const
 export type MessageKind = (typeof MESSAGE_KINDS)[number]
 
 /** What a lane's clients need to run. */
@@ -41,7 +42,7 @@ export const LANE_TRAITS = {
     proxies: 'none',
     label: 'remoting (room-aware, ours)',
     summary: 'our room-aware client',
-    messageKinds: ['normal', 'delayed']
+    messageKinds: ['normal', 'delayed', 'ordered']
   },
   java: {
     runtime: 'java',

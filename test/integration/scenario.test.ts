@@ -214,6 +214,41 @@ describe('built-in scenarios on real RocketMQ', () => {
     )
   }, 240_000)
 
+  it('ordered: wait keeps every key in order through room 1’s outage; reroute keeps sending and the checker counts what broke', async () => {
+    const raw = parse(readFileSync(join(SCENARIOS, 'ordered-room1-brokers-down.yaml'), 'utf8'))
+    // The same kill hits both policies at the same instant: our default, and reroute as a variant.
+    raw.workload.lanes = [
+      'remoting',
+      { lane: 'remoting', name: 'remoting-reroute', client: { orderPolicy: 'reroute' } }
+    ]
+    const r = await runner.run(parseScenario(stringify(raw), { baseDir: SCENARIOS }))
+    process.stderr.write(formatScorecard(r))
+    expect(reportSchema.safeParse(r).success).toBe(true)
+    const lane = (name: string) => r.order!.lanes.find((l) => l.lane === name)!
+    const wait = lane('remoting')
+    const reroute = lane('remoting-reroute')
+    expect(r.order!.orderKeys).toBe(16)
+    expect(wait).toMatchObject({ orderPolicy: 'wait', keys: 32, violations: 0, reroutes: 0 })
+    expect(reroute.orderPolicy).toBe('reroute')
+    expect(r.totals.lost).toBe(0)
+    // wait: room 1's keys were held, never sent to room 2; their sends during the outage failed.
+    expect(room1SendsAfterFault(r, 'remoting').get('room2') ?? 0).toBe(0)
+    expect(r.clients.find((c) => c.id === 'producer-1-remoting')!.failed).toBeGreaterThan(0)
+    expect(wait.delivered).toBe(wait.acked)
+    expect(wait.maxStallMs).not.toBeNull()
+    // reroute: room 1's keys went on through room 2's queues, each a reroute the checker counts.
+    expect(room1SendsAfterFault(r, 'remoting-reroute').get('room2') ?? 0).toBeGreaterThan(0)
+    expect(reroute.reroutes).toBeGreaterThan(0)
+    expect(reroute.reroutedKeyCount).toBeGreaterThan(0)
+    // The gate sums the lanes; the scenario's own gate is about wait alone.
+    expect(gate(r, 'order violations').actual).toBe(reroute.violations)
+    console.log(
+      `ordered: wait ${wait.acked} acked, ${wait.violations} violations, stall ${wait.maxStallMs} ms; ` +
+        `reroute ${reroute.acked} acked, ${reroute.reroutes} reroutes over ${reroute.reroutedKeyCount} keys, ` +
+        `${reroute.violations} violations over ${reroute.violatedKeyCount} keys, stall ${reroute.maxStallMs} ms`
+    )
+  }, 240_000)
+
   it('room1 management down: clients keep their list, fall back to room 2, keep working', async () => {
     const r = await run('room1-management-down')
     expect(r.totals.lost).toBe(0)

@@ -133,7 +133,7 @@ export function brokerConf(topology: Topology, broker: BrokerNode, ep: Endpoints
     lines.push(`# Fixed list of every room's name servers (${d.why}).`, `namesrvAddr=${d.list}`)
   }
   lines.push(
-    "# Re-register every 10 s (the shortest RocketMQ allows; default 30 s): a name server that restarted,",
+    '# Re-register every 10 s (the shortest RocketMQ allows; default 30 s): a name server that restarted,',
     '# or one just learned from the management node, lists this broker within 10 s, not 30 s.',
     'registerNameServerPeriod=10000'
   )

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3'
 import type { CounterSample, Op } from '../../../common/scenario/metrics'
 import type { DelayedMessage } from '../../../common/scenario/delayed'
+import type { OrderedMessage } from '../../../common/scenario/order'
 
 export interface LossSummary {
   sent: number
@@ -160,6 +161,33 @@ export class LedgerReader {
           GROUP BY s.msg_key ORDER BY s.due_at`
       )
       .all(runId) as DelayedMessage[]
+  }
+
+  /**
+   * Ordered messages that were acknowledged or delivered (a send reported failed that the broker
+   * stored anyway is part of what consumers saw): key, sequence, where stored (the first
+   * delivery's position, else the acknowledgement's), when acknowledged and first delivered.
+   */
+  orderedMessages(runId: number): OrderedMessage[] {
+    return this.db
+      .prepare(
+        `WITH firsts AS (
+           SELECT msg_key, broker_name, queue_id, queue_offset, delivered_at,
+                  ROW_NUMBER() OVER (PARTITION BY msg_key ORDER BY delivered_at) AS rn
+             FROM ledger_deliveries WHERE run_id = ?)
+         SELECT s.msg_key AS key, s.client_id AS producerId, s.order_key AS orderKey,
+                s.order_seq AS orderSeq, COALESCE(f.broker_name, s.broker_name) AS brokerName,
+                COALESCE(f.queue_id, s.queue_id) AS queueId,
+                COALESCE(f.queue_offset, s.queue_offset) AS queueOffset,
+                CASE WHEN s.status = 'acked' THEN s.ended_at END AS ackedAt,
+                f.delivered_at AS firstDeliveredAt
+           FROM ledger_sends s
+           LEFT JOIN firsts f ON f.msg_key = s.msg_key AND f.rn = 1
+          WHERE s.run_id = ? AND s.order_key IS NOT NULL
+            AND (s.status = 'acked' OR f.msg_key IS NOT NULL)
+          ORDER BY s.ended_at`
+      )
+      .all(runId, runId) as OrderedMessage[]
   }
 
   consumerStats(runId: number): ConsumerStats[] {

@@ -235,6 +235,69 @@ describe('LedgerReader', () => {
     ])
   })
 
+  it('keeps each ordered message’s key and sequence, and reads where it was stored and first delivered', () => {
+    const { db, runId } = setup()
+    const w = new LedgerWriter(db, runId)
+    w.send(send('o1', { orderKey: 'producer-1:k0', orderSeq: 0, queueId: 2, queueOffset: 7 }))
+    w.send(send('o2', { orderKey: 'producer-1:k0', orderSeq: 1, endedAt: 1010, queueId: 2 }))
+    w.send(send('o3', { orderKey: 'producer-1:k0', orderSeq: 2, status: 'failed' }))
+    // Reported failed (a timeout), stored anyway: consumers saw it, from broker-b#1 at offset 4.
+    w.send(send('o4', { orderKey: 'producer-1:k0', orderSeq: 3, status: 'failed', endedAt: 1020 }))
+    w.delivery({
+      key: 'o4',
+      clientId: 'consumer-2',
+      clientRoom: 'room2',
+      namesrvRoom: 'room2',
+      brokerName: 'broker-b',
+      brokerRoom: 'room2',
+      queueId: 1,
+      queueOffset: 4,
+      bornAt: null,
+      deliveredAt: 1600
+    })
+    w.send(send('plain'))
+    deliver(w, 'o1', 'consumer-1', 'room1', 'room1', 1500)
+    deliver(w, 'o1', 'consumer-2', 'room2', 'room1', 1400)
+    w.flush()
+    // Failed sends nobody saw and unordered messages are not the order checker's.
+    expect(new LedgerReader(db).orderedMessages(runId)).toEqual([
+      {
+        key: 'o1',
+        producerId: 'producer-1',
+        orderKey: 'producer-1:k0',
+        orderSeq: 0,
+        // Where consumers read it from (deliver() says broker-a#0 at 0), over the acknowledgement.
+        brokerName: 'broker-a',
+        queueId: 0,
+        queueOffset: 0,
+        ackedAt: 1002,
+        firstDeliveredAt: 1400
+      },
+      {
+        key: 'o2',
+        producerId: 'producer-1',
+        orderKey: 'producer-1:k0',
+        orderSeq: 1,
+        brokerName: 'broker-a',
+        queueId: 2,
+        queueOffset: 0,
+        ackedAt: 1010,
+        firstDeliveredAt: null
+      },
+      {
+        key: 'o4',
+        producerId: 'producer-1',
+        orderKey: 'producer-1:k0',
+        orderSeq: 3,
+        brokerName: 'broker-b',
+        queueId: 1,
+        queueOffset: 4,
+        ackedAt: null,
+        firstDeliveredAt: 1600
+      }
+    ])
+  })
+
   it('feeds RTO from acknowledged sends and failed attempts', () => {
     const { db, runId } = setup()
     const w = new LedgerWriter(db, runId)

@@ -107,5 +107,12 @@ export const MIGRATIONS: Migration[] = [
     name: 'delayed messages',
     // When the broker's timer was asked to deliver each delayed message: lateness is measured from it.
     sql: `ALTER TABLE ledger_sends ADD COLUMN due_at REAL;`
+  },
+  {
+    version: 6,
+    name: 'ordered messages',
+    // Each ordered message's sharding key and sequence number: the order checker reads them back.
+    sql: `ALTER TABLE ledger_sends ADD COLUMN order_key TEXT;
+          ALTER TABLE ledger_sends ADD COLUMN order_seq INTEGER;`
   }
 ]

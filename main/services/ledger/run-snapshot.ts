@@ -1,4 +1,5 @@
 import type { DelayedMessage } from '../../../common/scenario/delayed'
+import type { OrderedMessage } from '../../../common/scenario/order'
 import type { Op } from '../../../common/scenario/metrics'
 import type { MasterChange, OffsetSample, RpoSend } from '../../../common/scenario/rpo'
 import type {
@@ -25,6 +26,8 @@ export interface SnapshotQuery {
   controller?: { groups: string[]; clientTopics: Record<string, string> }
   /** Delayed workloads: read every acknowledged delayed message's due time and first delivery. */
   delayed?: boolean
+  /** Ordered workloads: read every acknowledged ordered message's key, sequence and deliveries. */
+  ordered?: boolean
 }
 
 /** What the ledger says about a controller-mode run: the RPO inputs and the quorum's history. */
@@ -59,6 +62,7 @@ export interface RunSnapshot {
   sendLatency: { sameRoom: number[]; crossRoom: number[] }
   controller?: ControllerSnapshot
   delayed?: DelayedMessage[]
+  ordered?: OrderedMessage[]
 }
 
 const CONTROLLER_EVENTS = [
@@ -153,6 +157,7 @@ export function takeRunSnapshot(reader: LedgerReader, q: SnapshotQuery): RunSnap
     workerExits: reader.events(q.runId, { kinds: ['worker-exit'] }),
     sendLatency: reader.sendLatencyByScope(q.runId),
     ...(q.controller ? { controller: controllerSnapshot(reader, q.runId, q.controller) } : {}),
-    ...(q.delayed ? { delayed: reader.delayedMessages(q.runId) } : {})
+    ...(q.delayed ? { delayed: reader.delayedMessages(q.runId) } : {}),
+    ...(q.ordered ? { ordered: reader.orderedMessages(q.runId) } : {})
   }
 }

@@ -19,6 +19,9 @@ export interface SendRecord {
   scheduledAt?: number | null
   /** Delayed messages: when the broker's timer was asked to deliver it (epoch ms); else null. */
   dueAt?: number | null
+  /** Ordered messages: the sharding key and the message's sequence number within it; else null. */
+  orderKey?: string | null
+  orderSeq?: number | null
   /** Start of the attempt that succeeded (or the last one). */
   attemptStartedAt: number | null
   endedAt: number

@@ -3,7 +3,9 @@ import type { RemotingRequest } from './connection'
 import type { HeartbeatInput } from './message'
 import { buildHeartbeatBody } from './message'
 import type { CallOptions, RemotingInvoker } from './remoting-calls'
-import { call, expectCode, extInt, toExtFields } from './remoting-calls'
+import { call, expectCode, extInt, parseBody, toExtFields } from './remoting-calls'
+import type { MessageQueueRef } from './types'
+import { lockBatchResponseSchema } from './types'
 
 /** Identifies one queue of one broker set for a consumer group. */
 export interface ConsumerQueueInput {
@@ -117,6 +119,64 @@ export async function unregisterClient(
         consumerGroup: input.consumerGroup
       })
     },
+    options
+  )
+}
+
+/** Who asks for queue locks: the group and the client id the broker knows from heartbeats. */
+export interface QueueLockInput {
+  consumerGroup: string
+  clientId: string
+  queues: readonly MessageQueueRef[]
+}
+
+function lockBody(input: QueueLockInput): Buffer {
+  // onlyThisBroker: the lock is this master's alone (no quorum round to its slaves in strict mode).
+  return Buffer.from(
+    JSON.stringify({
+      consumerGroup: input.consumerGroup,
+      clientId: input.clientId,
+      onlyThisBroker: true,
+      mqSet: input.queues.map((q) => ({
+        topic: q.topic,
+        brokerName: q.brokerName,
+        queueId: q.queueId
+      }))
+    }),
+    'utf8'
+  )
+}
+
+/**
+ * LOCK_BATCH_MQ (41): takes or renews this client's lock on queues of one broker, for orderly
+ * consumption. Answers the queues locked now; a queue another live client holds is left out.
+ */
+export async function lockBatchMq(
+  rpc: RemotingInvoker,
+  brokerAddress: string,
+  input: QueueLockInput,
+  options: CallOptions = {}
+): Promise<MessageQueueRef[]> {
+  const res = await call(
+    rpc,
+    brokerAddress,
+    { code: RequestCode.LOCK_BATCH_MQ, body: lockBody(input) },
+    options
+  )
+  return parseBody(brokerAddress, res, lockBatchResponseSchema, 'LockBatchResponseBody').lockOKMQSet
+}
+
+/** UNLOCK_BATCH_MQ (42): gives the locks back, so the queues' next owner need not wait for expiry. */
+export async function unlockBatchMq(
+  rpc: RemotingInvoker,
+  brokerAddress: string,
+  input: QueueLockInput,
+  options: CallOptions = {}
+): Promise<void> {
+  await call(
+    rpc,
+    brokerAddress,
+    { code: RequestCode.UNLOCK_BATCH_MQ, body: lockBody(input) },
     options
   )
 }

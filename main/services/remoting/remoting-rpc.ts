@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events'
 import * as brokerAdmin from './broker-admin-requests'
 import type { CreateTopicInput } from './broker-admin-requests'
 import * as client from './client-requests'
-import type { ConsumerQueueInput } from './client-requests'
+import type { ConsumerQueueInput, QueueLockInput } from './client-requests'
 import type { DecodedCommand } from './codec'
 import {
   RemotingConnection,
@@ -17,7 +17,7 @@ import * as messages from './message-requests'
 import type { PullMessageInput, PullResult, SendMessageInput, SendResult } from './message-requests'
 import * as nameserver from './nameserver-requests'
 import type { CallOptions } from './remoting-calls'
-import type { ClusterInfo, ReplicasInfo, TopicRoute } from './types'
+import type { ClusterInfo, MessageQueueRef, ReplicasInfo, TopicRoute } from './types'
 
 export type { CallOptions } from './remoting-calls'
 export { toExtFields } from './remoting-calls'
@@ -234,6 +234,24 @@ export class RemotingRpc extends EventEmitter<RemotingClientEvents> {
     options: CallOptions = {}
   ): Promise<void> {
     return client.unregisterClient(this, brokerAddress, input, options)
+  }
+
+  /** LOCK_BATCH_MQ (41): takes or renews queue locks for orderly consumption; answers those held. */
+  lockBatchMq(
+    brokerAddress: string,
+    input: QueueLockInput,
+    options: CallOptions = {}
+  ): Promise<MessageQueueRef[]> {
+    return client.lockBatchMq(this, brokerAddress, input, options)
+  }
+
+  /** UNLOCK_BATCH_MQ (42): gives queue locks back. */
+  unlockBatchMq(
+    brokerAddress: string,
+    input: QueueLockInput,
+    options: CallOptions = {}
+  ): Promise<void> {
+    return client.unlockBatchMq(this, brokerAddress, input, options)
   }
 
   /** CONTROLLER_GET_METADATA_INFO (1005): any controller answers with the quorum's leader. */

@@ -62,6 +62,22 @@ export const clusterInfoSchema = z.object({
 })
 
 /** GetConsumerListByGroupResponseBody. */
+/** A queue as the broker's JSON bodies name it (MessageQueue). */
+export const messageQueueSchema = z.object({
+  topic: z.string(),
+  brokerName: z.string(),
+  queueId: z.number().int()
+})
+export type MessageQueueRef = z.infer<typeof messageQueueSchema>
+
+/** LOCK_BATCH_MQ's answer: the queues this client holds the lock of now. */
+export const lockBatchResponseSchema = z.object({
+  lockOKMQSet: z
+    .array(messageQueueSchema)
+    .nullish()
+    .transform((v) => v ?? [])
+})
+
 export const consumerListSchema = z.object({
   consumerIdList: z
     .array(z.string())

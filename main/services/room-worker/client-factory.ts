@@ -82,7 +82,8 @@ export function createHostedClient(
         ...common,
         ...(t.sendTimeoutMs !== undefined ? { sendTimeoutMs: t.sendTimeoutMs } : {}),
         ...(t.probeIntervalMs !== undefined ? { probeIntervalMs: t.probeIntervalMs } : {}),
-        ...(t.hedge !== undefined ? { hedge: t.hedge } : {})
+        ...(t.hedge !== undefined ? { hedge: t.hedge } : {}),
+        ...(t.orderPolicy !== undefined ? { orderPolicy: t.orderPolicy } : {})
       },
       deps
     )
@@ -98,7 +99,8 @@ export function createHostedClient(
         ? { rebalanceIntervalMs: t.rebalanceIntervalMs }
         : {}),
       ...(t.pollTimeoutMs !== undefined ? { pollTimeoutMs: t.pollTimeoutMs } : {}),
-      ...(t.keepOffsets !== undefined ? { keepOffsets: t.keepOffsets } : {})
+      ...(t.keepOffsets !== undefined ? { keepOffsets: t.keepOffsets } : {}),
+      ...(spec.orderly ? { orderly: true } : {})
     },
     deps
   )

@@ -10,7 +10,7 @@ import { readableQueues } from '../clients/room-aware/route-table'
 import type { ClientFactoryDeps, HostedClient } from './client-factory'
 import { createHostedClient } from './client-factory'
 import type { ClientSpec, ClientState, WorkerOp, WorkerOps } from '../worker-wire/protocol'
-import { SendSchedule } from './send-schedule'
+import { messageKindOf, SendSchedule } from './send-schedule'
 import type { WireLedger } from './wire-ledger'
 
 interface Hosted {
@@ -163,10 +163,12 @@ export class ClientRuntime {
           'unknown-client'
         )
       }
-      // The engine refuses such runs up front; a producer must never send plain what was asked delayed.
-      if (p.delayMs !== undefined && !laneSends(c.spec.lane, 'delayed')) {
+      // The engine refuses such runs up front; a producer must never send plain what was asked
+      // delayed or ordered.
+      const kind = messageKindOf(p)
+      if (!laneSends(c.spec.lane, kind)) {
         throw new RuntimeError(
-          `${p.id} is on the ${c.spec.lane} lane, which cannot send delayed messages`,
+          `${p.id} is on the ${c.spec.lane} lane, which cannot send ${kind} messages`,
           'unsupported'
         )
       }

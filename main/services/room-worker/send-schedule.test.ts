@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { NULL_LEDGER } from '../ledger/types'
-import { SendSchedule } from './send-schedule'
+import { messageKindOf, orderOf, SendSchedule } from './send-schedule'
 
 /** A producer whose sends stay in flight until the test ends them. */
 function heldProducer() {
@@ -86,6 +86,47 @@ describe('SendSchedule', () => {
       { key: 'n-3', scheduledAt: 1020, deliverAt: undefined }
     ])
     return s.stop(0)
+  })
+
+  it('cycles an ordered producer over its keys, each with its own sequence from 0', () => {
+    const asked: { key: string; order?: { key: string; seq: number } }[] = []
+    const producer = {
+      send: (input: { keys: string[]; order?: { key: string; seq: number } }) => {
+        asked.push({ key: input.keys[0]!, order: input.order })
+        return Promise.resolve()
+      }
+    }
+    let now = 1000
+    const s = new SendSchedule(
+      {
+        t0: 1000,
+        end: null,
+        producers: [{ id: 'o', rate: 100, messageSize: 8, offsetMs: 0, orderKeys: 2 }],
+        maxInflight: 10,
+        tag: 't'
+      },
+      { now: () => now, lookup: () => producer, ledger: NULL_LEDGER, roomOf: () => 'room1' }
+    )
+    s.start()
+    now = 1035
+    vi.advanceTimersByTime(10)
+    expect(asked).toEqual([
+      { key: 'o-1', order: { key: 'o:k0', seq: 0 } },
+      { key: 'o-2', order: { key: 'o:k1', seq: 0 } },
+      { key: 'o-3', order: { key: 'o:k0', seq: 1 } },
+      { key: 'o-4', order: { key: 'o:k1', seq: 1 } }
+    ])
+    return s.stop(0)
+  })
+
+  it('names the kind of message each producer’s part asks for', () => {
+    const p = { id: 'p', rate: 1, messageSize: 1, offsetMs: 0 }
+    expect(messageKindOf(p)).toBe('normal')
+    expect(messageKindOf({ ...p, delayMs: 1000 })).toBe('delayed')
+    expect(messageKindOf({ ...p, orderKeys: 4 })).toBe('ordered')
+    expect(orderOf('p', 1, 16)).toEqual({ key: 'p:k0', seq: 0 })
+    expect(orderOf('p', 17, 16)).toEqual({ key: 'p:k0', seq: 1 })
+    expect(orderOf('p', 32, 16)).toEqual({ key: 'p:k15', seq: 1 })
   })
 
   it('a saturated producer sends again as soon as a send ends, not at the next tick', async () => {

@@ -1,3 +1,4 @@
+import type { MessageKind } from '../../../common/topology/lanes'
 import type { LedgerPort } from '../ledger/types'
 import type { SkippedSends, WorkerOps, WorkloadProducer } from '../worker-wire/protocol'
 
@@ -10,7 +11,26 @@ export interface ScheduledProducer {
     scheduledAt: number
     /** Delayed workload: when the broker should deliver it. */
     deliverAt?: number
+    /** Ordered workload: the sharding key and the message's sequence number within it. */
+    order?: { key: string; seq: number }
   }): Promise<unknown>
+}
+
+/** The kind of message a producer's part of the workload asks for. */
+export function messageKindOf(p: WorkloadProducer): MessageKind {
+  if (p.orderKeys !== undefined) return 'ordered'
+  if (p.delayMs !== undefined) return 'delayed'
+  return 'normal'
+}
+
+/** Ordered workloads: slot `seq` (from 1) is key `(seq-1) mod keys`, the key's `floor((seq-1)/keys)`th message. */
+export function orderOf(
+  producerId: string,
+  seq: number,
+  keys: number
+): { key: string; seq: number } {
+  const i = seq - 1
+  return { key: `${producerId}:k${i % keys}`, seq: Math.floor(i / keys) }
 }
 
 /** What `workload.start` carries is what the schedule runs: one definition, the wire's. */
@@ -164,7 +184,10 @@ export class SendSchedule {
         keys: [`${s.spec.id}-${s.seq}`],
         scheduledAt: due,
         // Due from the schedule's slot, not the send: a late send shows as lateness, not hidden.
-        ...(s.spec.delayMs !== undefined ? { deliverAt: due + s.spec.delayMs } : {})
+        ...(s.spec.delayMs !== undefined ? { deliverAt: due + s.spec.delayMs } : {}),
+        ...(s.spec.orderKeys !== undefined
+          ? { order: orderOf(s.spec.id, s.seq, s.spec.orderKeys) }
+          : {})
       })
       .catch(() => undefined)
       .finally(() => {

@@ -78,6 +78,8 @@ function sendRow(r: SendRecord): WireRow {
     brokerRoom: r.brokerRoom,
     scheduledAt: r.scheduledAt,
     dueAt: r.dueAt,
+    orderKey: r.orderKey,
+    orderSeq: r.orderSeq,
     startedAt: r.startedAt,
     attemptStartedAt: r.attemptStartedAt,
     endedAt: r.endedAt,

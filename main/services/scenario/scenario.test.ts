@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parse as parseYaml } from 'yaml'
 import type { FailoverReport, LaneEntry, ScenarioReport } from '../../../common/scenario/schema'
-import { reportSchema, scenarioSchema } from '../../../common/scenario/schema'
+import { orderKeysOf, reportSchema, scenarioSchema } from '../../../common/scenario/schema'
 import { restoreAction } from '../engine/run/cluster-port'
 import type { GateFacts } from '../../../common/scenario/gates'
 import { evaluateGates } from '../../../common/scenario/gates'
@@ -134,7 +134,7 @@ function droppedKeys(raw: unknown, parsed: unknown, path = ''): string[] {
 describe('built-in scenarios', () => {
   const files = readdirSync(join(RESOURCES, 'scenarios')).filter((f) => f.endsWith('.yaml'))
 
-  it('ships the six scenarios of the method, three of the gRPC lane, four of the links, four of controller mode and one of delayed messages', () => {
+  it('ships the six scenarios of the method, three of the gRPC lane, four of the links, four of controller mode, one of delayed and one of ordered messages', () => {
     expect(files.sort()).toEqual([
       'broker-cut-from-remote-ns.yaml',
       'controller-leader-and-master-kill.yaml',
@@ -146,6 +146,7 @@ describe('built-in scenarios', () => {
       'grpc-room1-brokers-down.yaml',
       'grpc-room1-proxy-down.yaml',
       'healthy.yaml',
+      'ordered-room1-brokers-down.yaml',
       'room1-broker-paused.yaml',
       'room1-brokers-and-namesrv-down.yaml',
       'room1-brokers-down.yaml',
@@ -186,8 +187,8 @@ describe('built-in scenarios', () => {
     else expect(l.scenario.gates.maxLost).toBe(0)
   })
 
-  // Plain messages only: the Java lanes send no delayed messages yet (LANE_TRAITS.messageKinds).
-  const plain = files.filter((f) => !f.startsWith('delayed-'))
+  // Plain messages only: the Java lanes send no delayed or ordered messages yet (LANE_TRAITS.messageKinds).
+  const plain = files.filter((f) => !f.startsWith('delayed-') && !f.startsWith('ordered-'))
   it.each(plain)('%s runs its workload on the Java lanes too (no proxy needed)', (f) => {
     const l = loadScenarioFile(join(RESOURCES, 'scenarios', f), { resourcesDir: RESOURCES })
     const lanes: LaneEntry[] = ['java', 'java-zone', 'java-tuned']
@@ -264,6 +265,29 @@ describe('plan and checks', () => {
     )
     const l = base({ workload: { messages: 'delayed', delay: '3s' } })
     expect(checkScenario(l.scenario, l.topology)).toEqual([])
+    expect(() => base({ workload: { messages: 'ordered', lane: 'java' } })).toThrow(
+      /the java lane cannot send ordered messages yet \(lanes that can: remoting\)/
+    )
+    expect(() => base({ workload: { orderKeys: 8 } })).toThrow(
+      /workload.orderKeys applies to ordered messages only/
+    )
+    const o = base({ workload: { messages: 'ordered', orderKeys: 8 } })
+    expect(checkScenario(o.scenario, o.topology)).toEqual([])
+  })
+
+  it('consumes an ordered workload orderly and sends it by key, with the policy the lane sets', () => {
+    const o = base({
+      workload: {
+        messages: 'ordered',
+        lanes: ['remoting', { lane: 'remoting', name: 'rr', client: { orderPolicy: 'reroute' } }]
+      }
+    })
+    expect(o.scenario.client.orderPolicy).toBe('wait')
+    expect(orderKeysOf(o.scenario.workload)).toBe(16)
+    expect(orderKeysOf(base({}).scenario.workload)).toBe(0)
+    const plans = planClients(o.scenario, o.topology)
+    expect(new Set(plans.map((p) => p.laneName))).toEqual(new Set(['remoting', 'rr']))
+    expect(plans.find((p) => p.laneName === 'rr')!.tuning).toEqual({ orderPolicy: 'reroute' })
   })
 
   it('runs a delayed workload on brokers with the timer wheel, and leaves others as drawn', () => {
@@ -532,6 +556,47 @@ describe('formatScorecard', () => {
     expect(text).toContain('2 of 3 acknowledged delivered, 1 never, 0 early')
     expect(text).toContain('p50 200 ms, p99 8.00 s, max 8.10 s')
     expect(text).toContain('latest: p-9 8.10 s (room1)')
+  })
+
+  it('prints the order figures per lane, naming keys that went out of order', () => {
+    const lane = {
+      lane: 'remoting',
+      orderPolicy: 'wait',
+      keys: 32,
+      acked: 500,
+      delivered: 500,
+      violations: 0,
+      violatedKeys: [],
+      violatedKeyCount: 0,
+      reroutes: 0,
+      reroutedKeyCount: 0,
+      maxStallMs: 4200,
+      stall: { brokerName: 'broker-a', queueId: 2, fromMs: 6010 }
+    }
+    const r = reportSchema.parse({
+      ...emptyReport('o', 'two-rooms'),
+      order: {
+        orderKeys: 16,
+        lanes: [
+          lane,
+          {
+            ...lane,
+            lane: 'remoting-reroute',
+            orderPolicy: 'reroute',
+            violations: 3,
+            violatedKeys: ['producer-1:k4'],
+            violatedKeyCount: 1,
+            reroutes: 60,
+            reroutedKeyCount: 16
+          }
+        ]
+      }
+    })
+    const text = formatScorecard(r)
+    expect(text).toContain('ordered messages: 16 keys per producer')
+    expect(text).toMatch(/remoting\s+wait\s+32\s+500\s+0\s+0\s+4\.20 s\s+broker-a#2 \(6\.01 s\)/)
+    expect(text).toMatch(/remoting-reroute\s+reroute\s+32\s+500\s+3 \(1 keys\)\s+60 \(16 keys\)/)
+    expect(text).toContain('remoting-reroute keys out of order: producer-1:k4')
   })
 
   it('prints each takeover of a controller-mode group: the new master, or why there was none', () => {

@@ -28,6 +28,38 @@ function delayedLines(d: NonNullable<ScenarioReport['delayed']>): string[] {
   return lines
 }
 
+function orderLines(o: NonNullable<ScenarioReport['order']>): string[] {
+  const rows = [
+    ['lane', 'policy', 'keys', 'acked', 'violations', 'reroutes', 'longest stall', 'where (from)']
+  ]
+  for (const l of o.lanes) {
+    rows.push([
+      l.lane,
+      l.orderPolicy ?? '-',
+      String(l.keys),
+      String(l.acked),
+      `${l.violations}${l.violatedKeyCount ? ` (${l.violatedKeyCount} keys)` : ''}`,
+      `${l.reroutes}${l.reroutedKeyCount ? ` (${l.reroutedKeyCount} keys)` : ''}`,
+      formatMs(l.maxStallMs),
+      l.stall ? `${l.stall.brokerName}#${l.stall.queueId} (${formatMs(l.stall.fromMs)})` : '-'
+    ])
+  }
+  const lines = [
+    `ordered messages: ${o.orderKeys} keys per producer, each key to one queue, consumed orderly under broker locks`,
+    ...table(rows).map((r) => `  ${r}`)
+  ]
+  for (const l of o.lanes) {
+    if (l.violatedKeys.length)
+      lines.push(`  ${l.lane} keys out of order: ${l.violatedKeys.join(', ')}`)
+    if (l.storedUnacked) {
+      lines.push(
+        `  ${l.lane}: ${l.storedUnacked} message(s) whose send was reported failed were stored and delivered anyway (judged too)`
+      )
+    }
+  }
+  return lines
+}
+
 function controllerLines(c: NonNullable<ScenarioReport['controller']>): string[] {
   const lines = [
     `controller mode: RPO ${c.rpo.lostWithOldMaster} acknowledged messages lost with a replaced master ` +
@@ -142,6 +174,7 @@ export function formatScorecard(r: ScenarioReport): string {
     }
   }
   if (r.delayed) lines.push('', ...delayedLines(r.delayed))
+  if (r.order) lines.push('', ...orderLines(r.order))
   if (r.controller) lines.push('', ...controllerLines(r.controller))
   if (r.notes.length) lines.push('', 'notes', ...r.notes.map((n) => `  - ${n}`))
   return lines.join('\n') + '\n'

@@ -97,3 +97,24 @@ describe.each(files)('shipped scenario %s, delayed messages', (file) => {
     )
   })
 })
+
+describe.each(files)('shipped scenario %s, ordered messages', (file) => {
+  const { scenario } = loadScenarioFile(join(DIR, file))
+  const g = scenario.gates
+
+  it('gates order only on an ordered workload, with bounds a run can exceed', () => {
+    if (g.maxOrderViolations === undefined && g.maxOrderStallMs === undefined) return
+    // On unordered messages both gates read "no ordered message in this run" and always fail.
+    expect(scenario.workload.messages).toBe('ordered')
+    const producers = planClients(scenario, loadScenarioFile(join(DIR, file)).topology).filter(
+      (p) => p.role === 'producer'
+    )
+    const traffic = producers.reduce((n, p) => n + (p.rate * scenario.workload.duration) / 1000, 0)
+    if (g.maxOrderViolations !== undefined) expect(g.maxOrderViolations).toBeLessThan(traffic)
+    if (g.maxOrderStallMs !== undefined) {
+      expect(g.maxOrderStallMs).toBeLessThan(
+        scenario.workload.duration + scenario.workload.drainTimeout
+      )
+    }
+  })
+})

@@ -61,7 +61,11 @@ export interface ClientSpec {
     hedge: boolean
     /** Remoting consumers: keep offsets across losing a queue. */
     keepOffsets: boolean
+    /** Remoting producers of ordered messages: what a key does while its queue is unavailable. */
+    orderPolicy: 'wait' | 'reroute'
   }>
+  /** Consumers of an ordered workload: lock each queue at its broker and consume it in order. */
+  orderly?: boolean
   /** Room of every broker group (brokerName → room), for lanes whose library does not report zones. */
   brokerRooms: Record<string, string>
   /**
@@ -84,6 +88,11 @@ export interface WorkloadProducer {
   offsetMs: number
   /** Delayed messages: each is due this long after its slot (absent: plain messages). */
   delayMs?: number
+  /**
+   * Ordered messages: the slots cycle over this many sharding keys (`<id>:k<n>`), each carrying its
+   * own sequence number from 0 (absent: unordered messages).
+   */
+  orderKeys?: number
 }
 
 export interface QueueState {

@@ -1,7 +1,13 @@
 import { CheckCircle2, XCircle } from 'lucide-react'
 import { memo } from 'react'
 import type { ScenarioReport } from '../../../common/scenario/schema'
-import { delayedFacts, failoverLine, formatGateValue, formatRto } from '../model/plot-data'
+import {
+  delayedFacts,
+  failoverLine,
+  formatGateValue,
+  formatRto,
+  orderRows
+} from '../model/plot-data'
 
 /** A scenario report at a glance: verdict, totals, gates, clients and failovers. */
 export const Scorecard = memo(function Scorecard({ report }: { report: ScenarioReport }) {
@@ -133,6 +139,35 @@ export const Scorecard = memo(function Scorecard({ report }: { report: ScenarioR
               </div>
             ))}
           </dl>
+        </>
+      )}
+      {report.order && (
+        <>
+          <h3 className="sub-title">Order</h3>
+          <table className="grid-table" aria-label="Order">
+            <thead>
+              <tr>
+                <th>Lane</th>
+                <th>Policy</th>
+                <th className="num">Keys</th>
+                <th>Violations</th>
+                <th>Reroutes</th>
+                <th>Longest stall</th>
+              </tr>
+            </thead>
+            <tbody>
+              {orderRows(report.order).map((r) => (
+                <tr key={r.lane}>
+                  <td className="mono">{r.lane}</td>
+                  <td>{r.policy}</td>
+                  <td className="num mono">{r.keys}</td>
+                  <td className={`mono${r.bad.violations ? ' cell-bad' : ''}`}>{r.violations}</td>
+                  <td className={`mono${r.bad.reroutes ? ' cell-warn' : ''}`}>{r.reroutes}</td>
+                  <td className="mono">{r.stall}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </>
       )}
       <h3 className="sub-title">Failovers</h3>

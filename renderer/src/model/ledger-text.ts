@@ -62,6 +62,10 @@ export function describeLedgerEvent(e: LedgerLine): string {
       return `consumer group changed${d.brokerName ? ` on ${s(d.brokerName)}` : ''}`
     case 'pull-failed':
       return `pull from ${where(d.brokerName, d.brokerRoom)} failed: ${s(d.reason, '')}`
+    case 'queue-lock-wait':
+      return `queue ${s(d.queueId)} of ${where(d.brokerName, d.brokerRoom)} stalled: lock refused (${s(d.reason, '')})`
+    case 'queue-locked':
+      return `queue ${s(d.queueId)} of ${where(d.brokerName, d.brokerRoom)} locked${ms(d.waitedMs)}`
     case 'fault': {
       const failed = d.ok === false ? ` failed: ${s(d.error, '')}` : ''
       const network = networkOfFaultRow(d)

@@ -3,6 +3,7 @@ import type { ScenarioReport } from '../../../common/scenario/schema'
 import type { StoredEvent } from './plot-data'
 import {
   delayedFacts,
+  orderRows,
   failoverBars,
   failoverLine,
   failoverShort,
@@ -316,6 +317,60 @@ describe('delayedFacts', () => {
       label: 'lateness max',
       value: '–',
       bad: false
+    })
+  })
+})
+
+describe('orderRows', () => {
+  const lane = {
+    lane: 'remoting',
+    orderPolicy: 'wait' as const,
+    keys: 16,
+    acked: 400,
+    delivered: 400,
+    storedUnacked: 0,
+    violations: 0,
+    violatedKeys: [],
+    violatedKeyCount: 0,
+    reroutes: 0,
+    reroutedKeyCount: 0,
+    maxStallMs: 812,
+    stall: { brokerName: 'broker-b', queueId: 3, fromMs: 6100 }
+  }
+
+  it('gives one row per lane, marking violations bad and reroutes worth a look', () => {
+    const rows = orderRows({
+      orderKeys: 16,
+      lanes: [
+        lane,
+        {
+          ...lane,
+          lane: 'remoting-reroute',
+          orderPolicy: 'reroute',
+          violations: 7,
+          violatedKeys: ['p:k1', 'p:k4'],
+          violatedKeyCount: 3,
+          reroutes: 40,
+          reroutedKeyCount: 8,
+          maxStallMs: null,
+          stall: null
+        }
+      ]
+    })
+    expect(rows[0]).toEqual({
+      lane: 'remoting',
+      policy: 'wait',
+      keys: 16,
+      violations: '0',
+      reroutes: '0',
+      stall: '812 ms on broker-b#3 from 6100 ms',
+      bad: { violations: false, reroutes: false }
+    })
+    expect(rows[1]).toMatchObject({
+      violations: '7 (p:k1, p:k4, …)',
+      reroutes: '40 over 8 keys',
+      stall: '–',
+      bad: { violations: true, reroutes: true }
     })
   })
 })

@@ -211,6 +211,33 @@ export interface ScorecardFact {
 }
 
 /** The Delayed section: what the brokers' timer did with the run's acknowledged delayed messages. */
+/** One lane's row of the scorecard's Order table; `bad` marks the cells worth a look. */
+export interface OrderRow {
+  lane: string
+  policy: string
+  keys: number
+  violations: string
+  reroutes: string
+  stall: string
+  bad: { violations: boolean; reroutes: boolean }
+}
+
+/** The Order section's rows: violations, reroutes and the longest stall per lane. */
+export function orderRows(o: NonNullable<ScenarioReport['order']>): OrderRow[] {
+  return o.lanes.map((l) => ({
+    lane: l.lane,
+    policy: l.orderPolicy ?? '–',
+    keys: l.keys,
+    violations: `${l.violations}${l.violatedKeys.length ? ` (${l.violatedKeys.join(', ')}${l.violatedKeyCount > l.violatedKeys.length ? ', …' : ''})` : ''}`,
+    reroutes: `${l.reroutes}${l.reroutedKeyCount ? ` over ${l.reroutedKeyCount} keys` : ''}`,
+    stall:
+      l.maxStallMs === null
+        ? '–'
+        : `${l.maxStallMs} ms${l.stall ? ` on ${l.stall.brokerName}#${l.stall.queueId} from ${l.stall.fromMs} ms` : ''}`,
+    bad: { violations: l.violations > 0, reroutes: l.reroutes > 0 }
+  }))
+}
+
 export function delayedFacts(d: NonNullable<ScenarioReport['delayed']>): ScorecardFact[] {
   const ms = (v: number | null): string => (v === null ? '–' : `${v} ms`)
   const late = (v: number | null): boolean => v !== null && v > d.precisionMs

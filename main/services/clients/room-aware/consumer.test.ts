@@ -214,3 +214,79 @@ describe('DrConsumer offsets', () => {
     expect(resumeOffset({ committed: 2, remembered: 7, maxOffset: 4 })).toBe(2)
   })
 })
+
+describe('DrConsumer, orderly', () => {
+  it('pulls a queue only once its broker grants the lock, and reads the offset after it', async () => {
+    const w = world({ orderly: true, lockRetryMs: 20 })
+    live.push(w.consumer)
+    // Another client still holds broker-b#0 (the previous owner, mid-handoff).
+    w.cluster.locks.set('broker-b#0', 'someone-else')
+    w.cluster.backlog.set('broker-b#0', ['k1', 'k2'])
+    w.cluster.backlog.set('broker-b#1', ['k3'])
+    await w.consumer.start()
+    await until(() => w.ledger.deliveries.some((d) => d.key === 'k3'), 'k3 from the free queue')
+    expect(w.cluster.locks.get('broker-b#1')).toBe(w.consumer.cid)
+    await until(() => w.ledger.kinds('queue-lock-wait').length === 1, 'the stall noted')
+    expect(w.ledger.kinds('queue-lock-wait')[0]).toMatchObject({
+      brokerName: 'broker-b',
+      queueId: 0,
+      reason: 'held by another client'
+    })
+    expect(w.ledger.deliveries.map((d) => d.key)).not.toContain('k1')
+    // The previous owner committed 1 and gave the lock back: reading starts there.
+    w.cluster.offsets.set('broker-b#0', 1)
+    w.cluster.locks.delete('broker-b#0')
+    await until(() => w.ledger.deliveries.some((d) => d.key === 'k2'), 'k2 once locked')
+    expect(w.ledger.deliveries.map((d) => d.key)).not.toContain('k1')
+    expect(w.ledger.kinds('queue-locked')[0]).toMatchObject({ brokerName: 'broker-b', queueId: 0 })
+    expect(w.ledger.kinds('queue-locked')[0]!.waitedMs).toBeGreaterThan(0)
+  })
+
+  it('gives a lost queue’s lock back after committing its offset', async () => {
+    const w = world({ orderly: true, commitIntervalMs: 60_000 })
+    live.push(w.consumer)
+    // Alone in the group: it takes room 1's queues too.
+    w.cluster.consumerIds.set('a:10911', [w.consumer.cid])
+    w.cluster.consumerIds.set('b:10911', [w.consumer.cid])
+    w.cluster.backlog.set('broker-a#2', ['k1'])
+    await w.consumer.start()
+    await until(() => w.ledger.deliveries.length === 1, 'k1')
+    expect(w.cluster.locks.get('broker-a#2')).toBe(w.consumer.cid)
+    // consumer-1 is back: room 1's queues go home, committed first, then unlocked for it.
+    w.cluster.consumerIds.set('a:10911', [w.other, w.consumer.cid])
+    w.cluster.consumerIds.set('b:10911', [w.other, w.consumer.cid])
+    w.cluster.notify('a:10911', 'cg')
+    await until(() => w.consumer.assignment().length === 4, 'the rebalance')
+    await until(() => !w.cluster.locks.has('broker-a#2'), 'the unlock')
+    expect(w.cluster.commits).toContainEqual({ addr: 'a:10911', queue: 'broker-a#2', offset: 1 })
+    const unlocks = w.cluster.lockCalls.filter((c) => c.op === 'unlock')
+    expect(new Set(unlocks.map((c) => c.clientId))).toEqual(new Set([w.consumer.cid]))
+    expect(unlocks.flatMap((c) => c.queues).sort()).toEqual(
+      [0, 1, 2, 3].map((q) => `broker-a#${q}`)
+    )
+    // room 2's queues stay locked by it.
+    expect(w.cluster.locks.get('broker-b#0')).toBe(w.consumer.cid)
+  })
+
+  it('stops pulling a queue whose lock renewal is refused', async () => {
+    const w = world({ orderly: true, lockRenewMs: 30, lockRetryMs: 1000 })
+    live.push(w.consumer)
+    await w.consumer.start()
+    await until(() => w.cluster.locks.get('broker-b#3') === w.consumer.cid, 'the lock')
+    w.cluster.locks.set('broker-b#3', 'thief')
+    await until(() => w.ledger.kinds('queue-lock-wait').length > 0, 'the refused renewal')
+    w.cluster.backlog.set('broker-b#3', ['late'])
+    // Long enough for several pulls, had the queue still been pulled.
+    await new Promise((r) => setTimeout(r, 150))
+    expect(w.ledger.deliveries.map((d) => d.key)).not.toContain('late')
+  })
+
+  it('unordered consumers never ask for locks', async () => {
+    const w = world()
+    live.push(w.consumer)
+    w.cluster.backlog.set('broker-b#0', ['k1'])
+    await w.consumer.start()
+    await until(() => w.ledger.deliveries.length === 1, 'k1')
+    expect(w.cluster.lockCalls).toEqual([])
+  })
+})

@@ -12,6 +12,8 @@ import { mayBeHandoff, QueueOffsets } from './offset-memory'
 import type { NameServerDirectory } from './name-server-directory'
 import type { Clock, ClientDeps, ManagementNodeRef, RemotingPort } from './ports'
 import { pause, systemClock } from './ports'
+import type { LockableQueue } from './queue-locks'
+import { QueueLocks } from './queue-locks'
 import { readableQueues } from './route-table'
 import type { RouteKeeper } from './route-keeper'
 import { awaitFirstRoute, createRouting } from './route-keeper'
@@ -53,6 +55,14 @@ export interface ConsumerOptions {
    */
   keepOffsets?: boolean
   handoffMs?: number
+  /**
+   * Orderly consumption (ordered workloads): a queue is pulled only under its lock at the broker,
+   * taken before its offset is read, renewed every `lockRenewMs`, retried every `lockRetryMs` while
+   * refused, and given back when the queue leaves.
+   */
+  orderly?: boolean
+  lockRenewMs?: number
+  lockRetryMs?: number
 }
 
 /** A message as handed to listeners, with where it came from. */
@@ -70,7 +80,7 @@ export interface ConsumerEvents {
   rebalance: [QueueRef[]]
 }
 
-interface OwnedQueue extends QueueOffsetState {
+interface OwnedQueue extends QueueOffsetState, LockableQueue {
   active: boolean
   failing: boolean
   stop: AbortController
@@ -108,6 +118,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
   private lastAllocation: AllocateNearbyResult | undefined
   private lastServedRoom: string | null | undefined
   private readonly offsets: QueueOffsets
+  private readonly locks: QueueLocks
 
   constructor(
     options: ConsumerOptions,
@@ -132,6 +143,9 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       startOffsets: {},
       keepOffsets: true,
       handoffMs: 100,
+      orderly: false,
+      lockRenewMs: 10_000,
+      lockRetryMs: 500,
       ...options
     }
     this.id = options.id
@@ -171,6 +185,19 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
         startOffsets: this.opts.startOffsets
       },
       (name) => this.brokerAddress(name)
+    )
+    this.locks = new QueueLocks(
+      this.remoting,
+      {
+        id: this.id,
+        room: this.room,
+        group: this.opts.group,
+        topic: this.opts.topic,
+        clientId: this.cid,
+        requestTimeoutMs: this.opts.requestTimeoutMs,
+        holdMs: 30_000
+      },
+      { clock: this.clock, ledger: deps.ledger }
     )
     this.directory = routing.directory
     this.routes = routing.routes
@@ -244,6 +271,12 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
     this.every(this.opts.heartbeatIntervalMs, () => void this.heartbeatAll())
     this.every(this.opts.rebalanceIntervalMs, () => void this.requestRebalance('periodic'))
     this.every(this.opts.commitIntervalMs, () => this.commitAll())
+    if (this.opts.orderly) {
+      this.every(
+        this.opts.lockRenewMs,
+        () => void this.locks.renew([...this.owned.values()], (b) => this.brokerAddress(b))
+      )
+    }
     this.every(this.opts.countersIntervalMs, () =>
       this.deps.ledger.event('counters', this.id, this.room, { ...this.counters })
     )
@@ -267,7 +300,9 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       o.stop.abort()
     }
     if (mode === 'graceful') {
-      await Promise.allSettled(queues.map((o) => this.offsets.commit(o)))
+      await Promise.allSettled(
+        queues.map((o) => this.offsets.commit(o).then(() => this.locks.release(o, o.addr)))
+      )
       await Promise.allSettled(
         this.routes.brokers
           .filter((b) => b.masterAddr)
@@ -369,7 +404,8 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       o.active = false
       o.stop.abort()
       this.owned.delete(k)
-      void this.offsets.lost(o)
+      // The next owner's lock waits for this commit: it reads the offset only once locked.
+      void this.offsets.lost(o).then(() => this.locks.release(o, o.addr))
     }
     const now = this.clock.now()
     let added = 0
@@ -385,7 +421,8 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
         failing: false,
         stop: new AbortController(),
         addr: undefined,
-        readAfter: handoff ? now + this.opts.handoffMs : now
+        readAfter: handoff ? now + this.opts.handoffMs : now,
+        lockedUntil: 0
       }
       this.owned.set(k, o)
       void this.pullLoop(o)
@@ -444,6 +481,11 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       }
       o.addr = addr
       try {
+        if (this.opts.orderly && !this.locks.holds(o)) {
+          if (!(await this.locks.acquire(o, addr)))
+            await pause(this.opts.lockRetryMs, o.stop.signal)
+          continue
+        }
         if (o.offset === undefined) {
           const wait = o.readAfter - this.clock.now()
           if (wait > 0) await pause(wait, o.stop.signal)

@@ -23,6 +23,8 @@ export type RemotingPort = Pick<
   | 'heartbeat'
   | 'unregisterClient'
   | 'getConsumerListByGroup'
+  | 'lockBatchMq'
+  | 'unlockBatchMq'
   | 'close'
   | 'on'
   | 'off'

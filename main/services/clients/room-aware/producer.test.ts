@@ -322,3 +322,91 @@ describe('DrProducer hedged sends', () => {
     expect(hedgeDelayMs(Array(50).fill(1000), o)).toBe(200)
   })
 })
+
+describe('DrProducer, ordered sends', () => {
+  const order = (key: string, seq: number) => ({ body: 'x', order: { key, seq } })
+  const queueOf = (s: { broker: string; queueId: number }) => `${s.broker}#${s.queueId}`
+
+  it('sends each key to one queue of its own room, and records key and sequence', async () => {
+    const { cluster, ledger, producer } = world()
+    live.push(producer)
+    await producer.start()
+    for (let seq = 0; seq < 3; seq++)
+      for (let k = 0; k < 8; k++) expect((await producer.send(order(`p:k${k}`, seq))).ok).toBe(true)
+    const byKey = new Map<string, Set<string>>()
+    cluster.sent.forEach((s, i) => {
+      const key = ledger.sends[i]!.orderKey!
+      byKey.set(key, (byKey.get(key) ?? new Set()).add(queueOf(s)))
+    })
+    expect([...byKey.values()].every((qs) => qs.size === 1)).toBe(true)
+    const used = new Set(cluster.sent.map(queueOf))
+    expect(used.size).toBeGreaterThan(1)
+    expect([...used].every((q) => q.startsWith('broker-a#'))).toBe(true)
+    expect(ledger.sends.slice(0, 2).map((s) => [s.orderKey, s.orderSeq])).toEqual([
+      ['p:k0', 0],
+      ['p:k1', 0]
+    ])
+  })
+
+  it('sends one message of a key at a time, in call order, however the calls overlap', async () => {
+    const { cluster, producer } = world()
+    live.push(producer)
+    await producer.start()
+    cluster.slow.set('a:10911', 20)
+    const outcomes = await Promise.all([0, 1, 2, 3].map((seq) => producer.send(order('p:k1', seq))))
+    expect(outcomes.every((o) => o.ok)).toBe(true)
+    // The fake stores at the end of each send: overlapping sends would be stored in any order.
+    expect(outcomes.map((o) => o.queueOffset)).toEqual([1, 2, 3, 4])
+  })
+
+  it('wait: holds a key whose broker is down, never sending it to another room', async () => {
+    const { cluster, ledger, producer } = world({ sendTimeoutMs: 100 })
+    live.push(producer)
+    await producer.start()
+    expect((await producer.send(order('p:k1', 0))).ok).toBe(true)
+    cluster.brokers.get('a:10911')!.health = 'down'
+    const r = await producer.send(order('p:k1', 1))
+    expect(r.ok).toBe(false)
+    expect(r.error).toMatch(/order-wait: broker-a, home of key p:k1/)
+    expect(cluster.sent.map((s) => s.broker)).toEqual(['broker-a'])
+    // Unordered sends of the same producer still fail over.
+    expect(await producer.send({ body: 'y' })).toMatchObject({ ok: true, brokerName: 'broker-b' })
+    cluster.brokers.get('a:10911')!.health = 'up'
+    await until(() => ledger.kinds('broker-recovered').length === 1, 'the probe')
+    const back = await producer.send(order('p:k1', 2))
+    expect(back).toMatchObject({
+      ok: true,
+      brokerName: 'broker-a',
+      queueId: cluster.sent[0]!.queueId
+    })
+  })
+
+  it('wait: sends queued behind a held key expire at their own deadline instead of piling up', async () => {
+    const { cluster, producer } = world({ sendTimeoutMs: 80 })
+    live.push(producer)
+    await producer.start()
+    cluster.brokers.get('a:10911')!.health = 'down'
+    const outcomes = await Promise.all([0, 1, 2, 3].map((seq) => producer.send(order('p:k1', seq))))
+    expect(outcomes.map((o) => o.ok)).toEqual([false, false, false, false])
+    // Called together, due together: once the first gave up, the others had no time left to try.
+    expect(outcomes.slice(1).map((o) => o.attempts)).toEqual([0, 0, 0])
+  })
+
+  it('reroute: sends the key to the other room while its broker is down, and home again after', async () => {
+    const { cluster, ledger, producer } = world({ orderPolicy: 'reroute' })
+    live.push(producer)
+    await producer.start()
+    const home = await producer.send(order('p:k1', 0))
+    cluster.brokers.get('a:10911')!.health = 'down'
+    expect(await producer.send(order('p:k1', 1))).toMatchObject({
+      ok: true,
+      brokerName: 'broker-b'
+    })
+    expect(ledger.kinds('broker-choice').at(-1)).toMatchObject({ reason: 'order-reroute' })
+    cluster.brokers.get('a:10911')!.health = 'up'
+    await until(() => ledger.kinds('broker-recovered').length === 1, 'the probe')
+    await until(() => producer.routes.brokers.some((b) => b.brokerName === 'broker-a'), 'the route')
+    const back = await producer.send(order('p:k1', 2))
+    expect(back).toMatchObject({ brokerName: 'broker-a', queueId: home.queueId })
+  })
+})

@@ -4,6 +4,8 @@ import type { SelectionPolicy } from '../../../../common/topology/schema'
 import { createUniqId, MessageProperty } from '../../remoting/message'
 import type { BrokerCandidate } from './choose-broker'
 import { chooseBroker, chooseQueue } from './choose-broker'
+import type { OrderPolicy, QueueSlot } from './choose-ordered'
+import { chooseOrdered, homeQueue } from './choose-ordered'
 import type { NameServerCandidate } from './choose-name-server'
 import { classifyFailure } from './classify-error'
 import { buildClientId } from './client-id'
@@ -52,6 +54,8 @@ export interface ProducerOptions {
    * to wait for the request timeout as before.
    */
   hedge?: boolean | Partial<HedgeOptions>
+  /** Ordered sends: hold a key while its queue is unavailable (`wait`), or send it elsewhere. */
+  orderPolicy?: OrderPolicy
 }
 
 export interface ProducerEvents {
@@ -84,6 +88,9 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
   private readonly queueCursors = new Map<string, number>()
   private readonly isolation: BrokerIsolation
   private readonly hedge: HedgePolicy | undefined
+  /** Ordered sends: each key's home queue, fixed at its first send, and its chain of sends. */
+  private readonly orderHomes = new Map<string, QueueSlot>()
+  private readonly orderChains = new Map<string, Promise<unknown>>()
   private brokerCursor = 0
   private lastBroker: { name: string; room: string | null } | undefined
   private timers: NodeJS.Timeout[] = []
@@ -107,6 +114,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       heartbeatIntervalMs: 1000,
       brokerRooms: {},
       hedge: false,
+      orderPolicy: 'wait',
       ...options
     }
     const h = this.opts.hedge
@@ -223,7 +231,23 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
    * Sends one message, retrying on other brokers until acknowledged or the deadline passes; with
    * hedging, a first attempt slower than recent healthy ones is raced by a copy to another room.
    */
-  async send(input: SendInput): Promise<SendOutcome> {
+  send(input: SendInput): Promise<SendOutcome> {
+    const calledAt = this.clock.now()
+    const order = input.order
+    if (!order) return this.sendNow(input, calledAt)
+    // One send of a key at a time, in call order; the deadline runs from the call, so sends queued
+    // behind a key's failing ones expire instead of piling up after the outage.
+    const before = this.orderChains.get(order.key) ?? Promise.resolve()
+    const sent = before.then(() => this.sendNow(input, calledAt))
+    const tail = sent.catch(() => undefined)
+    this.orderChains.set(order.key, tail)
+    void tail.then(() => {
+      if (this.orderChains.get(order.key) === tail) this.orderChains.delete(order.key)
+    })
+    return sent
+  }
+
+  private async sendNow(input: SendInput, calledAt: number): Promise<SendOutcome> {
     const key = input.key ?? createUniqId()
     const startedAt = this.clock.now()
     const record = input.record ?? true
@@ -231,7 +255,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       key,
       input,
       record,
-      deadline: startedAt + this.opts.sendTimeoutMs,
+      deadline: calledAt + this.opts.sendTimeoutMs,
       tried: new Set(),
       attempts: 0,
       lastError: 'not sent'
@@ -246,6 +270,17 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       while (this.running) {
         const remaining = st.deadline - this.clock.now()
         if (remaining <= 0) break
+        if (input.order) {
+          const r = await this.attemptOrdered(input.order.key, st, remaining)
+          if (r === 'wait') continue
+          if (r.ok) {
+            counters.acked++
+            return this.acked(st, r, r.reason, startedAt)
+          }
+          if (!r.retry) break
+          st.tried.add(r.broker.brokerName)
+          continue
+        }
         const choice = chooseBroker({
           room: this.room,
           brokers: this.routes.brokers,
@@ -353,9 +388,56 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
     return r
   }
 
+  /**
+   * One attempt of an ordered send on the queue chooseOrdered gives, never hedged (a copy elsewhere
+   * would break the key's order). 'wait': nothing may take the key now; it paused, try again.
+   */
+  private async attemptOrdered(
+    orderKey: string,
+    st: SendState,
+    remaining: number
+  ): Promise<(Attempt & { reason: string }) | 'wait'> {
+    let home = this.orderHomes.get(orderKey)
+    if (!home) {
+      home = homeQueue(orderKey, this.room, this.routes.brokers)
+      if (home) this.orderHomes.set(orderKey, home)
+    }
+    const choice = home
+      ? chooseOrdered({
+          key: orderKey,
+          home,
+          room: this.room,
+          policy: this.opts.orderPolicy,
+          brokers: this.routes.brokers,
+          isolated: this.faults.sinceMap(),
+          tried: st.tried,
+          cursor: this.brokerCursor,
+          random: this.random(),
+          selection: this.opts.policy
+        })
+      : { wait: 'no-route' }
+    if ('wait' in choice) {
+      st.lastError = choice.wait
+      // The home broker may be back at the next probe: look again then, and retry it afresh.
+      await pause(Math.min(this.opts.probeIntervalMs, Math.max(1, remaining)), this.stopped.signal)
+      st.tried.clear()
+      if (!home) void this.routes.refresh('no-broker')
+      return 'wait'
+    }
+    const r = await this.attempt(choice.broker, st, choice.queueId)
+    return { ...r, reason: choice.reason }
+  }
+
   /** One request to one broker; its failure is logged and acted on here, whoever awaits it. */
-  private async attempt(broker: BrokerCandidate, st: SendState): Promise<Attempt> {
-    const q = chooseQueue(broker.writeQueues, this.queueCursors.get(broker.brokerName) ?? 0)
+  private async attempt(
+    broker: BrokerCandidate,
+    st: SendState,
+    queueId?: number
+  ): Promise<Attempt> {
+    const q =
+      queueId !== undefined
+        ? { queueId, cursor: this.queueCursors.get(broker.brokerName) ?? 0 }
+        : chooseQueue(broker.writeQueues, this.queueCursors.get(broker.brokerName) ?? 0)
     this.queueCursors.set(broker.brokerName, q.cursor)
     const index = ++st.attempts
     const at = this.clock.now()
@@ -472,6 +554,8 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       brokerRoom: a.broker?.room ?? null,
       scheduledAt: st.input.scheduledAt ?? null,
       dueAt: st.input.deliverAt ?? null,
+      orderKey: st.input.order?.key ?? null,
+      orderSeq: st.input.order?.seq ?? null,
       startedAt,
       attemptStartedAt: a.at,
       endedAt: a.endedAt,

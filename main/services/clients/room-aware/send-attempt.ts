@@ -13,6 +13,11 @@ export interface SendInput {
   scheduledAt?: number
   /** Delayed message: epoch ms the broker's timer holds it until (TIMER_DELIVER_MS); absent = at once. */
   deliverAt?: number
+  /**
+   * Ordered message: its sharding key and its sequence number within the key. The key's messages
+   * go one at a time, in call order, to the key's home queue (see choose-ordered.ts).
+   */
+  order?: { key: string; seq: number }
 }
 
 export interface SendOutcome {

@@ -61,6 +61,10 @@ export class FakeCluster {
   /** When true, every acknowledged send is stored in its queue's backlog for consumers to pull. */
   loopback = false
   emitters: EventEmitter<RemotingClientEvents>[] = []
+  /** Queue locks (`brokerName#queueId` → client id), as brokers keep them for orderly consumers. */
+  locks = new Map<string, string>()
+  /** Every lock request and release, in order. */
+  lockCalls: { op: 'lock' | 'unlock'; clientId: string; queues: string[] }[] = []
   /** Brokers that answer sends only after this many ms (beyond the request timeout: it times out). */
   slow = new Map<string, number>()
 
@@ -214,6 +218,32 @@ export class FakeCluster {
             body: Buffer.alloc(0)
           }))
         }
+      },
+      lockBatchMq: async (
+        addr: string,
+        input: {
+          clientId: string
+          queues: { brokerName: string; queueId: number; topic: string }[]
+        }
+      ) => {
+        this.check(addr, this.brokers.get(addr)?.health, 41)
+        const keys = input.queues.map((q) => `${q.brokerName}#${q.queueId}`)
+        this.lockCalls.push({ op: 'lock', clientId: input.clientId, queues: keys })
+        return input.queues.filter((_q, i) => {
+          const holder = this.locks.get(keys[i]!)
+          if (holder !== undefined && holder !== input.clientId) return false
+          this.locks.set(keys[i]!, input.clientId)
+          return true
+        })
+      },
+      unlockBatchMq: async (
+        addr: string,
+        input: { clientId: string; queues: { brokerName: string; queueId: number }[] }
+      ) => {
+        this.check(addr, this.brokers.get(addr)?.health, 42)
+        const keys = input.queues.map((q) => `${q.brokerName}#${q.queueId}`)
+        this.lockCalls.push({ op: 'unlock', clientId: input.clientId, queues: keys })
+        for (const k of keys) if (this.locks.get(k) === input.clientId) this.locks.delete(k)
       },
       close: () => {},
       on: emitter.on.bind(emitter),

@@ -14,6 +14,7 @@ import { delayOf } from '../../../../common/scenario/schema'
 import type { ClientPlan } from '../../../../common/scenario/client-plan'
 import type { RunPlan } from '../../../../common/scenario/run-plan'
 import { controllerReportOf } from './controller-report'
+import { orderReportOf } from './order-report'
 import type { DrainResult } from './drain'
 import type { AppliedStep, RunContext } from './run-context'
 import { FAULT_ACTIONS } from './fault'
@@ -70,7 +71,8 @@ export function snapshotFor(ctx: RunContext, t0: number): RunSnapshot {
     producerIds: ctx.plan.clients.filter((p) => p.role === 'producer').map((p) => p.id),
     sendsVia: gates.sendsAfterFault ?? [],
     consumedAcross: gates.consumedAcross ?? [],
-    delayed: ctx.plan.loaded.scenario.workload.messages === 'delayed'
+    delayed: ctx.plan.loaded.scenario.workload.messages === 'delayed',
+    ordered: ctx.plan.loaded.scenario.workload.messages === 'ordered'
   }
   const { replicaGroups: groups, names } = ctx.plan
   if (groups.length > 0) {
@@ -136,8 +138,12 @@ export function shapeReport(input: ReportInput): ScenarioReport {
         precisionMs: TIMER_PRECISION_MS
       })
     : undefined
+  const order = snap.ordered
+    ? orderReportOf(snap.ordered, plan.clients, scenario, times.t0)
+    : undefined
   const gates = evaluateGates(scenario.gates, {
     maxDelayLatenessMs: delayed?.latenessMs.max ?? null,
+    order: order?.lanes ?? null,
     rpoMessages: controller ? controller.rpo.lostWithOldMaster : null,
     takeovers: controller ? controller.takeovers : null,
     lost: loss.lost,
@@ -222,6 +228,7 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     latency: latencyOf(snap.sendLatency),
     ...(controller ? { controller } : {}),
     ...(delayed ? { delayed } : {}),
+    ...(order ? { order } : {}),
     notes
   }
 }

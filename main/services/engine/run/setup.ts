@@ -143,8 +143,12 @@ export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
       rebalanceIntervalMs: t.rebalanceInterval,
       pollTimeoutMs: t.pollTimeout,
       hedge: t.hedge,
-      keepOffsets: t.keepOffsets
-    }
+      keepOffsets: t.keepOffsets,
+      orderPolicy: t.orderPolicy
+    },
+    ...(plan.role === 'consumer' && scenario.workload.messages === 'ordered'
+      ? { orderly: true }
+      : {})
   }
 }
 

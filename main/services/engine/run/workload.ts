@@ -1,4 +1,4 @@
-import { delayOf } from '../../../../common/scenario/schema'
+import { delayOf, orderKeysOf } from '../../../../common/scenario/schema'
 import type { SkippedSends, WorkloadProducer } from '../../worker-wire/protocol'
 import type { RunContext } from './run-context'
 import { WORKLOAD_TAG } from './setup'
@@ -23,13 +23,16 @@ export function expectedSlots(rate: number, offsetMs: number, durationMs: number
 /** Each producer's part of the schedule, phase-shifted so producers do not fire in lockstep. */
 export function scheduleOf(ctx: RunContext): WorkloadProducer[] {
   const producers = ctx.plan.clients.filter((p) => p.role === 'producer')
-  const delayMs = delayOf(ctx.plan.loaded.scenario.workload)
+  const { workload } = ctx.plan.loaded.scenario
+  const delayMs = delayOf(workload)
+  const orderKeys = orderKeysOf(workload)
   return producers.map((p, i) => ({
     id: p.id,
     rate: p.rate,
     messageSize: p.messageSize,
     offsetMs: (i * 1000) / p.rate / producers.length,
-    ...(delayMs > 0 ? { delayMs } : {})
+    ...(delayMs > 0 ? { delayMs } : {}),
+    ...(orderKeys > 0 ? { orderKeys } : {})
   }))
 }
 

@@ -78,6 +78,9 @@ final class Workload {
             if (p.containsKey("delayMs")) {
                 throw new WorkerException("unsupported", id + ": the Java lanes cannot send delayed messages yet");
             }
+            if (p.containsKey("orderKeys")) {
+                throw new WorkerException("unsupported", id + ": the Java lanes cannot send ordered messages yet");
+            }
             Object off = p.get("offsetMs");
             double offset = off instanceof Number n ? n.doubleValue() : 0;
             Object size = p.get("messageSize");

@@ -24,6 +24,15 @@ class WorkloadTest {
     }
 
     @Test
+    void refusesOrderedMessagesRatherThanSendingThemUnordered() {
+        WorkerException e = assertThrows(WorkerException.class, () -> new Workload(
+            args("{\"id\":\"p1\",\"rate\":10,\"messageSize\":8,\"offsetMs\":0,\"orderKeys\":16}"),
+            id -> null, null, "room1"));
+        assertEquals("unsupported", e.code);
+        assertTrue(e.getMessage().contains("ordered"), e.getMessage());
+    }
+
+    @Test
     void acceptsPlainMessages() {
         new Workload(args("{\"id\":\"p1\",\"rate\":10,\"messageSize\":8,\"offsetMs\":0}"), id -> null, null, "room1");
     }

@@ -1,0 +1,143 @@
+import type { LedgerPort } from '../../ledger/types'
+import type { QueueRef } from './allocate-nearby'
+import { queueKey } from './allocate-nearby'
+import { classifyFailure } from './classify-error'
+import type { Clock, RemotingPort } from './ports'
+
+/** The part of an owned queue the lock book reads and updates. */
+export interface LockableQueue {
+  ref: QueueRef
+  /** Epoch ms until which this client may consume the queue: its last lock plus `holdMs`. */
+  lockedUntil: number
+  /** Since when the broker has refused the lock (a stall in the making); undefined when not refused. */
+  refusedSince?: number
+}
+
+export interface QueueLocksOptions {
+  id: string
+  room: string
+  group: string
+  topic: string
+  /** The client id the broker knows from heartbeats: locks are held by it. */
+  clientId: string
+  requestTimeoutMs: number
+  /**
+   * How long a granted lock lets this client consume without a renewal. Below the broker's own
+   * expiry (60 s, `rebalance.lockMaxLiveTime`), like the Java client's 30 s, so a client that cannot
+   * renew stops before the broker gives the queue to another.
+   */
+  holdMs: number
+}
+
+/**
+ * Orderly consumption's queue locks (LOCK_BATCH_MQ / UNLOCK_BATCH_MQ): a queue is consumed only by
+ * the client holding its lock at the broker, renewed periodically and given back when the queue
+ * leaves, so its next owner starts after the last message of the previous one. Refusals are
+ * logged once per episode (`queue-lock-wait`), and the wait when the lock finally comes.
+ */
+export class QueueLocks {
+  constructor(
+    private readonly remoting: Pick<RemotingPort, 'lockBatchMq' | 'unlockBatchMq'>,
+    private readonly opts: QueueLocksOptions,
+    private readonly deps: { clock: Clock; ledger: LedgerPort }
+  ) {}
+
+  holds(q: LockableQueue): boolean {
+    return q.lockedUntil > this.deps.clock.now()
+  }
+
+  /** Takes the queue's lock at `addr`; false when the broker refused it or did not answer. */
+  async acquire(q: LockableQueue, addr: string): Promise<boolean> {
+    const at = this.deps.clock.now()
+    let granted: boolean
+    try {
+      const locked = await this.remoting.lockBatchMq(addr, this.input([q]), {
+        timeoutMs: this.opts.requestTimeoutMs
+      })
+      granted = locked.some((m) => queueKey(m) === queueKey(q.ref))
+    } catch (e) {
+      this.refused(q, at, classifyFailure(e).reason)
+      return false
+    }
+    if (!granted) {
+      this.refused(q, at, 'held by another client')
+      return false
+    }
+    this.granted(q, at)
+    return true
+  }
+
+  /** Renews the locks of the queues (one request per broker); a refused renewal stops consumption. */
+  async renew(queues: readonly LockableQueue[], addressOf: (b: string) => string | undefined) {
+    const byAddr = new Map<string, LockableQueue[]>()
+    for (const q of queues) {
+      if (!this.holds(q)) continue
+      const addr = addressOf(q.ref.brokerName)
+      if (addr) byAddr.set(addr, [...(byAddr.get(addr) ?? []), q])
+    }
+    await Promise.allSettled(
+      [...byAddr].map(async ([addr, qs]) => {
+        const at = this.deps.clock.now()
+        const locked = new Set(
+          (
+            await this.remoting.lockBatchMq(addr, this.input(qs), {
+              timeoutMs: this.opts.requestTimeoutMs
+            })
+          ).map(queueKey)
+        )
+        for (const q of qs) {
+          if (locked.has(queueKey(q.ref))) this.granted(q, at)
+          else {
+            q.lockedUntil = 0
+            this.refused(q, at, 'renewal refused: held by another client')
+          }
+        }
+      })
+    )
+  }
+
+  /** Gives the lock back (after the offset was committed), so the next owner need not wait it out. */
+  async release(q: LockableQueue, addr: string | undefined): Promise<void> {
+    const held = q.lockedUntil > 0
+    q.lockedUntil = 0
+    if (!held || !addr) return
+    await this.remoting
+      .unlockBatchMq(addr, this.input([q]), { timeoutMs: this.opts.requestTimeoutMs })
+      .catch(() => undefined)
+  }
+
+  private granted(q: LockableQueue, at: number): void {
+    q.lockedUntil = at + this.opts.holdMs
+    if (q.refusedSince === undefined) return
+    this.deps.ledger.event('queue-locked', this.opts.id, this.opts.room, {
+      brokerName: q.ref.brokerName,
+      brokerRoom: q.ref.room,
+      queueId: q.ref.queueId,
+      waitedMs: Math.round(at - q.refusedSince)
+    })
+    q.refusedSince = undefined
+  }
+
+  private refused(q: LockableQueue, at: number, reason: string): void {
+    if (q.refusedSince !== undefined) return
+    q.refusedSince = at
+    this.deps.ledger.event('queue-lock-wait', this.opts.id, this.opts.room, {
+      brokerName: q.ref.brokerName,
+      brokerRoom: q.ref.room,
+      queueId: q.ref.queueId,
+      reason
+    })
+  }
+
+  private input(qs: readonly LockableQueue[]) {
+    return {
+      consumerGroup: this.opts.group,
+      clientId: this.opts.clientId,
+      queues: qs.map((q) => ({
+        topic: this.opts.topic,
+        brokerName: q.ref.brokerName,
+        queueId: q.ref.queueId
+      }))
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import type { ClientPlan } from '../../../../common/scenario/client-plan'
+import type { OrderedMessage } from '../../../../common/scenario/order'
+import { judgeOrder } from '../../../../common/scenario/order'
+import type { OrderReport, Scenario } from '../../../../common/scenario/schema'
+import { orderKeysOf } from '../../../../common/scenario/schema'
+
+/**
+ * The order section: the checker run once per lane (or lane variant), each over its own producers'
+ * messages, with the policy the lane ran: what `wait` kept and `reroute` broke side by side.
+ */
+export function orderReportOf(
+  messages: readonly OrderedMessage[],
+  clients: readonly ClientPlan[],
+  scenario: Scenario,
+  originMs: number
+): OrderReport {
+  const lanes = new Map<string, { plan: ClientPlan; ids: Set<string> }>()
+  for (const c of clients) {
+    if (c.role !== 'producer') continue
+    const name = c.laneName ?? c.lane
+    const entry = lanes.get(name) ?? { plan: c, ids: new Set<string>() }
+    entry.ids.add(c.id)
+    lanes.set(name, entry)
+  }
+  return {
+    orderKeys: orderKeysOf(scenario.workload),
+    lanes: [...lanes].map(([lane, { plan, ids }]) =>
+      judgeOrder(
+        messages.filter((m) => ids.has(m.producerId)),
+        {
+          lane,
+          // Only our client has the setting; the other lanes order the way their library does.
+          orderPolicy:
+            plan.lane === 'remoting'
+              ? (plan.tuning?.orderPolicy ?? scenario.client.orderPolicy)
+              : null,
+          originMs
+        }
+      )
+    )
+  }
+}
