@@ -130,6 +130,21 @@ describe('judgeOrder', () => {
     expect(r.maxStallMs).toBe(2)
   })
 
+  it('counts a queue that never delivered an acknowledged message as stalled until the end', () => {
+    const q1 = { queueId: 1 }
+    const r = judgeOrder(
+      [m('k1', 0, 10, 12), m('k2', 0, 100, null, q1), m('k2', 1, 200, null, q1)],
+      {
+        lane: 'remoting',
+        orderPolicy: 'wait',
+        originMs: 0,
+        endMs: 30_100
+      }
+    )
+    expect(r.maxStallMs).toBe(30_000)
+    expect(r.stall).toEqual({ brokerName: 'broker-a', queueId: 1, fromMs: 100 })
+  })
+
   it('reports no stall and no figures for a lane that delivered nothing', () => {
     const r = judge([m('k1', 0, 1, null)])
     expect(r).toMatchObject({ maxStallMs: null, stall: null, delivered: 0, violations: 0 })

@@ -24,6 +24,11 @@ export interface OrderJudgement {
   orderPolicy: OrderPolicy | null
   /** The workload's start: stalls are reported from it. */
   originMs: number
+  /**
+   * The end of the measurement (the drain's end): an acknowledged message never delivered kept its
+   * queue stalled until then. Absent: such messages are left out of the stalls.
+   */
+  endMs?: number
   /** How many keys to name. */
   worst?: number
 }
@@ -80,8 +85,8 @@ function reroutesOf(messages: readonly OrderedMessage[]): number {
 /**
  * The longest time the queue held acknowledged, not yet delivered messages and delivered none:
  * a sweep over acknowledgements and first deliveries, each gap starting at the later of the last
- * delivery and the acknowledgement that left the queue non-empty. Messages never delivered are
- * left out (they are loss, counted apart), as are deliveries seen before their acknowledgement.
+ * delivery and the acknowledgement that left the queue non-empty. A delivery seen before its
+ * acknowledgement counts at the acknowledgement.
  */
 function longestStall(messages: readonly AckedAndDelivered[]): { ms: number; from: number } | null {
   const events = messages.flatMap((m) => [
@@ -135,7 +140,17 @@ export function judgeOrder(
   }
   let stall: OrderLaneReport['stall'] = null
   let maxStallMs: number | null = null
-  const timed = delivered.filter((m): m is AckedAndDelivered => m.ackedAt !== null)
+  // Never delivered: the queue sat on it until the end of the measurement (a lock nobody gave
+  // back, a broker that never came back), which a stall over delivered messages alone would hide.
+  const timed = messages.flatMap((m): AckedAndDelivered[] =>
+    m.ackedAt === null
+      ? []
+      : m.firstDeliveredAt !== null
+        ? [m as AckedAndDelivered]
+        : opts.endMs !== undefined
+          ? [{ ...m, ackedAt: m.ackedAt, firstDeliveredAt: opts.endMs }]
+          : []
+  )
   for (const list of groupBy(timed, queueOf).values()) {
     const s = longestStall(list)
     if (s && (maxStallMs === null || s.ms > maxStallMs)) {

@@ -50,7 +50,7 @@ export const LANE_TRAITS = {
     proxies: 'none',
     label: 'java (stock Java client)',
     summary: 'stock Java client 5.3.3 (address server = the room’s management node)',
-    messageKinds: ['normal']
+    messageKinds: ['normal', 'ordered']
   },
   'java-zone': {
     runtime: 'java',
@@ -58,7 +58,7 @@ export const LANE_TRAITS = {
     proxies: 'none',
     label: 'java-zone (Java, zone mode)',
     summary: 'Java with RocketMQ zone mode and AllocateMachineRoomNearby',
-    messageKinds: ['normal']
+    messageKinds: ['normal', 'ordered']
   },
   'java-tuned': {
     runtime: 'java',
@@ -67,7 +67,7 @@ export const LANE_TRAITS = {
     label: 'java-tuned (Java, fast timers)',
     summary:
       'Java with 1 s route poll / heartbeat / rebalance, latency fault tolerance and a 400 ms per-request cap',
-    messageKinds: ['normal']
+    messageKinds: ['normal', 'ordered']
   },
   grpc: {
     runtime: 'node',

@@ -187,8 +187,8 @@ describe('built-in scenarios', () => {
     else expect(l.scenario.gates.maxLost).toBe(0)
   })
 
-  // Plain messages only: the Java lanes send no delayed or ordered messages yet (LANE_TRAITS.messageKinds).
-  const plain = files.filter((f) => !f.startsWith('delayed-') && !f.startsWith('ordered-'))
+  // Not delayed messages: the Java lanes send none yet (LANE_TRAITS.messageKinds).
+  const plain = files.filter((f) => !f.startsWith('delayed-'))
   it.each(plain)('%s runs its workload on the Java lanes too (no proxy needed)', (f) => {
     const l = loadScenarioFile(join(RESOURCES, 'scenarios', f), { resourcesDir: RESOURCES })
     const lanes: LaneEntry[] = ['java', 'java-zone', 'java-tuned']
@@ -265,8 +265,10 @@ describe('plan and checks', () => {
     )
     const l = base({ workload: { messages: 'delayed', delay: '3s' } })
     expect(checkScenario(l.scenario, l.topology)).toEqual([])
-    expect(() => base({ workload: { messages: 'ordered', lane: 'java' } })).toThrow(
-      /the java lane cannot send ordered messages yet \(lanes that can: remoting\)/
+    expect(() =>
+      base({ workload: { messages: 'ordered', lanes: ['java', 'grpc'] } }, 'two-rooms-proxies')
+    ).toThrow(
+      /the grpc lane cannot send ordered messages yet \(lanes that can: remoting, java, java-zone, java-tuned\)/
     )
     expect(() => base({ workload: { orderKeys: 8 } })).toThrow(
       /workload.orderKeys applies to ordered messages only/

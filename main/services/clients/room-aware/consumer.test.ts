@@ -268,6 +268,28 @@ describe('DrConsumer, orderly', () => {
     expect(w.cluster.locks.get('broker-b#0')).toBe(w.consumer.cid)
   })
 
+  it('gives back a lock that arrives after its queue was lost, not leaving it to expire', async () => {
+    const w = world({ orderly: true })
+    live.push(w.consumer)
+    w.cluster.consumerIds.set('a:10911', [w.consumer.cid])
+    w.cluster.consumerIds.set('b:10911', [w.consumer.cid])
+    let open = (): void => undefined
+    w.cluster.lockGate = new Promise((r) => (open = r))
+    await w.consumer.start()
+    await until(() => w.cluster.lockCalls.length === 8, 'every lock asked for')
+    // consumer-1 joins while the answers are on their way: room 1's queues go to it.
+    w.cluster.consumerIds.set('a:10911', [w.other, w.consumer.cid])
+    w.cluster.consumerIds.set('b:10911', [w.other, w.consumer.cid])
+    w.cluster.notify('a:10911', 'cg')
+    await until(() => w.consumer.assignment().length === 4, 'the rebalance')
+    open()
+    await until(
+      () => [0, 1, 2, 3].every((q) => !w.cluster.locks.has(`broker-a#${q}`)),
+      'room 1’s locks given back'
+    )
+    await until(() => w.cluster.locks.get('broker-b#0') === w.consumer.cid, 'its own kept')
+  })
+
   it('stops pulling a queue whose lock renewal is refused', async () => {
     const w = world({ orderly: true, lockRenewMs: 30, lockRetryMs: 1000 })
     live.push(w.consumer)

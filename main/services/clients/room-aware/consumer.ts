@@ -145,7 +145,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       handoffMs: 100,
       orderly: false,
       lockRenewMs: 10_000,
-      lockRetryMs: 500,
+      lockRetryMs: 100,
       ...options
     }
     this.id = options.id
@@ -482,8 +482,11 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       o.addr = addr
       try {
         if (this.opts.orderly && !this.locks.holds(o)) {
-          if (!(await this.locks.acquire(o, addr)))
-            await pause(this.opts.lockRetryMs, o.stop.signal)
+          const locked = await this.locks.acquire(o, addr)
+          // Lost while the lock was on its way: the release at the loss saw no lock to give back,
+          // and the broker would keep it from the queue's next owner for a minute.
+          if (locked && (!o.active || !this.running)) await this.locks.release(o, addr)
+          else if (!locked) await pause(this.opts.lockRetryMs, o.stop.signal)
           continue
         }
         if (o.offset === undefined) {

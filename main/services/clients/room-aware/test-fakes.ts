@@ -63,6 +63,8 @@ export class FakeCluster {
   emitters: EventEmitter<RemotingClientEvents>[] = []
   /** Queue locks (`brokerName#queueId` → client id), as brokers keep them for orderly consumers. */
   locks = new Map<string, string>()
+  /** While set, lock requests wait for it (a lock answer still on its way). */
+  lockGate: Promise<void> | undefined
   /** Every lock request and release, in order. */
   lockCalls: { op: 'lock' | 'unlock'; clientId: string; queues: string[] }[] = []
   /** Brokers that answer sends only after this many ms (beyond the request timeout: it times out). */
@@ -229,6 +231,7 @@ export class FakeCluster {
         this.check(addr, this.brokers.get(addr)?.health, 41)
         const keys = input.queues.map((q) => `${q.brokerName}#${q.queueId}`)
         this.lockCalls.push({ op: 'lock', clientId: input.clientId, queues: keys })
+        await this.lockGate
         return input.queues.filter((_q, i) => {
           const holder = this.locks.get(keys[i]!)
           if (holder !== undefined && holder !== input.clientId) return false

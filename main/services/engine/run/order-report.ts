@@ -12,7 +12,7 @@ export function orderReportOf(
   messages: readonly OrderedMessage[],
   clients: readonly ClientPlan[],
   scenario: Scenario,
-  originMs: number
+  times: { originMs: number; endMs: number }
 ): OrderReport {
   const lanes = new Map<string, { plan: ClientPlan; ids: Set<string> }>()
   for (const c of clients) {
@@ -34,7 +34,7 @@ export function orderReportOf(
             plan.lane === 'remoting'
               ? (plan.tuning?.orderPolicy ?? scenario.client.orderPolicy)
               : null,
-          originMs
+          ...times
         }
       )
     )

@@ -139,7 +139,10 @@ export function shapeReport(input: ReportInput): ScenarioReport {
       })
     : undefined
   const order = snap.ordered
-    ? orderReportOf(snap.ordered, plan.clients, scenario, times.t0)
+    ? orderReportOf(snap.ordered, plan.clients, scenario, {
+        originMs: times.t0,
+        endMs: times.tDrainEnd
+      })
     : undefined
   const gates = evaluateGates(scenario.gates, {
     maxDelayLatenessMs: delayed?.latenessMs.max ?? null,

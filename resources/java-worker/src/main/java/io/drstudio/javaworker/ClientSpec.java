@@ -29,6 +29,8 @@ final class ClientSpec {
     final List<NameServer> nameServers;
     final Map<String, String> brokerRooms;
     final Map<String, Long> tuning;
+    /** Consumers of an ordered workload: MessageListenerOrderly (queue locks at the broker). */
+    final boolean orderly;
 
     private ClientSpec(JSONObject s) {
         this.id = required(s, "id");
@@ -72,6 +74,7 @@ final class ClientSpec {
         if (br != null) {
             for (String k : br.keySet()) brokerRooms.put(k, br.getString(k));
         }
+        this.orderly = Boolean.TRUE.equals(s.getBoolean("orderly"));
         this.tuning = new LinkedHashMap<>();
         JSONObject t = s.getJSONObject("tuning");
         if (t != null) {

@@ -7,7 +7,9 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
 import org.apache.rocketmq.client.impl.consumer.DefaultMQPushConsumerImpl;
 import org.apache.rocketmq.client.impl.consumer.ProcessQueue;
 import org.apache.rocketmq.client.impl.consumer.RebalanceImpl;
@@ -18,7 +20,9 @@ import org.apache.rocketmq.common.message.MessageQueue;
 /**
  * A stock DefaultMQPushConsumer (clustering, concurrently, CONSUME_FROM_LAST_OFFSET, offsets
  * committed every 5 s and at shutdown) recording one `d` row per delivery. Offsets are left to the
- * client's own schedule: the duplicates that causes are what the baseline measures.
+ * client's own schedule: the duplicates that causes are what the baseline measures. For an ordered
+ * workload it consumes orderly (MessageListenerOrderly: a queue at a time under its broker lock,
+ * renewed every 20 s), as applications consuming ordered messages do.
  */
 final class JavaConsumer extends HostedClient {
     private DefaultMQPushConsumer consumer;
@@ -35,15 +39,23 @@ final class JavaConsumer extends HostedClient {
         if (spec.managementNodes.isEmpty()) c.setNamesrvAddr(spec.staticNamesrvAddr());
         c.subscribe(spec.topic, spec.tag);
         spec.lane.applyConsumer(spec, c);
-        c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
-            // After a crash-stop nothing more is delivered, though consume threads may still hold
-            // messages. They are not acknowledged either: a success would move the in-memory
-            // offset past them, and a pull already in flight can still commit it, so the room's
-            // peer would never get a message that no one recorded.
-            if (crashed) return ConsumeConcurrentlyStatus.RECONSUME_LATER;
-            for (MessageExt m : msgs) delivered(m, ctx.getMessageQueue());
-            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
-        });
+        // After a crash-stop nothing more is delivered, though consume threads may still hold
+        // messages. They are not acknowledged either: a success would move the in-memory offset
+        // past them, and a pull already in flight can still commit it, so the room's peer would
+        // never get a message that no one recorded.
+        if (spec.orderly) {
+            c.registerMessageListener((MessageListenerOrderly) (msgs, ctx) -> {
+                if (crashed) return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT;
+                for (MessageExt m : msgs) delivered(m, ctx.getMessageQueue());
+                return ConsumeOrderlyStatus.SUCCESS;
+            });
+        } else {
+            c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+                if (crashed) return ConsumeConcurrentlyStatus.RECONSUME_LATER;
+                for (MessageExt m : msgs) delivered(m, ctx.getMessageQueue());
+                return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+            });
+        }
         consumer = c;
         c.start();
         cid = factory().getClientId();

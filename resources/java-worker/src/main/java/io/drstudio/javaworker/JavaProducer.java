@@ -2,8 +2,11 @@ package io.drstudio.javaworker;
 
 import com.alibaba.fastjson2.JSONArray;
 import com.alibaba.fastjson2.JSONObject;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
@@ -49,6 +52,8 @@ final class JavaProducer extends HostedClient {
     record Outcome(boolean acked, int attempts, double startedAt, double endedAt) {
     }
 
+    /** Ordered sends waiting behind the send in progress of their key; a key is here while one runs. */
+    private final Map<String, ArrayDeque<Runnable>> keyQueues = new HashMap<>();
     private final FailoverTracker failover = new FailoverTracker();
     private final AtomicInteger threadSeq = new AtomicInteger();
     private DefaultMQProducer producer;
@@ -116,8 +121,55 @@ final class JavaProducer extends HostedClient {
         }
     }
 
+    /**
+     * Queues an ordered send behind the sends of its key, so a key's messages go one at a time in
+     * schedule order, as an application sending each key from one thread does. False if the pool
+     * refused to start the key's sends (the worker is stopping).
+     */
+    boolean submitOrdered(String orderKey, Runnable send) {
+        synchronized (keyQueues) {
+            ArrayDeque<Runnable> waiting = keyQueues.get(orderKey);
+            if (waiting != null) {
+                waiting.add(send);
+                return true;
+            }
+            keyQueues.put(orderKey, new ArrayDeque<>());
+        }
+        boolean started = submit(() -> {
+            send.run();
+            drain(orderKey);
+        });
+        if (!started) {
+            // Sends queued meanwhile run here, so their in-flight counts are released.
+            drain(orderKey);
+        }
+        return started;
+    }
+
+    private void drain(String orderKey) {
+        while (true) {
+            Runnable next;
+            synchronized (keyQueues) {
+                next = keyQueues.get(orderKey).poll();
+                if (next == null) {
+                    keyQueues.remove(orderKey);
+                    return;
+                }
+            }
+            next.run();
+        }
+    }
+
     /** One synchronous send; records its `s` row (and events) when `record`. */
     Outcome send(String key, String tag, byte[] body, Double scheduledAt, boolean record) {
+        return send(key, tag, body, scheduledAt, record, null, -1);
+    }
+
+    /**
+     * One synchronous send; with an `orderKey`, through the key-hash selector (one attempt: the
+     * stock client does not retry selector sends), carrying the key and its sequence in its row.
+     */
+    Outcome send(String key, String tag, byte[] body, Double scheduledAt, boolean record, String orderKey, long orderSeq) {
         SendTrace trace = new SendTrace(key, record);
         Message msg = new Message(spec.topic, tag, key, body);
         double startedAt = Clock.now();
@@ -125,7 +177,7 @@ final class JavaProducer extends HostedClient {
         SendResult result = null;
         Exception error = null;
         try {
-            result = producer.send(msg);
+            result = orderKey == null ? producer.send(msg) : producer.send(msg, KeyHashSelector.INSTANCE, orderKey);
         } catch (Exception e) {
             error = e;
         } finally {
@@ -134,13 +186,19 @@ final class JavaProducer extends HostedClient {
         double endedAt = Clock.now();
         boolean acked = result != null;
         if (record) {
-            if (acked) recordAck(trace, result, scheduledAt, startedAt, endedAt);
-            else recordFailure(trace, error, scheduledAt, startedAt, endedAt);
+            JSONObject row = acked
+                ? recordAck(trace, result, scheduledAt, startedAt, endedAt)
+                : recordFailure(trace, error, scheduledAt, startedAt, endedAt);
+            if (orderKey != null) {
+                row.put("orderKey", orderKey);
+                row.put("orderSeq", orderSeq);
+            }
+            outbox.row(row);
         }
         return new Outcome(acked, trace.attempts, startedAt, endedAt);
     }
 
-    private void recordAck(SendTrace t, SendResult r, Double scheduledAt, double startedAt, double endedAt) {
+    private JSONObject recordAck(SendTrace t, SendResult r, Double scheduledAt, double startedAt, double endedAt) {
         MessageQueue mq = r.getMessageQueue();
         String broker = mq.getBrokerName();
         String room = spec.brokerRoom(broker);
@@ -167,10 +225,10 @@ final class JavaProducer extends HostedClient {
         row.put("attempts", Math.max(1, t.attempts));
         // FLUSH_*_TIMEOUT / SLAVE_NOT_AVAILABLE: stored, with a warning the application would see.
         row.put("error", r.getSendStatus() == SendStatus.SEND_OK ? null : r.getSendStatus().name());
-        outbox.row(row);
+        return row;
     }
 
-    private void recordFailure(SendTrace t, Exception e, Double scheduledAt, double startedAt, double endedAt) {
+    private JSONObject recordFailure(SendTrace t, Exception e, Double scheduledAt, double startedAt, double endedAt) {
         String reason = e == null ? "no result" : reason(e);
         JSONObject row = sendRow(t.key, scheduledAt, startedAt,
             Double.isNaN(t.attemptStartedAt) ? null : t.attemptStartedAt, endedAt);
@@ -181,12 +239,12 @@ final class JavaProducer extends HostedClient {
         row.put("status", "failed");
         row.put("attempts", t.attempts);
         row.put("error", reason);
-        outbox.row(row);
         JSONObject data = new JSONObject();
         data.put("key", t.key);
         data.put("reason", reason);
         data.put("attempts", t.attempts);
         outbox.event("send-failed", spec.id, spec.room, data);
+        return row;
     }
 
     private JSONObject sendRow(String key, Double scheduledAt, double startedAt, Double attemptStartedAt, double endedAt) {

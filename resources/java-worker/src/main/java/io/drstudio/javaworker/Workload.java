@@ -28,6 +28,8 @@ final class Workload {
         long unreportedCap;
         double reportedAt = Double.NEGATIVE_INFINITY;
         String room;
+        /** Ordered workloads: sharding keys; 0 = unordered. */
+        int orderKeys;
 
         Slot(String id, double rate, double first, int messageSize) {
             this.id = id;
@@ -78,13 +80,18 @@ final class Workload {
             if (p.containsKey("delayMs")) {
                 throw new WorkerException("unsupported", id + ": the Java lanes cannot send delayed messages yet");
             }
-            if (p.containsKey("orderKeys")) {
-                throw new WorkerException("unsupported", id + ": the Java lanes cannot send ordered messages yet");
-            }
             Object off = p.get("offsetMs");
             double offset = off instanceof Number n ? n.doubleValue() : 0;
             Object size = p.get("messageSize");
-            slots.put(id, new Slot(id, rate, t0 + offset, size instanceof Number n ? n.intValue() : 128));
+            Slot slot = new Slot(id, rate, t0 + offset, size instanceof Number n ? n.intValue() : 128);
+            Object keys = p.get("orderKeys");
+            if (keys != null) {
+                if (!(keys instanceof Number n) || n.intValue() < 1) {
+                    throw new WorkerException("bad-args", "workload.start args.producers[" + i + "].orderKeys must be a number >= 1");
+                }
+                slot.orderKeys = ((Number) keys).intValue();
+            }
+            slots.put(id, slot);
         }
         this.thread = new Thread(this::run, "drstudio-workload");
         this.thread.setDaemon(true);
@@ -148,13 +155,27 @@ final class Workload {
             s.inflight++;
         }
         String key = s.id + "-" + seq;
-        boolean queued = p.submit(() -> {
-            try {
-                p.send(key, tag, s.body, scheduledAt, true);
-            } finally {
-                release(s);
-            }
-        });
+        boolean queued;
+        if (s.orderKeys > 0) {
+            // Slot seq (from 1) is key (seq-1) mod keys, that key's message number (seq-1) div keys.
+            String orderKey = s.id + ":k" + ((seq - 1) % s.orderKeys);
+            long orderSeq = (seq - 1) / s.orderKeys;
+            queued = p.submitOrdered(orderKey, () -> {
+                try {
+                    p.send(key, tag, s.body, scheduledAt, true, orderKey, orderSeq);
+                } finally {
+                    release(s);
+                }
+            });
+        } else {
+            queued = p.submit(() -> {
+                try {
+                    p.send(key, tag, s.body, scheduledAt, true);
+                } finally {
+                    release(s);
+                }
+            });
+        }
         if (!queued) {
             synchronized (this) {
                 s.inflight--;

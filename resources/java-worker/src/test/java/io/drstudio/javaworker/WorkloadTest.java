@@ -24,12 +24,25 @@ class WorkloadTest {
     }
 
     @Test
-    void refusesOrderedMessagesRatherThanSendingThemUnordered() {
+    void acceptsOrderedMessagesAndRefusesABadKeyCount() {
+        new Workload(args("{\"id\":\"p1\",\"rate\":10,\"messageSize\":8,\"offsetMs\":0,\"orderKeys\":16}"),
+            id -> null, null, "room1");
         WorkerException e = assertThrows(WorkerException.class, () -> new Workload(
-            args("{\"id\":\"p1\",\"rate\":10,\"messageSize\":8,\"offsetMs\":0,\"orderKeys\":16}"),
+            args("{\"id\":\"p1\",\"rate\":10,\"messageSize\":8,\"offsetMs\":0,\"orderKeys\":0}"),
             id -> null, null, "room1"));
-        assertEquals("unsupported", e.code);
-        assertTrue(e.getMessage().contains("ordered"), e.getMessage());
+        assertEquals("bad-args", e.code);
+        assertTrue(e.getMessage().contains("orderKeys"), e.getMessage());
+    }
+
+    @Test
+    void theSelectorHashesTheKeyOverTheRouteQueues() {
+        var a = new org.apache.rocketmq.common.message.MessageQueue("T", "broker-a", 0);
+        var b = new org.apache.rocketmq.common.message.MessageQueue("T", "broker-b", 1);
+        var both = java.util.List.of(a, b);
+        // "p:k0".hashCode() is odd: the second queue of two; the key moves when the list shrinks.
+        assertEquals(1, Math.floorMod("p:k0".hashCode(), 2));
+        assertEquals(b, KeyHashSelector.INSTANCE.select(both, null, "p:k0"));
+        assertEquals(a, KeyHashSelector.INSTANCE.select(java.util.List.of(a), null, "p:k0"));
     }
 
     @Test
