@@ -95,6 +95,8 @@ export interface LedgerEventData {
     brokerRoom: string | null
     queueId: number
     waitedMs: number
+    /** Departed clients whose lock on the queue this consumer gave back for them to take it. */
+    freedFrom?: string[]
   }
   fault: {
     action: string

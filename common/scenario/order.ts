@@ -1,4 +1,5 @@
-import type { OrderLaneReport, OrderPolicy } from './schema'
+import type { OrderPolicy } from '../topology/schema'
+import type { OrderLaneReport } from './schema'
 
 /** One acknowledged ordered message as the ledger has it. */
 export interface OrderedMessage {

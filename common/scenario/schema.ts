@@ -1,7 +1,12 @@
 import { z } from 'zod'
 import { closestMatch, describeValue } from '../schema-issues'
 import { MESSAGE_KINDS } from '../topology/lanes'
-import { clientLaneSchema, idSchema, selectionPolicySchema } from '../topology/schema'
+import {
+  clientLaneSchema,
+  idSchema,
+  orderPolicySchema,
+  selectionPolicySchema
+} from '../topology/schema'
 import { durationSchema } from './duration'
 
 /** What the timeline can do to a node; clients (producers/consumers) support kill/stop/start/restart. */
@@ -145,10 +150,6 @@ export const roomWorkloadSchema = z.strictObject({
   consumers: z.number().int().min(0).max(64).default(1)
 })
 
-/** What an ordered producer does while its key's queue is unavailable (see clientTuningSchema). */
-export const orderPolicySchema = z.enum(['wait', 'reroute'])
-export type OrderPolicy = z.infer<typeof orderPolicySchema>
-
 /** Client tuning; defaults are the fast-failover settings the benchmark targets were measured with. */
 export const clientTuningSchema = z.strictObject({
   policy: selectionPolicySchema.optional(),
@@ -169,7 +170,13 @@ export const clientTuningSchema = z.strictObject({
    * broker is down (order kept, those sends fail); `reroute` sends it to the next queue by the
    * room-first rule (sends go on, the key's order breaks by design).
    */
-  orderPolicy: orderPolicySchema.default('wait')
+  orderPolicy: orderPolicySchema.default('wait'),
+  /**
+   * Orderly consumers (remoting lane): free the queue lock of a consumer gone from the group (a
+   * crash) in its name instead of waiting for the broker to expire it (60 s). false: wait, as the
+   * stock client does.
+   */
+  freeDepartedLocks: z.boolean().default(true)
 })
 export type ClientTuning = z.infer<typeof clientTuningSchema>
 
@@ -186,7 +193,8 @@ export const clientTuningOverrideSchema = z.strictObject({
   pollTimeout: durationSchema.optional(),
   hedge: z.boolean().optional(),
   keepOffsets: z.boolean().optional(),
-  orderPolicy: orderPolicySchema.optional()
+  orderPolicy: orderPolicySchema.optional(),
+  freeDepartedLocks: z.boolean().optional()
 })
 export type ClientTuningOverride = z.infer<typeof clientTuningOverrideSchema>
 

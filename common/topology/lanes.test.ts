@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { CLIENT_LANES, isJavaLane, JAVA_LANES, LANE_TRAITS, NODE_LANES, usesGrpcSdk } from './lanes'
-import { clientLaneSchema } from './schema'
+import { needsTimerWheel } from './model'
+import { clientLaneSchema, topologySettingsSchema } from './schema'
 
 describe('client lanes', () => {
   it('lists every lane once, in the order users see them', () => {
@@ -42,5 +43,18 @@ describe('client lanes', () => {
   it('is the topology schema enum', () => {
     for (const lane of CLIENT_LANES) expect(clientLaneSchema.parse(lane)).toBe(lane)
     expect(clientLaneSchema.safeParse('java-fast').success).toBe(false)
+  })
+})
+
+describe('needsTimerWheel', () => {
+  it('runs the wheel when asked, or when live runs send delayed messages', () => {
+    const t = (settings: object) =>
+      needsTimerWheel({
+        settings: { ...topologySettingsSchema.parse({}), ...settings }
+      })
+    expect(t({})).toBe(false)
+    expect(t({ messages: 'ordered' })).toBe(false)
+    expect(t({ timerWheel: true })).toBe(true)
+    expect(t({ messages: 'delayed' })).toBe(true)
   })
 })

@@ -114,3 +114,11 @@ export function hostOf(node: TopologyNode): string {
 export function isAttachedCluster(topology: Topology): boolean {
   return listNodes(topology).some((n) => n.kind === 'broker' && isAttached(n))
 }
+
+/**
+ * Whether the topology's brokers run the timer wheel: asked for (`settings.timerWheel`, a delayed
+ * scenario sets it), or its own live runs send delayed messages.
+ */
+export function needsTimerWheel(topology: Pick<Topology, 'settings'>): boolean {
+  return topology.settings.timerWheel || topology.settings.messages === 'delayed'
+}

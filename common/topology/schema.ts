@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { FieldProblem } from './fields'
 import { checkHost, idProblem, nameText, rocketmqNameProblem } from './fields'
-import { CLIENT_LANES } from './lanes'
+import { CLIENT_LANES, MESSAGE_KINDS } from './lanes'
 
 /** Adds a custom issue carrying its fix, which validate.ts turns into the problem's hint. */
 function issue(ctx: z.RefinementCtx, p: FieldProblem): void {
@@ -138,6 +138,14 @@ export const proxySchema = z.strictObject({
 
 export const selectionPolicySchema = z.enum(['random', 'round-robin', 'least-latency'])
 
+/**
+ * What an ordered producer of our client does while its key's queue is unavailable: `wait` never
+ * sends the key elsewhere (order kept, those sends fail); `reroute` sends it to the next queue by
+ * the room-first rule (sends go on, the key's order breaks by design).
+ */
+export const orderPolicySchema = z.enum(['wait', 'reroute'])
+export type OrderPolicy = z.infer<typeof orderPolicySchema>
+
 /** A client lane; the lanes and their traits are in lanes.ts. */
 export const clientLaneSchema = z.enum(CLIENT_LANES)
 
@@ -200,7 +208,14 @@ export const topologySettingsSchema = z.strictObject({
    * Sandbox brokers run RocketMQ's timer wheel (delayed messages; ~37 MiB each). Off by default to
    * keep topologies small; a delayed workload turns it on, and proxies (POP) always need it.
    */
-  timerWheel: z.boolean().default(false)
+  timerWheel: z.boolean().default(false),
+  /**
+   * What the topology's producers send in a live run (Start): plain, delayed or ordered messages.
+   * A scenario's `workload.messages` decides for its own runs.
+   */
+  messages: z.enum(MESSAGE_KINDS).default('normal'),
+  /** Live runs of ordered messages: our client's policy (see orderPolicySchema). */
+  orderPolicy: orderPolicySchema.default('wait')
 })
 
 /**

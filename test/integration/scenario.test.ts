@@ -257,6 +257,24 @@ describe('built-in scenarios on real RocketMQ', () => {
     )
   }, 240_000)
 
+  it('ordered, room 1’s consumers crash: room 2 takes their locked queues at once by freeing the departed locks', async () => {
+    const r = await run('ordered-room1-consumers-down')
+    const lane = r.order!.lanes[0]!
+    expect(r.totals.lost).toBe(0)
+    expect(lane).toMatchObject({ lane: 'remoting', violations: 0 })
+    // The broker would have kept the crashed consumer's locks for up to a minute (55 s measured).
+    expect(lane.maxStallMs).toBeLessThan(5000)
+    const freed = recorder.db
+      .prepare(
+        `SELECT data_json AS d FROM ledger_events WHERE run_id = ? AND kind = 'queue-locked'
+           AND client_id = 'consumer-2' AND json_extract(data_json, '$.freedFrom') IS NOT NULL`
+      )
+      .all(r.runId) as { d: string }[]
+    expect(freed.length).toBeGreaterThan(0)
+    expect(JSON.parse(freed[0]!.d).freedFrom[0]).toMatch(/@room1$/)
+    expect(r.passed).toBe(true)
+  }, 180_000)
+
   it('room1 management down: clients keep their list, fall back to room 2, keep working', async () => {
     const r = await run('room1-management-down')
     expect(r.totals.lost).toBe(0)

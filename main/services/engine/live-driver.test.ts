@@ -39,6 +39,17 @@ describe('live driver', () => {
     ])
   })
 
+  it('sends what the topology’s Messages setting says, with its order policy', () => {
+    expect(liveScenario(topology).scenario.workload.messages).toBe('normal')
+    const ordered = topologySchema.parse({
+      ...topology,
+      settings: { ...topology.settings, messages: 'ordered', orderPolicy: 'reroute' }
+    })
+    const { scenario } = liveScenario(ordered)
+    expect(scenario.workload.messages).toBe('ordered')
+    expect(scenario.client.orderPolicy).toBe('reroute')
+  })
+
   it('records operator actions as faults and reports on stop into its own sandbox run', async () => {
     const rec = recorder()
     const world = fakeWorld()

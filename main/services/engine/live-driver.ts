@@ -15,6 +15,9 @@ export function liveScenario(topology: Topology): LoadedScenario {
       description:
         'Operator-driven run: the topology’s own clients while nodes are acted on by hand.',
       topology: topology.name,
+      // What the topology's producers send in a live run (Properties ▸ Topology ▸ Messages).
+      workload: { messages: topology.settings.messages },
+      client: { orderPolicy: topology.settings.orderPolicy },
       gates: { maxLost: 0 }
     }),
     topology,

@@ -100,7 +100,8 @@ export function createHostedClient(
         : {}),
       ...(t.pollTimeoutMs !== undefined ? { pollTimeoutMs: t.pollTimeoutMs } : {}),
       ...(t.keepOffsets !== undefined ? { keepOffsets: t.keepOffsets } : {}),
-      ...(spec.orderly ? { orderly: true } : {})
+      ...(spec.orderly ? { orderly: true } : {}),
+      ...(t.freeDepartedLocks !== undefined ? { freeDepartedLocks: t.freeDepartedLocks } : {})
     },
     deps
   )

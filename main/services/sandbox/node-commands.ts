@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { listNodes } from '../../../common/topology/model'
+import { listNodes, needsTimerWheel } from '../../../common/topology/model'
 import type { Topology } from '../../../common/topology/schema'
 import type { Discovery, ManagementNodeConfig } from './config'
 import { brokerProperties, namesrvProperties, proxyConfig, renderProperties } from './config'
@@ -138,7 +138,7 @@ export function writeNodeConfig(rt: NodeProcess, ctx: NodeCommandContext): Comma
         discovery: discoveryFor(rt.room, ctx),
         fastBrokerExpiry: ctx.fastBrokerExpiry,
         popConsumption: listNodes(ctx.topology).some((n) => n.kind === 'proxy'),
-        timerWheel: ctx.topology.settings.timerWheel
+        timerWheel: needsTimerWheel(ctx.topology)
       })
       writeFileSync(file, renderProperties(props, header))
       return brokerCommand(ctx.jvm(), rt.dir, file, rt.room)

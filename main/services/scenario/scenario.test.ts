@@ -134,7 +134,7 @@ function droppedKeys(raw: unknown, parsed: unknown, path = ''): string[] {
 describe('built-in scenarios', () => {
   const files = readdirSync(join(RESOURCES, 'scenarios')).filter((f) => f.endsWith('.yaml'))
 
-  it('ships the six scenarios of the method, three of the gRPC lane, four of the links, four of controller mode, one of delayed and one of ordered messages', () => {
+  it('ships the six scenarios of the method, three of the gRPC lane, four of the links, four of controller mode, one of delayed and two of ordered messages', () => {
     expect(files.sort()).toEqual([
       'broker-cut-from-remote-ns.yaml',
       'controller-leader-and-master-kill.yaml',
@@ -147,6 +147,7 @@ describe('built-in scenarios', () => {
       'grpc-room1-proxy-down.yaml',
       'healthy.yaml',
       'ordered-room1-brokers-down.yaml',
+      'ordered-room1-consumers-down.yaml',
       'room1-broker-paused.yaml',
       'room1-brokers-and-namesrv-down.yaml',
       'room1-brokers-down.yaml',

@@ -63,6 +63,8 @@ export interface ClientSpec {
     keepOffsets: boolean
     /** Remoting producers of ordered messages: what a key does while its queue is unavailable. */
     orderPolicy: 'wait' | 'reroute'
+    /** Remoting consumers of ordered messages: free a departed consumer's queue locks. */
+    freeDepartedLocks: boolean
   }>
   /** Consumers of an ordered workload: lock each queue at its broker and consume it in order. */
   orderly?: boolean

@@ -8,6 +8,7 @@ import { effectiveNodeState, nodeAriaLabel, readinessNote } from '../model/flow-
 import { useLiveStore } from '../stores/live-store'
 import { useReplayStore } from '../stores/replay-store'
 import { useRunStore } from '../stores/run-store'
+import { useStallStore } from '../stores/stall-store'
 import { useUiStore } from '../stores/ui-store'
 import { ControllerBadge } from './controller-badge'
 import { KindIcon } from './kind-icon'
@@ -71,8 +72,10 @@ function ComponentNodeView({ data, selected }: NodeProps<ComponentFlowNode>) {
         ...(detail !== undefined ? { detail } : {}),
         ...(readyInMs !== undefined ? { readyInMs } : {})
       })
+  // An orderly consumer owning queues it cannot lock: a stall, live only (replays show the Timeline).
+  const stalled = useStallStore((s) => (replayed ? undefined : s.stalls[nodeId]))
   const ref = useRef<HTMLDivElement>(null)
-  const label = nodeAriaLabel(data, state)
+  const label = nodeAriaLabel(data, state, stalled?.length ?? 0)
   useLayoutEffect(() => {
     // React Flow renders the focusable wrapper; its label carries the live state.
     ref.current?.closest('.react-flow__node')?.setAttribute('aria-label', label)
@@ -145,6 +148,14 @@ function ComponentNodeView({ data, selected }: NodeProps<ComponentFlowNode>) {
         )}
       </div>
       {!HIDDEN_STATES.has(state) && <span className={`badge badge-${state}`}>{state}</span>}
+      {stalled && (
+        <span
+          className="badge badge-stalled"
+          title={`No lock for ${stalled.join(', ')}: another client holds it, so nothing of these queues is consumed`}
+        >
+          stalled {stalled.length}
+        </span>
+      )}
       {readiness && !readiness.replaces && (
         // Beside the state badge: the second line is the design and the broker's figures.
         <span className="badge-note" title={detail}>

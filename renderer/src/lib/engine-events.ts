@@ -11,6 +11,7 @@ import type { ProgressEvent, SandboxStatus } from '../stores/run-store'
 import { useRunStore } from '../stores/run-store'
 import type { ScenarioProgress } from '../stores/scenario-store'
 import { useScenarioStore } from '../stores/scenario-store'
+import { useStallStore } from '../stores/stall-store'
 import { useTimelineStore } from '../stores/timeline-store'
 import { useUiStore } from '../stores/ui-store'
 import { on, onConnection } from './bridge'
@@ -32,6 +33,7 @@ export function subscribeEngineEvents(): () => void {
     useTimelineStore.getState().applyLedgerEvents(b)
     useNamesrvStore.getState().applyLedgerEvents(b)
     useControllerStore.getState().applyLedgerEvents(b)
+    useStallStore.getState().applyLedgerEvents(b)
     useRunStore.getState().applyLedgerEvents(b)
   })
   const scenarioProgress = new FrameBatcher<ScenarioProgress>((b) =>
@@ -47,6 +49,7 @@ export function subscribeEngineEvents(): () => void {
         useLiveStore.getState().reset()
         useMetricsStore.getState().reset()
         useControllerStore.getState().reset()
+        useStallStore.getState().reset()
       }
     })
   )

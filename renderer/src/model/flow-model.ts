@@ -72,10 +72,11 @@ export function nodeSubtitle(node: TopologyNode): string {
  *
  * The node component sets it (run state changes must not rebuild React Flow's node list).
  */
-export function nodeAriaLabel(d: ComponentNodeData, state: NodeState): string {
+export function nodeAriaLabel(d: ComponentNodeData, state: NodeState, stalled = 0): string {
   const role = d.role ? ` (${d.role})` : ''
   const problems = d.problems ? `, ${d.problems} problem${d.problems > 1 ? 's' : ''}` : ''
-  return `${KIND_LABEL[d.kind]} ${d.nodeId}${role} in ${d.room}, state ${state}${problems}`
+  const stalls = stalled ? `, stalled on ${stalled} queue${stalled > 1 ? 's' : ''}` : ''
+  return `${KIND_LABEL[d.kind]} ${d.nodeId}${role} in ${d.room}, state ${state}${stalls}${problems}`
 }
 
 /**

@@ -65,7 +65,7 @@ export function describeLedgerEvent(e: LedgerLine): string {
     case 'queue-lock-wait':
       return `queue ${s(d.queueId)} of ${where(d.brokerName, d.brokerRoom)} stalled: lock refused (${s(d.reason, '')})`
     case 'queue-locked':
-      return `queue ${s(d.queueId)} of ${where(d.brokerName, d.brokerRoom)} locked${ms(d.waitedMs)}`
+      return `queue ${s(d.queueId)} of ${where(d.brokerName, d.brokerRoom)} locked${ms(d.waitedMs)}${Array.isArray(d.freedFrom) && d.freedFrom.length ? ` (freed from departed ${d.freedFrom.join(', ')})` : ''}`
     case 'fault': {
       const failed = d.ok === false ? ` failed: ${s(d.error, '')}` : ''
       const network = networkOfFaultRow(d)

@@ -378,6 +378,33 @@ function TopologyProperties({ doc }: { doc: Topology }) {
         hint="Server-side zone filter without fallback"
         onChange={(zoneMode) => set({ settings: { zoneMode } })}
       />
+      <SelectField
+        label="Messages (live runs)"
+        value={s.messages}
+        options={[
+          { value: 'normal', label: 'normal' },
+          { value: 'ordered', label: 'ordered (16 keys, consumed orderly)' },
+          { value: 'delayed', label: 'delayed (5 s, broker timer)' }
+        ]}
+        hint="What producers send after Start; a scenario sets its own"
+        onChange={(v) => set({ settings: { messages: v as typeof s.messages } })}
+      />
+      {s.messages === 'ordered' && (
+        <SelectField
+          label="Order policy (remoting lane)"
+          value={s.orderPolicy}
+          options={[
+            { value: 'wait', label: 'wait: keep order, fail sends while a key’s queue is down' },
+            { value: 'reroute', label: 'reroute: keep sending, a key’s order may break' }
+          ]}
+          hint={
+            s.orderPolicy === 'wait'
+              ? 'Costs availability: a key whose broker is down is not sent until it is back'
+              : 'Costs order: a key sent to another queue can be consumed out of sequence'
+          }
+          onChange={(v) => set({ settings: { orderPolicy: v as typeof s.orderPolicy } })}
+        />
+      )}
       <TopicsEditor doc={doc} errorAt={errorAt} />
     </Section>
   )

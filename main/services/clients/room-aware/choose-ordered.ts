@@ -1,4 +1,4 @@
-import type { SelectionPolicy } from '../../../../common/topology/schema'
+import type { OrderPolicy, SelectionPolicy } from '../../../../common/topology/schema'
 import type { BrokerCandidate } from './choose-broker'
 import { chooseBroker } from './choose-broker'
 
@@ -40,8 +40,6 @@ export function homeQueue(
   )
   return slots.length === 0 ? undefined : slots[pickOf(key, slots.length)]
 }
-
-export type OrderPolicy = 'wait' | 'reroute'
 
 export interface OrderedChoiceInput {
   key: string

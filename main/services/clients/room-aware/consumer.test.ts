@@ -290,6 +290,49 @@ describe('DrConsumer, orderly', () => {
     await until(() => w.cluster.locks.get('broker-b#0') === w.consumer.cid, 'its own kept')
   })
 
+  it('takes over a crashed peer’s queues at once, freeing the locks it left in its name', async () => {
+    const w = world({ orderly: true })
+    live.push(w.consumer)
+    // consumer-1 held room 1's queues and crashed: the broker keeps its locks (a minute).
+    for (let q = 0; q < 4; q++) w.cluster.locks.set(`broker-a#${q}`, w.other)
+    w.cluster.backlog.set('broker-a#2', ['k1'])
+    await w.consumer.start()
+    w.cluster.consumerIds.set('a:10911', [w.consumer.cid])
+    w.cluster.consumerIds.set('b:10911', [w.consumer.cid])
+    w.cluster.notify('a:10911', 'cg')
+    await until(() => w.ledger.deliveries.some((d) => d.key === 'k1'), 'room 1’s message')
+    expect(w.cluster.locks.get('broker-a#2')).toBe(w.consumer.cid)
+    const freed = w.ledger.kinds('queue-locked').find((e) => e.queueId === 2)
+    expect(freed).toMatchObject({ brokerName: 'broker-a', freedFrom: [w.other] })
+    const forged = w.cluster.lockCalls.filter((c) => c.op === 'unlock' && c.clientId === w.other)
+    expect(forged.flatMap((c) => c.queues).sort()).toEqual([0, 1, 2, 3].map((q) => `broker-a#${q}`))
+  })
+
+  it('never frees the lock of a peer still in the group, nor with the setting off', async () => {
+    for (const [name, extra, members] of [
+      ['live peer', {}, 'both'],
+      ['setting off', { freeDepartedLocks: false }, 'alone']
+    ] as const) {
+      const w = world({ orderly: true, ...extra })
+      live.push(w.consumer)
+      w.cluster.locks.set('broker-b#0', w.other)
+      await w.consumer.start()
+      if (members === 'alone') {
+        w.cluster.consumerIds.set('a:10911', [w.consumer.cid])
+        w.cluster.consumerIds.set('b:10911', [w.consumer.cid])
+        w.cluster.notify('b:10911', 'cg')
+      }
+      await until(() => w.ledger.kinds('queue-lock-wait').length > 0, `${name}: the refusal`)
+      await new Promise((r) => setTimeout(r, 50))
+      expect(
+        w.cluster.lockCalls.filter((c) => c.op === 'unlock' && c.clientId === w.other),
+        name
+      ).toEqual([])
+      expect(w.cluster.locks.get('broker-b#0'), name).toBe(w.other)
+      await w.consumer.stop()
+    }
+  })
+
   it('stops pulling a queue whose lock renewal is refused', async () => {
     const w = world({ orderly: true, lockRenewMs: 30, lockRetryMs: 1000 })
     live.push(w.consumer)

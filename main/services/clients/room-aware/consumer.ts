@@ -63,6 +63,12 @@ export interface ConsumerOptions {
   orderly?: boolean
   lockRenewMs?: number
   lockRetryMs?: number
+  /**
+   * Orderly: a queue whose lock a departed client (gone from every broker's consumer list) still
+   * holds is freed in its name rather than waited out (the broker keeps it 60 s). Off: the stock
+   * behaviour, waiting for the broker to expire it.
+   */
+  freeDepartedLocks?: boolean
 }
 
 /** A message as handed to listeners, with where it came from. */
@@ -119,6 +125,9 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
   private lastServedRoom: string | null | undefined
   private readonly offsets: QueueOffsets
   private readonly locks: QueueLocks
+  /** Client ids seen in the group, and those of them gone from every broker's list since. */
+  private readonly members = new Set<string>()
+  private departed: string[] = []
 
   constructor(
     options: ConsumerOptions,
@@ -146,6 +155,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       orderly: false,
       lockRenewMs: 10_000,
       lockRetryMs: 100,
+      freeDepartedLocks: true,
       ...options
     }
     this.id = options.id
@@ -217,6 +227,8 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
     })
     this.remoting.on('connection-close', (e) => {
       if (!this.running || !e.error) return
+      // A peer may free these locks once we look departed: take them again before pulling on.
+      this.locks.forget([...this.owned.values()].filter((o) => o.addr === e.address))
       if (this.routes.brokers.some((b) => b.masterAddr === e.address))
         void this.routes.refresh('broker-closed')
     })
@@ -383,6 +395,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
     // Nobody answered: we cannot tell who is alive, so keep what we have rather than grab everything.
     if (brokers.length > 0 && answered.length === 0) return
     const cidAll = [...new Set(answered.flatMap((r) => r.value))]
+    this.noteMembers(cidAll, answered.length === brokers.length)
     const result = allocateNearby({
       currentCid: this.cid,
       cidAll,
@@ -392,6 +405,23 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
     })
     this.lastAllocation = result
     this.apply(result, trigger)
+  }
+
+  /**
+   * Departed clients: seen in the group before, in no broker's list now. Only judged when every
+   * broker of the route answered, so a client listed by a broker that did not answer is not one.
+   */
+  private noteMembers(cidAll: readonly string[], everyBrokerAnswered: boolean): void {
+    const now = new Set(cidAll)
+    if (everyBrokerAnswered) {
+      const gone = [...this.members].filter((c) => !now.has(c) && c !== this.cid)
+      for (const c of gone) this.members.delete(c)
+      // The last few are enough: one per crashed peer, and a lock outlives it by a minute only.
+      this.departed = [...new Set([...gone, ...this.departed])]
+        .filter((c) => !now.has(c))
+        .slice(0, 16)
+    }
+    for (const c of cidAll) this.members.add(c)
   }
 
   private apply(result: AllocateNearbyResult, trigger: string): void {
@@ -482,7 +512,11 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       o.addr = addr
       try {
         if (this.opts.orderly && !this.locks.holds(o)) {
-          const locked = await this.locks.acquire(o, addr)
+          const locked = await this.locks.acquire(
+            o,
+            addr,
+            this.opts.freeDepartedLocks ? this.departed : []
+          )
           // Lost while the lock was on its way: the release at the loss saw no lock to give back,
           // and the broker would keep it from the queue's next owner for a minute.
           if (locked && (!o.active || !this.running)) await this.locks.release(o, addr)

@@ -46,15 +46,34 @@ export class QueueLocks {
     return q.lockedUntil > this.deps.clock.now()
   }
 
-  /** Takes the queue's lock at `addr`; false when the broker refused it or did not answer. */
-  async acquire(q: LockableQueue, addr: string): Promise<boolean> {
+  /**
+   * Takes the queue's lock at `addr`; false when the broker refused it or did not answer. When it
+   * is refused and clients have `departed` the group (gone from every broker's consumer list: a
+   * crash, or a cut from every broker), their locks on the queue are given back for them first
+   * (UNLOCK_BATCH_MQ in their name; the broker frees only a lock that client holds), instead of
+   * the queue stalling until the broker expires them (60 s, apache/rocketmq#2485).
+   */
+  async acquire(
+    q: LockableQueue,
+    addr: string,
+    departed: readonly string[] = []
+  ): Promise<boolean> {
     const at = this.deps.clock.now()
     let granted: boolean
+    let freedFrom: string[] = []
     try {
-      const locked = await this.remoting.lockBatchMq(addr, this.input([q]), {
-        timeoutMs: this.opts.requestTimeoutMs
-      })
-      granted = locked.some((m) => queueKey(m) === queueKey(q.ref))
+      granted = await this.lock(q, addr)
+      if (!granted && departed.length > 0) {
+        await Promise.allSettled(
+          departed.map((cid) =>
+            this.remoting.unlockBatchMq(addr, this.input([q], cid), {
+              timeoutMs: this.opts.requestTimeoutMs
+            })
+          )
+        )
+        granted = await this.lock(q, addr)
+        if (granted) freedFrom = [...departed]
+      }
     } catch (e) {
       this.refused(q, at, classifyFailure(e).reason)
       return false
@@ -63,8 +82,20 @@ export class QueueLocks {
       this.refused(q, at, 'held by another client')
       return false
     }
-    this.granted(q, at)
+    this.granted(q, this.deps.clock.now(), freedFrom)
     return true
+  }
+
+  /** Forgets the locks of queues on a broker whose connection dropped: they are taken again first. */
+  forget(queues: Iterable<LockableQueue>): void {
+    for (const q of queues) q.lockedUntil = 0
+  }
+
+  private async lock(q: LockableQueue, addr: string): Promise<boolean> {
+    const locked = await this.remoting.lockBatchMq(addr, this.input([q]), {
+      timeoutMs: this.opts.requestTimeoutMs
+    })
+    return locked.some((m) => queueKey(m) === queueKey(q.ref))
   }
 
   /** Renews the locks of the queues (one request per broker); a refused renewal stops consumption. */
@@ -106,14 +137,15 @@ export class QueueLocks {
       .catch(() => undefined)
   }
 
-  private granted(q: LockableQueue, at: number): void {
+  private granted(q: LockableQueue, at: number, freedFrom: readonly string[] = []): void {
     q.lockedUntil = at + this.opts.holdMs
-    if (q.refusedSince === undefined) return
+    if (q.refusedSince === undefined && freedFrom.length === 0) return
     this.deps.ledger.event('queue-locked', this.opts.id, this.opts.room, {
       brokerName: q.ref.brokerName,
       brokerRoom: q.ref.room,
       queueId: q.ref.queueId,
-      waitedMs: Math.round(at - q.refusedSince)
+      waitedMs: Math.round(at - (q.refusedSince ?? at)),
+      ...(freedFrom.length ? { freedFrom: [...freedFrom] } : {})
     })
     q.refusedSince = undefined
   }
@@ -129,10 +161,10 @@ export class QueueLocks {
     })
   }
 
-  private input(qs: readonly LockableQueue[]) {
+  private input(qs: readonly LockableQueue[], clientId = this.opts.clientId) {
     return {
       consumerGroup: this.opts.group,
-      clientId: this.opts.clientId,
+      clientId,
       queues: qs.map((q) => ({
         topic: this.opts.topic,
         brokerName: q.ref.brokerName,

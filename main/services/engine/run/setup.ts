@@ -144,7 +144,8 @@ export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
       pollTimeoutMs: t.pollTimeout,
       hedge: t.hedge,
       keepOffsets: t.keepOffsets,
-      orderPolicy: t.orderPolicy
+      orderPolicy: t.orderPolicy,
+      freeDepartedLocks: t.freeDepartedLocks
     },
     ...(plan.role === 'consumer' && scenario.workload.messages === 'ordered'
       ? { orderly: true }
