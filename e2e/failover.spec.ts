@@ -96,9 +96,12 @@ test('room1 loses broker-1, then ns-1: live metrics follow, producer-1 moves to 
   await replay.exit()
 })
 
-test('room1 loses its management node, then its consumers: clients fall back to mgmt-2 and keep their routes, consumer-2 takes over room1’s queues, nothing is lost', async ({
+test('ordered messages; room1 loses its management node, then its consumers: clients fall back to mgmt-2 and keep their routes, consumer-2 takes over room1’s locked queues at once, nothing is lost or out of order', async ({
   live
 }, testInfo) => {
+  // Ordered traffic (issue 22): consumers hold each queue under its broker lock, which a crashed
+  // consumer never gives back; consumer-2 frees it in consumer-1's name rather than stalling.
+  await live.useMessages('ordered')
   await live.startInOwnRooms()
   await live.kill('mgmt-1')
   await test.step('room1 clients ask mgmt-2 for name servers (Timeline)', async () => {
@@ -117,10 +120,13 @@ test('room1 loses its management node, then its consumers: clients fall back to 
     await live.expectState('mgmt-2', 'up')
   })
   await live.kill('consumer-1')
-  await test.step('the Timeline shows consumer-2 taking over room1’s queues', async () => {
+  await test.step('the Timeline shows consumer-2 taking over room1’s queues, freeing consumer-1’s locks', async () => {
     await live.expectLiveEvents(testInfo, 'timeline after the takeover', [
-      ['consumer-takeover', 'consumer-2', 'took over', 'of room1 for room2']
+      ['consumer-takeover', 'consumer-2', 'took over', 'of room1 for room2'],
+      ['queue-locked', 'consumer-2', 'of broker-a', 'freed from departed', '@room1']
     ])
+    // The lock came at once: consumer-2 is not left stalled on room1's queues.
+    await expect(live.node('consumer-2')).not.toHaveAccessibleName(/stalled/)
     await live.attachCanvas(testInfo, 'canvas after the takeover')
     // Consumers draw their name-server edge only (they read queues of several brokers), so the
     // canvas shows no move; producers are not affected.
@@ -133,5 +139,13 @@ test('room1 loses its management node, then its consumers: clients fall back to 
       .getByRole('listitem')
       .filter({ hasText: /^consumer-2 \(room2\) took over room1's queues, / })
     await expect(takeover.first()).toBeVisible()
+    // The Order section: the remoting lane waited, kept every key in order, and no queue sat on
+    // its messages for seconds (the broker alone would have kept the lock up to a minute).
+    const order = card.getByRole('table', { name: 'Order' }).getByRole('row').nth(1)
+    await expect(order.getByRole('cell').nth(0)).toHaveText('remoting')
+    await expect(order.getByRole('cell').nth(1)).toHaveText('wait')
+    await expect(order.getByRole('cell').nth(3)).toHaveText('0')
+    await expect(order.getByRole('cell').nth(5)).toHaveText(/^(\d{1,3}|[1-4]\d{3}) ms\b/)
   })
+  await live.undoMessages()
 })

@@ -169,6 +169,30 @@ export class LiveRunPage extends RunShellPage {
     await this.showTimeline(false)
   }
 
+  /**
+   * Sets what the topology's producers send in live runs (Properties ▸ Topology ▸ Messages). The
+   * change is one edit of the document: `undoMessages` takes it back, leaving it as it was saved.
+   */
+  async useMessages(kind: 'normal' | 'ordered' | 'delayed'): Promise<void> {
+    await test.step(`the topology's live runs send ${kind} messages`, async () => {
+      const properties = this.page.getByRole('complementary', { name: 'Properties' })
+      await expect(properties.getByRole('region', { name: 'Properties: Topology' })).toBeVisible()
+      await properties.getByRole('combobox', { name: 'Messages (live runs)' }).selectOption(kind)
+      await expect(
+        properties.getByRole('combobox', { name: 'Order policy (remoting lane)' })
+      ).toHaveCount(kind === 'ordered' ? 1 : 0)
+    })
+  }
+
+  /** Undoes `useMessages`, so the next flow finds the document unchanged. */
+  async undoMessages(): Promise<void> {
+    await this.toolbar.getByRole('button', { name: 'Undo', exact: true }).click()
+    const messages = this.page
+      .getByRole('complementary', { name: 'Properties' })
+      .getByRole('combobox', { name: 'Messages (live runs)' })
+    await expect(messages).toHaveValue('normal')
+  }
+
   /** Presses Stop and waits until the run is drained and reported (Start is enabled again). */
   async stop(): Promise<void> {
     await test.step('stop: the run is drained and reported', async () => {
