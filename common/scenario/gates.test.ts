@@ -208,3 +208,36 @@ describe('order gates', () => {
     })
   })
 })
+
+describe('fail-back gates', () => {
+  const failback = (after: number, rewinds: number, repairAtMs: number | null = 10_000) => ({
+    repairAtMs,
+    duplicatesBeforeRepair: 3,
+    duplicatesAfterRepair: after,
+    rewinds,
+    rewoundQueues: []
+  })
+  const judge = (fb: ReturnType<typeof failback> | undefined) =>
+    evaluateGates(gatesSchema.parse({ maxFailbackDuplicates: 5, maxOffsetRewinds: 1 }), {
+      ...quietRun,
+      ...(fb ? { failback: fb } : {})
+    }).slice(1)
+
+  it('bounds the duplicates after the first repair (not the failover’s) and the rewinds', () => {
+    expect(judge(failback(5, 1))).toMatchObject([
+      { name: 'duplicates after the first repair (fail-back)', passed: true, actual: 5, limit: 5 },
+      { name: 'queue offset rewinds', passed: true, actual: 1, limit: 1 }
+    ])
+    expect(judge(failback(6, 2))).toMatchObject([
+      { passed: false, actual: 6 },
+      { passed: false, actual: 2 }
+    ])
+  })
+
+  it('fails the fail-back bound on a run that repaired nothing, rather than passing it blind', () => {
+    expect(judge(failback(0, 0, null))[0]).toMatchObject({
+      passed: false,
+      actual: 'nothing was repaired in this run'
+    })
+  })
+})

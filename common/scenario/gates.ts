@@ -1,5 +1,6 @@
 import type {
   ExpectedElection,
+  FailbackReport,
   FailoverReport,
   GateResult,
   Gates,
@@ -34,6 +35,8 @@ export interface GateFacts {
   maxDelayLatenessMs?: number | null
   /** Ordered workloads: the order checker's figures per lane; null = not an ordered run. */
   order?: readonly OrderLaneReport[] | null
+  /** The fail-back checker's figures; absent in hand-made facts (the gates then read none). */
+  failback?: FailbackReport
 }
 
 const round = (n: number, digits = 4): number => Math.round(n * 10 ** digits) / 10 ** digits
@@ -155,6 +158,25 @@ export function evaluateGates(gates: Gates, f: GateFacts): GateResult[] {
     })
   }
   out.push(...orderGates(gates, f.order ?? null))
+  if (gates.maxFailbackDuplicates !== undefined) {
+    const fb = f.failback
+    const n = fb && fb.repairAtMs !== null ? fb.duplicatesAfterRepair : null
+    out.push({
+      name: 'duplicates after the first repair (fail-back)',
+      passed: n !== null && n <= gates.maxFailbackDuplicates,
+      actual: n ?? 'nothing was repaired in this run',
+      limit: gates.maxFailbackDuplicates
+    })
+  }
+  if (gates.maxOffsetRewinds !== undefined) {
+    const n = f.failback?.rewinds ?? 0
+    out.push({
+      name: 'queue offset rewinds',
+      passed: n <= gates.maxOffsetRewinds,
+      actual: n,
+      limit: gates.maxOffsetRewinds
+    })
+  }
   for (const g of gates.managementFallbacks ?? []) {
     const n = f.managementFallbacks(g.fromRoom, g.toRoom)
     out.push({

@@ -364,6 +364,10 @@ export const gatesSchema = z.strictObject({
    * lock handoff, a dead broker), over the run's lanes. Fails on a run without ordered messages.
    */
   maxOrderStallMs: z.number().nonnegative().optional(),
+  /** Deliveries beyond a message's first from the run's first repair on (a fail-back's). */
+  maxFailbackDuplicates: z.number().int().nonnegative().optional(),
+  /** Times a queue's consumption went back below what had been delivered from it. */
+  maxOffsetRewinds: z.number().int().nonnegative().optional(),
   /** Clients of `fromRoom` that had to ask another room's management node (own one unreachable). */
   managementFallbacks: z
     .array(
@@ -561,6 +565,40 @@ export const controllerReportSchema = z.object({
 })
 export type ControllerReport = z.infer<typeof controllerReportSchema>
 
+/** What the fail-back did (common/scenario/failback.ts): duplicates after the repair, rewinds. */
+export const failbackReportSchema = z.object({
+  /** The first repair (restart, resume, start, heal), ms from the workload's start; null: none. */
+  repairAtMs: z.number().nullable(),
+  /** Deliveries beyond a message's first, before the first repair (the failover's). */
+  duplicatesBeforeRepair: z.number().int(),
+  /** The same from the first repair on (the fail-back's: a repaired node serving again). */
+  duplicatesAfterRepair: z.number().int(),
+  /** Times a queue's consumption went back below what had been delivered from it. */
+  rewinds: z.number().int(),
+  /** The queues that went back, most positions first. */
+  rewoundQueues: z.array(
+    z.object({
+      /** The lane whose topic the queue is of, in a run of several lanes; else null. */
+      lane: z.string().nullable().default(null),
+      brokerName: z.string(),
+      queueId: z.number().int(),
+      rewinds: z.number().int(),
+      /** The most positions one rewind went back. */
+      maxBack: z.number().int(),
+      firstAtMs: z.number()
+    })
+  )
+})
+export type FailbackReport = z.infer<typeof failbackReportSchema>
+
+/** One lane's part of the fail-back, in a run of several lanes. */
+export const failbackLaneSchema = z.object({
+  lane: z.string(),
+  duplicatesBeforeRepair: z.number().int(),
+  duplicatesAfterRepair: z.number().int(),
+  rewinds: z.number().int()
+})
+
 /** Ordered workloads, one lane (or lane variant): what the order checker found (common/scenario/order.ts). */
 export const orderLaneReportSchema = z.object({
   lane: z.string(),
@@ -679,6 +717,9 @@ export const reportSchema = z.object({
   /** Delayed workloads only. */
   delayed: delayedReportSchema.optional(),
   order: orderReportSchema.optional(),
+  failback: failbackReportSchema
+    .extend({ lanes: z.array(failbackLaneSchema).default([]) })
+    .optional(),
   /**
    * Send latency of acknowledged sends, same-room against cross-room (from each send's scheduled
    * time, so a stalled sender cannot hide its stall): what a link between rooms costs.

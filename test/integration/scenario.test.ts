@@ -247,13 +247,19 @@ describe('built-in scenarios on real RocketMQ', () => {
     // a key over every room's queues, so a route without room 1's broker moves keys (a reroute).
     expect(java).toMatchObject({ orderPolicy: null, keys: 32 })
     expect(java.acked).toBeGreaterThan(0)
+    // Fail-back: duplicates split at room 1's restart (the first repair), and rewinds reported.
+    const fb = r.failback!
+    expect(fb.repairAtMs).toBe(Math.round(r.faults.find((f) => f.action === 'restart')!.atMs))
+    expect(fb.duplicatesBeforeRepair + fb.duplicatesAfterRepair).toBe(r.totals.duplicates)
+    expect(fb.rewinds).toBe(fb.rewoundQueues.reduce((n, q) => n + q.rewinds, 0))
     // The gate sums the lanes; the scenario's own gate is about wait alone.
     expect(gate(r, 'order violations').actual).toBe(reroute.violations + java.violations)
     console.log(
       `ordered: wait ${wait.acked} acked, ${wait.violations} violations, stall ${wait.maxStallMs} ms; ` +
         `reroute ${reroute.acked} acked, ${reroute.reroutes} reroutes over ${reroute.reroutedKeyCount} keys, ` +
         `${reroute.violations} violations over ${reroute.violatedKeyCount} keys, stall ${reroute.maxStallMs} ms; ` +
-        `java ${java.acked} acked, ${java.reroutes} reroutes, ${java.violations} violations, stall ${java.maxStallMs} ms`
+        `java ${java.acked} acked, ${java.reroutes} reroutes, ${java.violations} violations, stall ${java.maxStallMs} ms; ` +
+        `fail-back: duplicates ${fb.duplicatesBeforeRepair} before the restart, ${fb.duplicatesAfterRepair} after, ${fb.rewinds} rewinds`
     )
   }, 240_000)
 

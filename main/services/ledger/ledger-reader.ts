@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3'
 import type { CounterSample, Op } from '../../../common/scenario/metrics'
 import type { DelayedMessage } from '../../../common/scenario/delayed'
 import type { OrderedMessage } from '../../../common/scenario/order'
+import type { DeliveryAt } from '../../../common/scenario/failback'
 
 export interface LossSummary {
   sent: number
@@ -188,6 +189,17 @@ export class LedgerReader {
           ORDER BY s.ended_at`
       )
       .all(runId, runId) as OrderedMessage[]
+  }
+
+  /** Every delivery of the run: which message, from which queue position, when. */
+  deliveryPositions(runId: number): DeliveryAt[] {
+    return this.db
+      .prepare(
+        `SELECT msg_key AS key, client_id AS clientId, broker_name AS brokerName, queue_id AS queueId,
+                queue_offset AS queueOffset, delivered_at AS deliveredAt
+           FROM ledger_deliveries WHERE run_id = ? ORDER BY delivered_at, queue_offset`
+      )
+      .all(runId) as DeliveryAt[]
   }
 
   consumerStats(runId: number): ConsumerStats[] {

@@ -298,6 +298,32 @@ describe('LedgerReader', () => {
     ])
   })
 
+  it('reads every delivery’s queue position in time order, for the fail-back checker', () => {
+    const { db, runId } = setup()
+    const w = new LedgerWriter(db, runId)
+    deliver(w, 'b', 'consumer-1', 'room1', 'room1', 2000)
+    deliver(w, 'a', 'consumer-2', 'room2', 'room1', 1000)
+    w.flush()
+    expect(new LedgerReader(db).deliveryPositions(runId)).toEqual([
+      {
+        key: 'a',
+        clientId: 'consumer-2',
+        brokerName: 'broker-a',
+        queueId: 0,
+        queueOffset: 0,
+        deliveredAt: 1000
+      },
+      {
+        key: 'b',
+        clientId: 'consumer-1',
+        brokerName: 'broker-a',
+        queueId: 0,
+        queueOffset: 0,
+        deliveredAt: 2000
+      }
+    ])
+  })
+
   it('feeds RTO from acknowledged sends and failed attempts', () => {
     const { db, runId } = setup()
     const w = new LedgerWriter(db, runId)

@@ -1,5 +1,6 @@
 import type { DelayedMessage } from '../../../common/scenario/delayed'
 import type { OrderedMessage } from '../../../common/scenario/order'
+import type { DeliveryAt } from '../../../common/scenario/failback'
 import type { Op } from '../../../common/scenario/metrics'
 import type { MasterChange, OffsetSample, RpoSend } from '../../../common/scenario/rpo'
 import type {
@@ -63,6 +64,8 @@ export interface RunSnapshot {
   controller?: ControllerSnapshot
   delayed?: DelayedMessage[]
   ordered?: OrderedMessage[]
+  /** Every delivery's position and time, for the fail-back checker. */
+  deliveries: DeliveryAt[]
 }
 
 const CONTROLLER_EVENTS = [
@@ -158,6 +161,7 @@ export function takeRunSnapshot(reader: LedgerReader, q: SnapshotQuery): RunSnap
     sendLatency: reader.sendLatencyByScope(q.runId),
     ...(q.controller ? { controller: controllerSnapshot(reader, q.runId, q.controller) } : {}),
     ...(q.delayed ? { delayed: reader.delayedMessages(q.runId) } : {}),
-    ...(q.ordered ? { ordered: reader.orderedMessages(q.runId) } : {})
+    ...(q.ordered ? { ordered: reader.orderedMessages(q.runId) } : {}),
+    deliveries: reader.deliveryPositions(q.runId)
   }
 }

@@ -602,6 +602,49 @@ describe('formatScorecard', () => {
     expect(text).toContain('remoting-reroute keys out of order: producer-1:k4')
   })
 
+  it('prints the fail-back: duplicates on each side of the first repair, and the rewinds', () => {
+    const r = reportSchema.parse({
+      ...emptyReport('f', 'two-rooms'),
+      failback: {
+        repairAtMs: 10_000,
+        duplicatesBeforeRepair: 1,
+        duplicatesAfterRepair: 30,
+        rewinds: 1,
+        rewoundQueues: [
+          {
+            lane: 'java',
+            brokerName: 'broker-a',
+            queueId: 2,
+            rewinds: 1,
+            maxBack: 30,
+            firstAtMs: 13_500
+          }
+        ],
+        lanes: [{ lane: 'java', duplicatesBeforeRepair: 1, duplicatesAfterRepair: 30, rewinds: 1 }]
+      }
+    })
+    const text = formatScorecard(r)
+    expect(text).toContain(
+      "fail-back: first repair at 10.00 s; duplicates 1 before it (the failover's), 30 after it (the fail-back's); 1 queue offset rewind(s)"
+    )
+    expect(text).toContain('  java: duplicates 1 before, 30 after; 1 rewind(s)')
+    expect(text).toContain(
+      'java broker-a#2: 1 rewind(s), up to 30 message(s) back, first at 13.50 s'
+    )
+    // A run that repaired nothing and never read back says nothing about it.
+    const quiet = reportSchema.parse({
+      ...emptyReport('q', 'two-rooms'),
+      failback: {
+        repairAtMs: null,
+        duplicatesBeforeRepair: 0,
+        duplicatesAfterRepair: 0,
+        rewinds: 0,
+        rewoundQueues: []
+      }
+    })
+    expect(formatScorecard(quiet)).not.toContain('fail-back')
+  })
+
   it('prints each takeover of a controller-mode group: the new master, or why there was none', () => {
     const takeover = {
       group: 'broker-a',

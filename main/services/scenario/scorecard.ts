@@ -60,6 +60,24 @@ function orderLines(o: NonNullable<ScenarioReport['order']>): string[] {
   return lines
 }
 
+function failbackLines(f: NonNullable<ScenarioReport['failback']>): string[] {
+  const lines = [
+    `fail-back: first repair at ${formatMs(f.repairAtMs)}; duplicates ${f.duplicatesBeforeRepair} before it ` +
+      `(the failover's), ${f.duplicatesAfterRepair} after it (the fail-back's); ${f.rewinds} queue offset rewind(s)`
+  ]
+  for (const l of f.lanes) {
+    lines.push(
+      `  ${l.lane}: duplicates ${l.duplicatesBeforeRepair} before, ${l.duplicatesAfterRepair} after; ${l.rewinds} rewind(s)`
+    )
+  }
+  for (const q of f.rewoundQueues) {
+    lines.push(
+      `  ${q.lane ? `${q.lane} ` : ''}${q.brokerName}#${q.queueId}: ${q.rewinds} rewind(s), up to ${q.maxBack} message(s) back, first at ${formatMs(q.firstAtMs)}`
+    )
+  }
+  return lines
+}
+
 function controllerLines(c: NonNullable<ScenarioReport['controller']>): string[] {
   const lines = [
     `controller mode: RPO ${c.rpo.lostWithOldMaster} acknowledged messages lost with a replaced master ` +
@@ -175,6 +193,9 @@ export function formatScorecard(r: ScenarioReport): string {
   }
   if (r.delayed) lines.push('', ...delayedLines(r.delayed))
   if (r.order) lines.push('', ...orderLines(r.order))
+  // Only when there is something to say: a repair, or a queue read again from an older offset.
+  if (r.failback && (r.failback.repairAtMs !== null || r.failback.rewinds > 0))
+    lines.push('', ...failbackLines(r.failback))
   if (r.controller) lines.push('', ...controllerLines(r.controller))
   if (r.notes.length) lines.push('', 'notes', ...r.notes.map((n) => `  - ${n}`))
   return lines.join('\n') + '\n'

@@ -3,6 +3,7 @@ import { memo } from 'react'
 import type { ScenarioReport } from '../../../common/scenario/schema'
 import {
   delayedFacts,
+  failbackFacts,
   failoverLine,
   formatGateValue,
   formatRto,
@@ -168,6 +169,19 @@ export const Scorecard = memo(function Scorecard({ report }: { report: ScenarioR
               ))}
             </tbody>
           </table>
+        </>
+      )}
+      {failbackFacts(report.failback).length > 0 && (
+        <>
+          <h3 className="sub-title">Fail-back</h3>
+          <dl className="totals" aria-label="Fail-back">
+            {failbackFacts(report.failback).map((f) => (
+              <div key={f.label} className={`total${f.bad ? ' total-bad' : ''}`}>
+                <dt>{f.label}</dt>
+                <dd className="mono">{f.value}</dd>
+              </div>
+            ))}
+          </dl>
         </>
       )}
       <h3 className="sub-title">Failovers</h3>

@@ -3,6 +3,7 @@ import type { ScenarioReport } from '../../../common/scenario/schema'
 import type { StoredEvent } from './plot-data'
 import {
   delayedFacts,
+  failbackFacts,
   orderRows,
   failoverBars,
   failoverLine,
@@ -372,5 +373,44 @@ describe('orderRows', () => {
       stall: '–',
       bad: { violations: true, reroutes: true }
     })
+  })
+})
+
+describe('failbackFacts', () => {
+  const f = {
+    repairAtMs: 10_000,
+    duplicatesBeforeRepair: 0,
+    duplicatesAfterRepair: 12,
+    rewinds: 2,
+    rewoundQueues: [
+      { lane: null, brokerName: 'broker-a', queueId: 1, rewinds: 2, maxBack: 40, firstAtMs: 14_000 }
+    ],
+    lanes: []
+  }
+
+  it('shows the repair, the duplicates on each side of it and the rewinds, marking what went wrong', () => {
+    const facts = failbackFacts(f)
+    expect(facts.map((x) => [x.label, x.value, x.bad])).toEqual([
+      ['first repair', '10000 ms', false],
+      ['duplicates before it', '0', false],
+      ['duplicates after it', '12', true],
+      ['offset rewinds', '2 (up to 40 back on broker-a#1)', true]
+    ])
+  })
+
+  it('has nothing to say about a run that repaired nothing and never read back', () => {
+    expect(failbackFacts({ ...f, repairAtMs: null, rewinds: 0, rewoundQueues: [] })).toEqual([])
+  })
+
+  it('adds a line per lane in a run of several', () => {
+    const lanes = [
+      { lane: 'remoting', duplicatesBeforeRepair: 0, duplicatesAfterRepair: 0, rewinds: 0 },
+      { lane: 'java', duplicatesBeforeRepair: 0, duplicatesAfterRepair: 12, rewinds: 2 }
+    ]
+    expect(failbackFacts({ ...f, lanes }).slice(4)).toEqual([
+      { label: 'remoting', value: 'duplicates 0 / 0, rewinds 0', bad: false },
+      { label: 'java', value: 'duplicates 0 / 12, rewinds 2', bad: true }
+    ])
+    expect(failbackFacts(undefined)).toEqual([])
   })
 })

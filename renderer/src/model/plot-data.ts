@@ -238,6 +238,42 @@ export function orderRows(o: NonNullable<ScenarioReport['order']>): OrderRow[] {
   }))
 }
 
+/** The Fail-back section's facts; none for a run that repaired nothing and never read back. */
+export function failbackFacts(f: ScenarioReport['failback']): ScorecardFact[] {
+  if (!f || (f.repairAtMs === null && f.rewinds === 0)) return []
+  const worst = f.rewoundQueues[0]
+  return [
+    {
+      label: 'first repair',
+      value: f.repairAtMs === null ? '–' : `${f.repairAtMs} ms`,
+      bad: false
+    },
+    {
+      label: 'duplicates before it',
+      value: String(f.duplicatesBeforeRepair),
+      bad: f.duplicatesBeforeRepair > 0
+    },
+    {
+      label: 'duplicates after it',
+      value: String(f.duplicatesAfterRepair),
+      bad: f.duplicatesAfterRepair > 0
+    },
+    {
+      label: 'offset rewinds',
+      value: worst
+        ? `${f.rewinds} (up to ${worst.maxBack} back on ${worst.brokerName}#${worst.queueId})`
+        : String(f.rewinds),
+      bad: f.rewinds > 0
+    },
+    // Several lanes: duplicates before / after the repair, and rewinds, each.
+    ...f.lanes.map((l) => ({
+      label: l.lane,
+      value: `duplicates ${l.duplicatesBeforeRepair} / ${l.duplicatesAfterRepair}, rewinds ${l.rewinds}`,
+      bad: l.duplicatesAfterRepair > 0 || l.rewinds > 0
+    }))
+  ]
+}
+
 export function delayedFacts(d: NonNullable<ScenarioReport['delayed']>): ScorecardFact[] {
   const ms = (v: number | null): string => (v === null ? '–' : `${v} ms`)
   const late = (v: number | null): boolean => v !== null && v > d.precisionMs

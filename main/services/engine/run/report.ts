@@ -15,6 +15,7 @@ import type { ClientPlan } from '../../../../common/scenario/client-plan'
 import type { RunPlan } from '../../../../common/scenario/run-plan'
 import { controllerReportOf } from './controller-report'
 import { orderReportOf } from './order-report'
+import { judgeFailback } from '../../../../common/scenario/failback'
 import type { DrainResult } from './drain'
 import type { AppliedStep, RunContext } from './run-context'
 import { FAULT_ACTIONS } from './fault'
@@ -45,6 +46,9 @@ export interface ReportInput {
 }
 
 const round1 = (n: number): number => Math.round(n * 10) / 10
+
+/** Actions that bring something back into service: from the first, duplicates are a fail-back's. */
+const REPAIR_ACTIONS = new Set(['resume', 'restart', 'start', 'heal', 'observed-up'])
 
 /** RocketMQ's timerPrecisionMs default, which the sandbox keeps (attached clusters usually do too). */
 const TIMER_PRECISION_MS = 1000
@@ -144,8 +148,31 @@ export function shapeReport(input: ReportInput): ScenarioReport {
         endMs: times.tDrainEnd
       })
     : undefined
+  const repair = steps.find((s) => REPAIR_ACTIONS.has(s.report.action))
+  const laneOfClient = new Map(plan.clients.map((c) => [c.id, c.laneName ?? null]))
+  const failbackOf = (deliveries: typeof snap.deliveries) =>
+    judgeFailback(deliveries, {
+      repairAt: repair?.atAbs ?? null,
+      originMs: times.t0,
+      laneOf: (id) => laneOfClient.get(id) ?? null
+    })
+  const lanes = [...new Set(plan.clients.flatMap((c) => (c.laneName ? [c.laneName] : [])))]
+  const failback = {
+    ...failbackOf(snap.deliveries),
+    // Side by side: each lane's consumers read their own topic, so each lane is judged alone.
+    lanes: lanes.map((lane) => {
+      const f = failbackOf(snap.deliveries.filter((d) => laneOfClient.get(d.clientId) === lane))
+      return {
+        lane,
+        duplicatesBeforeRepair: f.duplicatesBeforeRepair,
+        duplicatesAfterRepair: f.duplicatesAfterRepair,
+        rewinds: f.rewinds
+      }
+    })
+  }
   const gates = evaluateGates(scenario.gates, {
     maxDelayLatenessMs: delayed?.latenessMs.max ?? null,
+    failback,
     order: order?.lanes ?? null,
     rpoMessages: controller ? controller.rpo.lostWithOldMaster : null,
     takeovers: controller ? controller.takeovers : null,
@@ -232,6 +259,7 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     ...(controller ? { controller } : {}),
     ...(delayed ? { delayed } : {}),
     ...(order ? { order } : {}),
+    failback,
     notes
   }
 }
