@@ -60,40 +60,45 @@ describe('judgeFailback', () => {
   })
 
   it('counts a queue read again from an older offset once per episode, with how far it went back', () => {
-    // broker-a#0 read to 5, back to 2 (re-reading 2..5), on to 7, back to 6 once more.
     const r = judgeFailback(
       [
-        d('m0', 0, 1),
-        d('m1', 1, 2),
-        d('m5', 5, 3),
-        d('m2', 2, 10),
-        d('m3', 3, 11),
-        d('m4', 4, 12),
-        d('m5', 5, 13),
-        d('m7', 7, 14),
+        // broker-a#0 read to 5, then again from 2 (2..5 a second time), on to 7, then 6 again.
+        ...[0, 1, 2, 3, 4, 5].map((o) => d(`m${o}`, o, o)),
+        ...[2, 3, 4, 5].map((o) => d(`m${o}`, o, 10 + o)),
         d('m6', 6, 20),
+        d('m7', 7, 21),
+        d('m6', 6, 22),
         d('x0', 0, 5, 3)
       ],
       { repairAt: 8, originMs: 0 }
     )
     expect(r.rewinds).toBe(2)
     expect(r.rewoundQueues).toEqual([
-      { lane: null, brokerName: 'broker-a', queueId: 0, rewinds: 2, maxBack: 3, firstAtMs: 10 }
+      { lane: null, brokerName: 'broker-a', queueId: 0, rewinds: 2, maxBack: 3, firstAtMs: 12 }
     ])
-    expect(r.duplicatesAfterRepair).toBe(1)
+    expect(r.duplicatesAfterRepair).toBe(5)
+  })
+
+  it('does not call new messages below the high mark a rewind (threads finishing out of order)', () => {
+    const r = judgeFailback([d('a', 5, 1), d('b', 3, 2), d('c', 4, 3), d('e', 6, 4)], {
+      repairAt: null,
+      originMs: 0
+    })
+    expect(r.rewinds).toBe(0)
   })
 
   it('tells apart the queues of each lane’s topic on one broker', () => {
+    // Each lane's topic has its own broker-a#0: remoting's offset 5 and java's 0 are two queues.
     const deliveries = [
       { ...d('a', 5, 1), clientId: 'consumer-1-remoting' },
       { ...d('b', 0, 2), clientId: 'consumer-1-java' },
-      { ...d('c', 6, 3), clientId: 'consumer-2-remoting' },
-      { ...d('e', 1, 4), clientId: 'consumer-2-java' }
+      { ...d('b', 0, 3), clientId: 'consumer-2-java' }
     ]
     const laneOf = (id: string) => id.replace(/^consumer-\d-/, '')
+    // java's b read twice at its queue's high mark is a duplicate, not a rewind.
     expect(judgeFailback(deliveries, { repairAt: null, originMs: 0, laneOf }).rewinds).toBe(0)
     // Seen as one queue, the lanes' offsets interleave into rewinds that never happened.
-    expect(judgeFailback(deliveries, { repairAt: null, originMs: 0 }).rewinds).toBe(2)
+    expect(judgeFailback(deliveries, { repairAt: null, originMs: 0 }).rewinds).toBe(1)
   })
 
   it('keeps one pulled batch (one timestamp) in offset order, which is no rewind', () => {

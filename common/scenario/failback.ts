@@ -32,8 +32,8 @@ const byTime = (a: DeliveryAt, b: DeliveryAt): number =>
  * The fail-back checker. Duplicates (deliveries beyond a message's first) are split at the first
  * repair: before it they are the failover's, after it the fail-back's (a repaired broker serving
  * stale offsets again, apache/rocketmq#1094, #1440, #7790). A rewind is a queue's consumption going
- * backwards: a delivery below the highest offset already delivered from that queue, counted once
- * per episode, with how many positions it went back.
+ * backwards: a message delivered again from below the highest offset already delivered from that
+ * queue, counted once per episode, with how many positions it went back.
  */
 export function judgeFailback(
   deliveries: readonly DeliveryAt[],
@@ -57,7 +57,8 @@ export function judgeFailback(
     }
   >()
   for (const d of sorted) {
-    if (seen.has(d.key)) {
+    const again = seen.has(d.key)
+    if (again) {
       if (opts.repairAt !== null && d.deliveredAt >= opts.repairAt) after++
       else before++
     } else seen.add(d.key)
@@ -77,14 +78,16 @@ export function judgeFailback(
       }
       queues.set(qk, q)
     }
-    if (d.queueOffset < q.high) {
+    // Only a message delivered again counts: a consumer's threads finishing out of order, or a new
+    // master reusing the offsets its predecessor lost, deliver new messages below the high mark.
+    if (again && d.queueOffset < q.high) {
       if (!q.inRewind) {
         q.inRewind = true
         q.rewinds++
         q.firstAt ??= d.deliveredAt
         q.maxBack = Math.max(q.maxBack, q.high - d.queueOffset)
       }
-    } else {
+    } else if (d.queueOffset >= q.high) {
       q.inRewind = false
       q.high = d.queueOffset
     }

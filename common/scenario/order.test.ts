@@ -82,7 +82,17 @@ describe('judgeOrder', () => {
     expect(r).toMatchObject({ acked: 2, delivered: 3, storedUnacked: 1, violations: 1 })
   })
 
-  it('counts messages stored outside the key’s usual queue as reroutes', () => {
+  it('counts reroutes from the key’s first queue, however long an outage kept it elsewhere', () => {
+    const b = { brokerName: 'broker-b', queueId: 2 }
+    // Home (seq 0) on broker-a#0, then most of the run on broker-b: those are the reroutes.
+    const r = judge([
+      m('k1', 0, 1, 2),
+      ...[1, 2, 3].map((seq) => m('k1', seq, seq * 2, seq * 2 + 1, b))
+    ])
+    expect(r.reroutes).toBe(3)
+  })
+
+  it('counts messages stored outside the key’s queue as reroutes', () => {
     const b = { brokerName: 'broker-b', queueId: 2 }
     const r = judge([
       m('k1', 0, 1, 2),

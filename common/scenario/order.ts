@@ -16,7 +16,10 @@ export interface OrderedMessage {
    * timeout) and the broker stored it anyway, so consumers saw it.
    */
   ackedAt: number | null
-  /** Its first delivery to any consumer (epoch ms); null: never delivered (loss is maxLost's). */
+  /**
+   * Its first delivery to any consumer (epoch ms); null: never delivered (counted by maxLost, and
+   * here as a stall of its queue until the end of the measurement when `endMs` is given).
+   */
   firstDeliveredAt: number | null
 }
 
@@ -75,12 +78,16 @@ function violationsOf(messages: readonly Delivered[]): number {
   return n
 }
 
-/** Messages stored outside the key's usual queue (the one most of its messages went to). */
+/**
+ * Messages stored outside the key's queue: the one its first message went to (sent while every
+ * broker was up, before any fault), however long an outage kept the key elsewhere.
+ */
 function reroutesOf(messages: readonly OrderedMessage[]): number {
-  const counts = groupBy(messages, queueOf)
-  let home = 0
-  for (const list of counts.values()) home = Math.max(home, list.length)
-  return messages.length - home
+  let first = messages[0]
+  for (const m of messages) if (first && m.orderSeq < first.orderSeq) first = m
+  if (!first) return 0
+  const home = queueOf(first)
+  return messages.filter((m) => queueOf(m) !== home).length
 }
 
 /**

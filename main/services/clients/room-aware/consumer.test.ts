@@ -216,6 +216,8 @@ describe('DrConsumer offsets', () => {
 })
 
 describe('DrConsumer, orderly', () => {
+  const keys = (w: ReturnType<typeof world>) => w.ledger.deliveries.map((d) => d.key)
+
   it('pulls a queue only once its broker grants the lock, and reads the offset after it', async () => {
     const w = world({ orderly: true, lockRetryMs: 20 })
     live.push(w.consumer)
@@ -331,6 +333,48 @@ describe('DrConsumer, orderly', () => {
       expect(w.cluster.locks.get('broker-b#0'), name).toBe(w.other)
       await w.consumer.stop()
     }
+  })
+
+  it('reads the offset again after its lock lapsed, not resuming where it was', async () => {
+    const w = world({ orderly: true, lockRenewMs: 30, lockRetryMs: 20 })
+    live.push(w.consumer)
+    w.cluster.backlog.set('broker-b#0', ['k1'])
+    await w.consumer.start()
+    await until(() => keys(w).includes('k1'), 'k1')
+    // Another client takes the lock, reads k2 and k3 and commits 3, then gives the lock back.
+    w.cluster.locks.set('broker-b#0', 'thief')
+    await until(() => w.ledger.kinds('queue-lock-wait').length > 0, 'the refused renewal')
+    w.cluster.backlog.set('broker-b#0', ['k1', 'k2', 'k3', 'k4'])
+    w.cluster.offsets.set('broker-b#0', 3)
+    w.cluster.locks.delete('broker-b#0')
+    await until(() => keys(w).includes('k4'), 'k4 once locked again')
+    expect(keys(w)).toEqual(['k1', 'k4'])
+  })
+
+  it('frees no lock for a client listed again, even while another broker does not answer', async () => {
+    const w = world({ orderly: true, lockRetryMs: 1000 })
+    live.push(w.consumer)
+    w.cluster.locks.set('broker-b#0', w.other)
+    await w.consumer.start()
+    await until(() => w.ledger.kinds('queue-lock-wait').length > 0, 'refused: consumer-1 holds it')
+    // Right after a retry, so the next one (1 s on) comes after both steps below.
+    const asked = () => w.cluster.lockCalls.filter((c) => c.queues.includes('broker-b#0')).length
+    const n = asked()
+    await until(() => asked() > n, 'a lock retry', 3000)
+    // consumer-1 leaves every list (departed), then broker-a hangs and broker-b lists it again.
+    w.cluster.consumerIds.set('a:10911', [w.consumer.cid])
+    w.cluster.consumerIds.set('b:10911', [w.consumer.cid])
+    await w.consumer.requestRebalance('test')
+    w.cluster.brokers.get('a:10911')!.health = 'hung'
+    w.cluster.consumerIds.set('b:10911', [w.other, w.consumer.cid])
+    await w.consumer.requestRebalance('test')
+    // Past the next lock retry: consumer-1 is alive, its lock is not freed in its name.
+    const m = asked()
+    await until(() => asked() > m, 'the next retry', 3000)
+    expect(w.cluster.lockCalls.filter((c) => c.op === 'unlock' && c.clientId === w.other)).toEqual(
+      []
+    )
+    expect(w.cluster.locks.get('broker-b#0')).toBe(w.other)
   })
 
   it('stops pulling a queue whose lock renewal is refused', async () => {

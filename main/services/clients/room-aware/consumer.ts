@@ -99,6 +99,9 @@ type Defaulted = Required<Omit<ConsumerOptions, 'initialNameServers'>> &
 
 let instanceSeq = 0
 
+/** How long a departed client's locks are worth freeing: the broker's own lock lifetime (60 s). */
+const DEPARTED_LOCK_MS = 60_000
+
 /**
  * Room-aware pull consumer: heartbeats to every broker of its route with its room in its client
  * id, long-polls the queues the method's nearby rule gives it, commits offsets to the brokers, and
@@ -127,7 +130,8 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
   private readonly locks: QueueLocks
   /** Client ids seen in the group, and those of them gone from every broker's list since. */
   private readonly members = new Set<string>()
-  private departed: string[] = []
+  /** Client id → when it was first seen gone (epoch ms). */
+  private readonly departed = new Map<string, number>()
 
   constructor(
     options: ConsumerOptions,
@@ -395,7 +399,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
     // Nobody answered: we cannot tell who is alive, so keep what we have rather than grab everything.
     if (brokers.length > 0 && answered.length === 0) return
     const cidAll = [...new Set(answered.flatMap((r) => r.value))]
-    this.noteMembers(cidAll, answered.length === brokers.length)
+    this.noteMembers(cidAll, brokers.length > 0 && answered.length === brokers.length)
     const result = allocateNearby({
       currentCid: this.cid,
       cidAll,
@@ -411,16 +415,21 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
    * Departed clients: seen in the group before, in no broker's list now. Only judged when every
    * broker of the route answered, so a client listed by a broker that did not answer is not one.
    */
-  private noteMembers(cidAll: readonly string[], everyBrokerAnswered: boolean): void {
+  private noteMembers(cidAll: readonly string[], judged: boolean): void {
     const now = new Set(cidAll)
-    if (everyBrokerAnswered) {
-      const gone = [...this.members].filter((c) => !now.has(c) && c !== this.cid)
-      for (const c of gone) this.members.delete(c)
-      // The last few are enough: one per crashed peer, and a lock outlives it by a minute only.
-      this.departed = [...new Set([...gone, ...this.departed])]
-        .filter((c) => !now.has(c))
-        .slice(0, 16)
+    const at = this.clock.now()
+    // Listed by any broker that answered: alive, whatever was thought before; never freed for.
+    for (const c of now) this.departed.delete(c)
+    if (judged) {
+      for (const c of this.members) {
+        if (now.has(c) || c === this.cid) continue
+        if (!this.departed.has(c)) this.departed.set(c, at)
+        this.members.delete(c)
+      }
     }
+    // The broker expires a lock a minute after its last renewal: after that there is nothing to free.
+    for (const [c, since] of this.departed)
+      if (at - since > DEPARTED_LOCK_MS) this.departed.delete(c)
     for (const c of cidAll) this.members.add(c)
   }
 
@@ -435,7 +444,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       o.stop.abort()
       this.owned.delete(k)
       // The next owner's lock waits for this commit: it reads the offset only once locked.
-      void this.offsets.lost(o).then(() => this.locks.release(o, o.addr))
+      void this.offsets.lost(o).then(() => this.releaseIfGone(o, o.addr))
     }
     const now = this.clock.now()
     let added = 0
@@ -511,16 +520,8 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       }
       o.addr = addr
       try {
-        if (this.opts.orderly && !this.locks.holds(o)) {
-          const locked = await this.locks.acquire(
-            o,
-            addr,
-            this.opts.freeDepartedLocks ? this.departed : []
-          )
-          // Lost while the lock was on its way: the release at the loss saw no lock to give back,
-          // and the broker would keep it from the queue's next owner for a minute.
-          if (locked && (!o.active || !this.running)) await this.locks.release(o, addr)
-          else if (!locked) await pause(this.opts.lockRetryMs, o.stop.signal)
+        if (this.opts.orderly && !this.locks.holds(o, addr)) {
+          await this.takeLock(o, addr)
           continue
         }
         if (o.offset === undefined) {
@@ -543,6 +544,8 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
           { timeoutMs: this.opts.pollTimeoutMs + this.opts.requestTimeoutMs }
         )
         if (!o.active || !this.running) return
+        // The lock lapsed while the pull was out: its messages are the next holder's to deliver.
+        if (this.opts.orderly && !this.locks.holds(o, addr)) continue
         o.failing = false
         if (res.status === 'FOUND') {
           const ns = this.routes.namesrv
@@ -589,6 +592,36 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
   }
 
   private commitAll(): void {
-    for (const o of this.owned.values()) void this.offsets.commit(o)
+    for (const o of this.owned.values()) {
+      // Without its lock another consumer may be reading the queue: our offset is not the truth.
+      if (this.opts.orderly && !this.locks.holds(o)) continue
+      void this.offsets.commit(o)
+    }
+  }
+
+  /**
+   * Orderly: takes the queue's lock before anything of it is read. A lock that lapsed (renewal
+   * refused, connection lost, a new master) may have let another consumer read on, so the queue's
+   * offset is read again once locked, never resumed from where this consumer was.
+   */
+  private async takeLock(o: OwnedQueue, addr: string): Promise<void> {
+    if (o.offset !== undefined) this.offsets.setAside(o)
+    const departed = this.opts.freeDepartedLocks ? [...this.departed.keys()].slice(-16) : []
+    const locked = await this.locks.acquire(o, addr, departed)
+    // Lost while the lock was on its way: the release at the loss saw no lock to give back, and
+    // the broker would keep it from the queue's next owner for a minute.
+    if (locked && (!o.active || !this.running)) await this.releaseIfGone(o, addr)
+    else if (!locked) await pause(this.opts.lockRetryMs, o.stop.signal)
+  }
+
+  /** Gives a lost queue's lock back, unless the queue came back to this consumer meanwhile. */
+  private async releaseIfGone(o: OwnedQueue, addr: string | undefined): Promise<void> {
+    const now = this.owned.get(queueKey(o.ref))
+    // Same client id: an UNLOCK now would free the lock the queue's new entry holds.
+    if (now && now !== o) {
+      o.lockedUntil = 0
+      return
+    }
+    await this.locks.release(o, addr)
   }
 }

@@ -83,6 +83,19 @@ export class QueueOffsets {
   }
 
   /**
+   * The queue's lock lapsed: another consumer may read on from the broker's offset meanwhile, so
+   * ours is only remembered (as at a loss, without the commit) and read again once locked.
+   */
+  setAside(q: QueueOffsetState): void {
+    const k = queueKey(q.ref)
+    if (this.opts.keep && q.offset !== undefined) {
+      this.consumedUpTo.set(k, Math.max(q.offset, this.consumedUpTo.get(k) ?? 0))
+    }
+    q.offset = undefined
+    q.committed = undefined
+  }
+
+  /**
    * The offset a gained queue starts at: the broker's (never committed: each run uses a fresh
    * group, so the beginning of the queue), or further if this consumer had consumed further.
    */

@@ -11,6 +11,8 @@ export interface LockableQueue {
   lockedUntil: number
   /** Since when the broker has refused the lock (a stall in the making); undefined when not refused. */
   refusedSince?: number
+  /** The broker address that granted the lock: another master (a switch) does not know of it. */
+  lockAddr?: string
 }
 
 export interface QueueLocksOptions {
@@ -42,8 +44,9 @@ export class QueueLocks {
     private readonly deps: { clock: Clock; ledger: LedgerPort }
   ) {}
 
-  holds(q: LockableQueue): boolean {
-    return q.lockedUntil > this.deps.clock.now()
+  /** Whether the lock is held now, and (given `addr`) held at that broker address. */
+  holds(q: LockableQueue, addr?: string): boolean {
+    return q.lockedUntil > this.deps.clock.now() && (addr === undefined || q.lockAddr === addr)
   }
 
   /**
@@ -82,7 +85,7 @@ export class QueueLocks {
       this.refused(q, at, 'held by another client')
       return false
     }
-    this.granted(q, this.deps.clock.now(), freedFrom)
+    this.granted(q, this.deps.clock.now(), addr, freedFrom)
     return true
   }
 
@@ -117,7 +120,7 @@ export class QueueLocks {
           ).map(queueKey)
         )
         for (const q of qs) {
-          if (locked.has(queueKey(q.ref))) this.granted(q, at)
+          if (locked.has(queueKey(q.ref))) this.granted(q, at, addr)
           else {
             q.lockedUntil = 0
             this.refused(q, at, 'renewal refused: held by another client')
@@ -137,8 +140,14 @@ export class QueueLocks {
       .catch(() => undefined)
   }
 
-  private granted(q: LockableQueue, at: number, freedFrom: readonly string[] = []): void {
+  private granted(
+    q: LockableQueue,
+    at: number,
+    addr: string,
+    freedFrom: readonly string[] = []
+  ): void {
     q.lockedUntil = at + this.opts.holdMs
+    q.lockAddr = addr
     if (q.refusedSince === undefined && freedFrom.length === 0) return
     this.deps.ledger.event('queue-locked', this.opts.id, this.opts.room, {
       brokerName: q.ref.brokerName,

@@ -92,7 +92,7 @@ export function snapshotFor(ctx: RunContext, t0: number): RunSnapshot {
 export function shapeReport(input: ReportInput): ScenarioReport {
   const { snapshot: snap, times, plan } = input
   const { scenario, topology } = plan.loaded
-  const { steps } = faultBoundaries(input.applied)
+  const { steps, firstFault } = faultBoundaries(input.applied)
   const boundaries = steps.map((s) => s.atAbs)
   const allRto: (number | null)[] = []
   const notes = [...input.notes]
@@ -148,7 +148,11 @@ export function shapeReport(input: ReportInput): ScenarioReport {
         endMs: times.tDrainEnd
       })
     : undefined
-  const repair = steps.find((s) => REPAIR_ACTIONS.has(s.report.action))
+  // The first repair after the first fault: a client started or a link healed before anything
+  // broke repairs nothing, and would make the failover's duplicates look like the fail-back's.
+  const repair = steps.find(
+    (s) => firstFault !== null && s.atAbs >= firstFault && REPAIR_ACTIONS.has(s.report.action)
+  )
   const laneOfClient = new Map(plan.clients.map((c) => [c.id, c.laneName ?? null]))
   const failbackOf = (deliveries: typeof snap.deliveries) =>
     judgeFailback(deliveries, {

@@ -136,8 +136,11 @@ final class JavaProducer extends HostedClient {
             keyQueues.put(orderKey, new ArrayDeque<>());
         }
         boolean started = submit(() -> {
-            send.run();
-            drain(orderKey);
+            try {
+                send.run();
+            } finally {
+                drain(orderKey);
+            }
         });
         if (!started) {
             // Sends queued meanwhile run here, so their in-flight counts are released.
@@ -156,7 +159,12 @@ final class JavaProducer extends HostedClient {
                     return;
                 }
             }
-            next.run();
+            try {
+                next.run();
+            } catch (RuntimeException e) {
+                // One failed send must not strand the key's later ones (and their in-flight counts).
+                warnOnce("ordered send of " + orderKey + ": " + e);
+            }
         }
     }
 

@@ -162,7 +162,8 @@ final class Workload {
             long orderSeq = (seq - 1) / s.orderKeys;
             queued = p.submitOrdered(orderKey, () -> {
                 try {
-                    p.send(key, tag, s.body, scheduledAt, true, orderKey, orderSeq);
+                    // Queued behind its key when the producer was crash-stopped: nothing more is sent.
+                    if (p.alive) p.send(key, tag, s.body, scheduledAt, true, orderKey, orderSeq);
                 } finally {
                     release(s);
                 }
