@@ -9,6 +9,25 @@ import {
   formatRto,
   orderRows
 } from '../model/plot-data'
+import type { ScorecardFact } from '../model/plot-data'
+
+/** A titled list of a report section's facts, the bad ones marked; nothing when there are none. */
+function FactSection({ title, facts }: { title: string; facts: readonly ScorecardFact[] }) {
+  if (facts.length === 0) return null
+  return (
+    <>
+      <h3 className="sub-title">{title}</h3>
+      <dl className="totals" aria-label={title}>
+        {facts.map((f) => (
+          <div key={f.label} className={`total${f.bad ? ' total-bad' : ''}`}>
+            <dt>{f.label}</dt>
+            <dd className="mono">{f.value}</dd>
+          </div>
+        ))}
+      </dl>
+    </>
+  )
+}
 
 /** A scenario report at a glance: verdict, totals, gates, clients and failovers. */
 export const Scorecard = memo(function Scorecard({ report }: { report: ScenarioReport }) {
@@ -129,19 +148,10 @@ export const Scorecard = memo(function Scorecard({ report }: { report: ScenarioR
           </tbody>
         </table>
       )}
-      {report.delayed && (
-        <>
-          <h3 className="sub-title">Delayed messages</h3>
-          <dl className="totals" aria-label="Delayed messages">
-            {delayedFacts(report.delayed).map((f) => (
-              <div key={f.label} className={`total${f.bad ? ' total-bad' : ''}`}>
-                <dt>{f.label}</dt>
-                <dd className="mono">{f.value}</dd>
-              </div>
-            ))}
-          </dl>
-        </>
-      )}
+      <FactSection
+        title="Delayed messages"
+        facts={report.delayed ? delayedFacts(report.delayed) : []}
+      />
       {report.order && (
         <>
           <h3 className="sub-title">Order</h3>
@@ -171,19 +181,7 @@ export const Scorecard = memo(function Scorecard({ report }: { report: ScenarioR
           </table>
         </>
       )}
-      {failbackFacts(report.failback).length > 0 && (
-        <>
-          <h3 className="sub-title">Fail-back</h3>
-          <dl className="totals" aria-label="Fail-back">
-            {failbackFacts(report.failback).map((f) => (
-              <div key={f.label} className={`total${f.bad ? ' total-bad' : ''}`}>
-                <dt>{f.label}</dt>
-                <dd className="mono">{f.value}</dd>
-              </div>
-            ))}
-          </dl>
-        </>
-      )}
+      <FactSection title="Fail-back" facts={failbackFacts(report.failback)} />
       <h3 className="sub-title">Failovers</h3>
       {report.failovers.length ? (
         <ul className="failovers" aria-label="Failovers">

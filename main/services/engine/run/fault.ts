@@ -21,6 +21,9 @@ export const FAULT_ACTIONS = new Set([
   'observed-down'
 ])
 
+/** Actions that bring something back into service: from the first after a fault, duplicates are a fail-back's. */
+export const REPAIR_ACTIONS = new Set(['resume', 'restart', 'start', 'heal', 'observed-up'])
+
 /** A node action on one or more targets (node ids, selectors, "master of group broker-a"). */
 export interface NodeFault {
   action: FaultAction

@@ -15,10 +15,10 @@ import type { ClientPlan } from '../../../../common/scenario/client-plan'
 import type { RunPlan } from '../../../../common/scenario/run-plan'
 import { controllerReportOf } from './controller-report'
 import { orderReportOf } from './order-report'
-import { judgeFailback } from '../../../../common/scenario/failback'
+import { failbackReportOf } from './failback-report'
 import type { DrainResult } from './drain'
 import type { AppliedStep, RunContext } from './run-context'
-import { FAULT_ACTIONS } from './fault'
+import { FAULT_ACTIONS, REPAIR_ACTIONS } from './fault'
 import type { WorkloadResult } from './workload'
 
 export interface RunTimes {
@@ -46,9 +46,6 @@ export interface ReportInput {
 }
 
 const round1 = (n: number): number => Math.round(n * 10) / 10
-
-/** Actions that bring something back into service: from the first, duplicates are a fail-back's. */
-const REPAIR_ACTIONS = new Set(['resume', 'restart', 'start', 'heal', 'observed-up'])
 
 /** RocketMQ's timerPrecisionMs default, which the sandbox keeps (attached clusters usually do too). */
 const TIMER_PRECISION_MS = 1000
@@ -153,27 +150,10 @@ export function shapeReport(input: ReportInput): ScenarioReport {
   const repair = steps.find(
     (s) => firstFault !== null && s.atAbs >= firstFault && REPAIR_ACTIONS.has(s.report.action)
   )
-  const laneOfClient = new Map(plan.clients.map((c) => [c.id, c.laneName ?? null]))
-  const failbackOf = (deliveries: typeof snap.deliveries) =>
-    judgeFailback(deliveries, {
-      repairAt: repair?.atAbs ?? null,
-      originMs: times.t0,
-      laneOf: (id) => laneOfClient.get(id) ?? null
-    })
-  const lanes = [...new Set(plan.clients.flatMap((c) => (c.laneName ? [c.laneName] : [])))]
-  const failback = {
-    ...failbackOf(snap.deliveries),
-    // Side by side: each lane's consumers read their own topic, so each lane is judged alone.
-    lanes: lanes.map((lane) => {
-      const f = failbackOf(snap.deliveries.filter((d) => laneOfClient.get(d.clientId) === lane))
-      return {
-        lane,
-        duplicatesBeforeRepair: f.duplicatesBeforeRepair,
-        duplicatesAfterRepair: f.duplicatesAfterRepair,
-        rewinds: f.rewinds
-      }
-    })
-  }
+  const failback = failbackReportOf(snap.deliveries, plan.clients, {
+    repairAt: repair?.atAbs ?? null,
+    originMs: times.t0
+  })
   const gates = evaluateGates(scenario.gates, {
     maxDelayLatenessMs: delayed?.latenessMs.max ?? null,
     failback,
