@@ -227,6 +227,13 @@ export function checkScenario(scenario: Scenario, topology: Topology): string[] 
       'workload.orderKeys applies to ordered messages only; set workload.messages: ordered, or remove orderKeys'
     )
   }
+  for (const share of ['commitShare', 'checkShare'] as const) {
+    if (scenario.workload[share] !== undefined && kind !== 'transactional') {
+      problems.push(
+        `workload.${share} applies to transactional messages only; set workload.messages: transactional, or remove ${share}`
+      )
+    }
+  }
   if (isAttachedCluster(topology) && (scenario.workload.lanes?.length ?? 0) > 1) {
     problems.push(
       'workload.lanes runs every lane on its own topic, which an attached cluster does not have; run one lane at a time against it (workload.lane)'

@@ -98,6 +98,23 @@ export interface LedgerEventData {
     /** Departed clients whose lock on the queue this consumer gave back for them to take it. */
     freedFrom?: string[]
   }
+  /**
+   * A broker asked about a transaction's half message (CHECK_TRANSACTION_STATE); `answer` is what
+   * this producer's local transactions said (`unknown`: not one it ran, so no answer was sent).
+   */
+  'transaction-checked': {
+    key: string
+    brokerName: string | null
+    answer: 'commit' | 'rollback' | 'unknown'
+    error?: string
+  }
+  /** END_TRANSACTION could not be written (the broker's connection was gone): the check-back decides. */
+  'transaction-end-lost': {
+    key: string
+    brokerName: string
+    decision: 'commit' | 'rollback'
+    reason: string
+  }
   fault: {
     action: string
     target: string[]

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { OrderLaneReport, Takeover } from './schema'
+import type { OrderLaneReport, Takeover, TransactionsLaneReport } from './schema'
 import { gatesSchema } from './schema'
 import type { GateFacts } from './gates'
 import { electionGate, evaluateGates } from './gates'
@@ -206,6 +206,33 @@ describe('order gates', () => {
       passed: false,
       actual: 'no ordered message delivered'
     })
+  })
+})
+
+describe('transaction gate', () => {
+  const lane = (name: string, mismatches: number) =>
+    ({ lane: name, mismatches }) as unknown as TransactionsLaneReport
+  const judge = (transactions: TransactionsLaneReport[] | null) =>
+    evaluateGates(gatesSchema.parse({ maxTxMismatches: 1 }), { ...quietRun, transactions }).slice(1)
+
+  it('sums mismatches over lanes, passing at the bound', () => {
+    expect(judge([lane('remoting', 0), lane('java', 1)])).toMatchObject([
+      {
+        name: 'transactions whose outcome differs from the local decision (all lanes)',
+        passed: true,
+        actual: 1,
+        limit: 1
+      }
+    ])
+    expect(judge([lane('remoting', 1), lane('java', 1)])).toMatchObject([
+      { passed: false, actual: 2 }
+    ])
+  })
+
+  it('fails a run without transactional messages', () => {
+    expect(judge(null)).toMatchObject([
+      { passed: false, actual: 'no transactional message in this run' }
+    ])
   })
 })
 

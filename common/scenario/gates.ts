@@ -5,6 +5,7 @@ import type {
   GateResult,
   Gates,
   OrderLaneReport,
+  TransactionsLaneReport,
   Takeover
 } from './schema'
 
@@ -35,6 +36,8 @@ export interface GateFacts {
   maxDelayLatenessMs?: number | null
   /** Ordered workloads: the order checker's figures per lane; null = not an ordered run. */
   order?: readonly OrderLaneReport[] | null
+  /** Transactional workloads: the transactions checker's figures per lane; null = not transactional. */
+  transactions?: readonly TransactionsLaneReport[] | null
   /** The fail-back checker's figures; absent in hand-made facts (the gates then read none). */
   failback?: FailbackReport
 }
@@ -158,6 +161,16 @@ export function evaluateGates(gates: Gates, f: GateFacts): GateResult[] {
     })
   }
   out.push(...orderGates(gates, f.order ?? null))
+  if (gates.maxTxMismatches !== undefined) {
+    const lanes = f.transactions ?? null
+    const total = lanes?.length ? lanes.reduce((n, l) => n + l.mismatches, 0) : null
+    out.push({
+      name: 'transactions whose outcome differs from the local decision (all lanes)',
+      passed: total !== null && total <= gates.maxTxMismatches,
+      actual: total ?? 'no transactional message in this run',
+      limit: gates.maxTxMismatches
+    })
+  }
   if (gates.maxFailbackDuplicates !== undefined) {
     const fb = f.failback
     const n = fb && fb.repairAtMs !== null ? fb.duplicatesAfterRepair : null

@@ -75,7 +75,8 @@ describe('unknown keys in a scenario', () => {
   it('suggests no key when none is close, and lists the keys that object takes', () => {
     expect(problemsOf('workload: { flavour: ordered }')).toEqual([
       'workload.flavour: unknown key "flavour"; remove it (workload takes duration, rate, ' +
-        'messageSize, rooms, lane, lanes, messages, delay, orderKeys, drainTimeout, settleTimeout, ' +
+        'messageSize, rooms, lane, lanes, messages, delay, orderKeys, commitShare, checkShare, ' +
+        'drainTimeout, settleTimeout, ' +
         'warmupTimeout, duplicateGrace)'
     ])
     expect(problemsOf('owner: team-a')).toEqual([

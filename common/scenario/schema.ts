@@ -251,6 +251,16 @@ export const workloadSchema = z.strictObject({
    * queue with a per-key sequence number; consumers consume each queue orderly under a broker lock.
    */
   orderKeys: z.number().int().min(1).max(4096).optional(),
+  /**
+   * `messages: transactional` only: the share of local transactions that commit (default 0.8; the
+   * rest roll back), drawn per message by a rule seeded by its key.
+   */
+  commitShare: z.number().min(0).max(1).optional(),
+  /**
+   * `messages: transactional` only: the share answered only through the broker's check-back
+   * (default 0.2): no END_TRANSACTION is sent, CHECK_TRANSACTION_STATE gets the answer.
+   */
+  checkShare: z.number().min(0).max(1).optional(),
   /** Upper bound on waiting for every acknowledged message to be consumed after the workload. */
   drainTimeout: durationSchema.default(20_000),
   /** Upper bound on waiting for consumers to settle on their own rooms' queues before sending. */
@@ -282,6 +292,21 @@ export const DEFAULT_DELAY_MS = 5000
 /** How long the broker holds each message of this workload: 0 for plain messages. */
 export function delayOf(w: Pick<Workload, 'messages' | 'delay'>): number {
   return w.messages === 'delayed' ? (w.delay ?? DEFAULT_DELAY_MS) : 0
+}
+
+/** A transactional workload's shares when the file names none. */
+export const DEFAULT_COMMIT_SHARE = 0.8
+export const DEFAULT_CHECK_SHARE = 0.2
+
+/** A transactional workload's rule (commit and check-back shares); null for other messages. */
+export function transactionSharesOf(
+  w: Pick<Workload, 'messages' | 'commitShare' | 'checkShare'>
+): { commitShare: number; checkShare: number } | null {
+  if (w.messages !== 'transactional') return null
+  return {
+    commitShare: w.commitShare ?? DEFAULT_COMMIT_SHARE,
+    checkShare: w.checkShare ?? DEFAULT_CHECK_SHARE
+  }
 }
 
 export const failoverKindSchema = z.enum(['namesrv', 'broker', 'consumer-takeover'])
@@ -364,6 +389,12 @@ export const gatesSchema = z.strictObject({
    * lock handoff, a dead broker), over the run's lanes. Fails on a run without ordered messages.
    */
   maxOrderStallMs: z.number().nonnegative().optional(),
+  /**
+   * Transactional workloads: messages whose broker outcome differs from the local transaction's
+   * decision (committed and never delivered, rolled back and delivered), summed over the run's
+   * lanes. Fails on a run without transactional messages.
+   */
+  maxTxMismatches: z.number().int().nonnegative().optional(),
   /** Deliveries beyond a message's first from the run's first repair on (a fail-back's). */
   maxFailbackDuplicates: z.number().int().nonnegative().optional(),
   /** Times a queue's consumption went back below what had been delivered from it. */
@@ -633,6 +664,59 @@ export const orderReportSchema = z.object({
 })
 export type OrderReport = z.infer<typeof orderReportSchema>
 
+/** Transactional workloads, one lane (or lane variant): common/scenario/transactions.ts. */
+export const transactionsLaneReportSchema = z.object({
+  lane: z.string(),
+  /** Transactional sends scheduled (acknowledged or failed). */
+  sent: z.number().int(),
+  /** Half messages acknowledged. */
+  acked: z.number().int(),
+  /** Of those, the local transaction committed / rolled back. */
+  committed: z.number().int(),
+  rolledBack: z.number().int(),
+  /** Rolled back by the client without running the local transaction (send status not SEND_OK). */
+  clientRollbacks: z.number().int(),
+  /** Left to the broker's check-back by the plan (checkShare). */
+  viaCheck: z.number().int(),
+  /** END_TRANSACTION could not be written (the broker was gone): the check-back had to decide. */
+  endLost: z.number().int(),
+  /** Messages a check-back was answered for. */
+  checkedBack: z.number().int(),
+  /**
+   * Of those, ones the producer had already ended (END_TRANSACTION written): the broker lost the
+   * end, or its record of it, e.g. in a crash, and asked again; a commit answered again is
+   * delivered again (a duplicate).
+   */
+  checkedAfterEnd: z.number().int().default(0),
+  /** committedUndelivered + rolledBackDelivered. */
+  mismatches: z.number().int(),
+  /** Committed by the local transaction, never delivered. */
+  committedUndelivered: z.number().int(),
+  /** Rolled back (or never run: the send failed), delivered all the same. */
+  rolledBackDelivered: z.number().int(),
+  /** Committed, undelivered, END_TRANSACTION never written and no check-back answered. */
+  unresolved: z.number().int(),
+  /** Deliveries of committed messages beyond the first. */
+  duplicates: z.number().int(),
+  /** The first mismatched messages by key. */
+  mismatchedKeys: z.array(z.string())
+})
+export type TransactionsLaneReport = z.infer<typeof transactionsLaneReportSchema>
+
+export const transactionsReportSchema = z.object({
+  commitShare: z.number(),
+  checkShare: z.number(),
+  /**
+   * How often the brokers check back unresolved half messages (transactionCheckInterval), and the
+   * age a half message must reach first (transactionTimeOut); null against an attached cluster,
+   * whose own settings (60 s by default) apply.
+   */
+  checkIntervalMs: z.number().nullable(),
+  checkAfterMs: z.number().nullable(),
+  lanes: z.array(transactionsLaneReportSchema)
+})
+export type TransactionsReport = z.infer<typeof transactionsReportSchema>
+
 /** Delayed workloads: how the brokers' timer delivered what they acknowledged (common/scenario/delayed.ts). */
 export const delayedReportSchema = z.object({
   /** `timer`: RocketMQ 5.x timer wheel, each message carrying TIMER_DELIVER_MS. */
@@ -717,6 +801,7 @@ export const reportSchema = z.object({
   /** Delayed workloads only. */
   delayed: delayedReportSchema.optional(),
   order: orderReportSchema.optional(),
+  transactions: transactionsReportSchema.optional(),
   failback: failbackReportSchema
     .extend({ lanes: z.array(failbackLaneSchema).default([]) })
     .optional(),

@@ -13,9 +13,10 @@
 /**
  * What producers send: plain messages, messages the broker holds until a due time (RocketMQ 5.x
  * timer, `TIMER_DELIVER_MS`), or ordered messages (each sharding key's messages to one queue, in
- * sequence, consumed orderly). Transactional messages come next (issue 22).
+ * sequence, consumed orderly), or transactional messages (a half message, then the local
+ * transaction's commit or rollback, some left to the broker's check-back).
  */
-export const MESSAGE_KINDS = ['normal', 'delayed', 'ordered'] as const
+export const MESSAGE_KINDS = ['normal', 'delayed', 'ordered', 'transactional'] as const
 export type MessageKind = (typeof MESSAGE_KINDS)[number]
 
 /** What a lane's clients need to run. */
@@ -42,7 +43,7 @@ export const LANE_TRAITS = {
     proxies: 'none',
     label: 'remoting (room-aware, ours)',
     summary: 'our room-aware client',
-    messageKinds: ['normal', 'delayed', 'ordered']
+    messageKinds: ['normal', 'delayed', 'ordered', 'transactional']
   },
   java: {
     runtime: 'java',
@@ -50,7 +51,7 @@ export const LANE_TRAITS = {
     proxies: 'none',
     label: 'java (stock Java client)',
     summary: 'stock Java client 5.3.3 (address server = the room’s management node)',
-    messageKinds: ['normal', 'ordered']
+    messageKinds: ['normal', 'ordered', 'transactional']
   },
   'java-zone': {
     runtime: 'java',
@@ -58,7 +59,7 @@ export const LANE_TRAITS = {
     proxies: 'none',
     label: 'java-zone (Java, zone mode)',
     summary: 'Java with RocketMQ zone mode and AllocateMachineRoomNearby',
-    messageKinds: ['normal', 'ordered']
+    messageKinds: ['normal', 'ordered', 'transactional']
   },
   'java-tuned': {
     runtime: 'java',
@@ -67,7 +68,7 @@ export const LANE_TRAITS = {
     label: 'java-tuned (Java, fast timers)',
     summary:
       'Java with 1 s route poll / heartbeat / rebalance, latency fault tolerance and a 400 ms per-request cap',
-    messageKinds: ['normal', 'ordered']
+    messageKinds: ['normal', 'ordered', 'transactional']
   },
   grpc: {
     runtime: 'node',

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3'
 import type { CounterSample, Op } from '../../../common/scenario/metrics'
 import type { DelayedMessage } from '../../../common/scenario/delayed'
 import type { OrderedMessage } from '../../../common/scenario/order'
+import type { TransactionalMessage } from '../../../common/scenario/transactions'
 import type { DeliveryAt } from '../../../common/scenario/failback'
 
 export interface LossSummary {
@@ -10,11 +11,14 @@ export interface LossSummary {
   failed: number
   deliveries: number
   consumedDistinct: number
-  /** Acknowledged sends never consumed. */
+  /** Acknowledged sends never consumed (a rolled-back transaction is not one: it must not arrive). */
   lost: number
   /** Deliveries beyond the first per key. */
   duplicates: number
-  /** Delivered keys no acknowledged send produced (failed sends that were stored anyway). */
+  /**
+   * Delivered keys no acknowledged send produced (failed sends stored anyway), or whose
+   * transaction was rolled back.
+   */
   unexpected: number
   lostKeys: string[]
 }
@@ -68,6 +72,13 @@ export interface AckedSendRow {
   consumed: boolean
 }
 
+/**
+ * A send consumers must receive (alias `s`): acknowledged, and not a transaction its local
+ * transaction or its client rolled back (those must never arrive).
+ */
+const MUST_DELIVER = `s.status = 'acked' AND COALESCE(s.tx_decision, 'commit') = 'commit'
+  AND COALESCE(s.tx_end, '') != 'client-rollback'`
+
 /** Read side of the ledger: loss, duplicates, RTO inputs and selections of a run (works mid-run). */
 export class LedgerReader {
   constructor(private readonly db: Database) {}
@@ -91,14 +102,14 @@ export class LedgerReader {
         .prepare(
           `SELECT COUNT(DISTINCT d.msg_key) AS n FROM ledger_deliveries d
             WHERE d.run_id = ? AND NOT EXISTS (SELECT 1 FROM ledger_sends s
-              WHERE s.run_id = d.run_id AND s.msg_key = d.msg_key AND s.status = 'acked')`
+              WHERE s.run_id = d.run_id AND s.msg_key = d.msg_key AND ${MUST_DELIVER})`
         )
         .get(runId) as { n: number }
     ).n
     const lostKeys = (
       this.db
         .prepare(
-          `SELECT msg_key FROM ledger_sends s WHERE s.run_id = ? AND s.status = 'acked' AND NOT EXISTS
+          `SELECT msg_key FROM ledger_sends s WHERE s.run_id = ? AND ${MUST_DELIVER} AND NOT EXISTS
              (SELECT 1 FROM ledger_deliveries d WHERE d.run_id = s.run_id AND d.msg_key = s.msg_key)
            ORDER BY s.ended_at LIMIT ?`
         )
@@ -117,12 +128,15 @@ export class LedgerReader {
     }
   }
 
-  /** Acknowledged messages not consumed yet: the drain condition, and `lost` once the run ends. */
+  /**
+   * Messages consumers must receive and have not yet: the drain condition, and `lost` once the
+   * run ends.
+   */
   unconsumedCount(runId: number): number {
     return (
       this.db
         .prepare(
-          `SELECT COUNT(*) AS n FROM ledger_sends s WHERE s.run_id = ? AND s.status = 'acked' AND NOT EXISTS
+          `SELECT COUNT(*) AS n FROM ledger_sends s WHERE s.run_id = ? AND ${MUST_DELIVER} AND NOT EXISTS
              (SELECT 1 FROM ledger_deliveries d WHERE d.run_id = s.run_id AND d.msg_key = s.msg_key)`
         )
         .get(runId) as { n: number }
@@ -134,7 +148,7 @@ export class LedgerReader {
       .prepare(
         `SELECT s.client_id AS clientId, s.client_room AS room, COUNT(*) AS sent,
                 COALESCE(SUM(s.status = 'acked'), 0) AS acked, COALESCE(SUM(s.status = 'failed'), 0) AS failed,
-                COALESCE(SUM(s.status = 'acked' AND d.n IS NULL), 0) AS lost,
+                COALESCE(SUM(${MUST_DELIVER} AND d.n IS NULL), 0) AS lost,
                 COALESCE(SUM(CASE WHEN d.n > 1 THEN d.n - 1 ELSE 0 END), 0) AS duplicates,
                 MAX(CASE WHEN s.status = 'acked' THEN s.ended_at - s.started_at END) AS maxLatencyMs
            FROM ledger_sends s
@@ -189,6 +203,31 @@ export class LedgerReader {
           ORDER BY s.ended_at`
       )
       .all(runId, runId) as OrderedMessage[]
+  }
+
+  /**
+   * Transactional sends (acknowledged or not): the local transaction's decision, how the broker
+   * learned it, how many check-backs about it a producer answered, and its deliveries.
+   */
+  transactionalMessages(runId: number): TransactionalMessage[] {
+    return this.db
+      .prepare(
+        `WITH d AS (SELECT msg_key, COUNT(*) AS n FROM ledger_deliveries WHERE run_id = ? GROUP BY msg_key),
+              c AS (SELECT json_extract(data_json, '$.key') AS msg_key, COUNT(*) AS n
+                      FROM ledger_events
+                     WHERE run_id = ? AND kind = 'transaction-checked'
+                       AND json_extract(data_json, '$.answer') != 'unknown'
+                     GROUP BY 1)
+         SELECT s.msg_key AS key, s.client_id AS producerId, s.status AS status,
+                s.tx_decision AS decision, s.tx_end AS "end",
+                COALESCE(c.n, 0) AS checksAnswered, COALESCE(d.n, 0) AS deliveries
+           FROM ledger_sends s
+           LEFT JOIN d ON d.msg_key = s.msg_key
+           LEFT JOIN c ON c.msg_key = s.msg_key
+          WHERE s.run_id = ? AND s.tx_decision IS NOT NULL
+          ORDER BY s.ended_at`
+      )
+      .all(runId, runId, runId) as TransactionalMessage[]
   }
 
   /** Every delivery of the run: which message, from which queue position, when. */

@@ -81,8 +81,8 @@ export class LedgerWriter extends EventEmitter<LedgerWriterEvents> implements Le
     this.insSend = db.prepare(
       `INSERT OR REPLACE INTO ledger_sends (run_id, msg_key, client_id, client_room, namesrv_id, namesrv_room,
          broker_name, broker_room, queue_id, queue_offset, started_at, attempt_started_at, ended_at, status,
-         attempts, error, scheduled_at, due_at, order_key, order_seq)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+         attempts, error, scheduled_at, due_at, order_key, order_seq, tx_decision, tx_end)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
     )
     this.insDelivery = db.prepare(
       `INSERT INTO ledger_deliveries (run_id, msg_key, client_id, client_room, namesrv_room, broker_name,
@@ -227,7 +227,9 @@ export class LedgerWriter extends EventEmitter<LedgerWriterEvents> implements Le
           s.scheduledAt ?? null,
           s.dueAt ?? null,
           s.orderKey ?? null,
-          s.orderSeq ?? null
+          s.orderSeq ?? null,
+          s.txDecision ?? null,
+          s.txEnd ?? null
         )
         this.counts.sends++
         return

@@ -235,6 +235,83 @@ describe('LedgerReader', () => {
     ])
   })
 
+  it('reads transactional sends with their decision, end, answered check-backs and deliveries', () => {
+    const { db, runId } = setup()
+    const w = new LedgerWriter(db, runId)
+    w.send(send('t1', { txDecision: 'commit', txEnd: 'end', endedAt: 1001 }))
+    w.send(send('t2', { txDecision: 'rollback', txEnd: 'end', endedAt: 1002 }))
+    w.send(send('t3', { txDecision: 'commit', txEnd: 'check', endedAt: 1003 }))
+    w.send(send('t4', { txDecision: 'commit', txEnd: 'client-rollback', endedAt: 1004 }))
+    w.send(send('t5', { txDecision: 'commit', txEnd: null, status: 'failed', endedAt: 1005 }))
+    w.send(send('plain', { endedAt: 1006 }))
+    for (const answer of ['unknown', 'commit', 'commit'] as const)
+      w.event('transaction-checked', 'producer-2', 'room2', {
+        key: 't3',
+        brokerName: 'broker-a',
+        answer
+      })
+    deliver(w, 't1', 'consumer-1', 'room1', 'room1', 1500)
+    deliver(w, 't3', 'consumer-1', 'room1', 'room1', 1600)
+    deliver(w, 't3', 'consumer-2', 'room2', 'room1', 1700)
+    deliver(w, 'plain', 'consumer-1', 'room1', 'room1', 1800)
+    w.flush()
+    const reader = new LedgerReader(db)
+    expect(reader.transactionalMessages(runId)).toEqual([
+      {
+        key: 't1',
+        producerId: 'producer-1',
+        status: 'acked',
+        decision: 'commit',
+        end: 'end',
+        checksAnswered: 0,
+        deliveries: 1
+      },
+      {
+        key: 't2',
+        producerId: 'producer-1',
+        status: 'acked',
+        decision: 'rollback',
+        end: 'end',
+        checksAnswered: 0,
+        deliveries: 0
+      },
+      {
+        key: 't3',
+        producerId: 'producer-1',
+        status: 'acked',
+        decision: 'commit',
+        end: 'check',
+        checksAnswered: 2,
+        deliveries: 2
+      },
+      {
+        key: 't4',
+        producerId: 'producer-1',
+        status: 'acked',
+        decision: 'commit',
+        end: 'client-rollback',
+        checksAnswered: 0,
+        deliveries: 0
+      },
+      {
+        key: 't5',
+        producerId: 'producer-1',
+        status: 'failed',
+        decision: 'commit',
+        end: null,
+        checksAnswered: 0,
+        deliveries: 0
+      }
+    ])
+    // A transaction rolled back (by its local transaction or its client) is not lost undelivered.
+    expect(reader.lossSummary(runId)).toMatchObject({ acked: 5, lost: 0, lostKeys: [] })
+    expect(reader.unconsumedCount(runId)).toBe(0)
+    // Delivered although rolled back: the loss summary counts it as unexpected.
+    deliver(w, 't2', 'consumer-1', 'room1', 'room1', 1900)
+    w.flush()
+    expect(reader.lossSummary(runId).unexpected).toBe(1)
+  })
+
   it('keeps each ordered message’s key and sequence, and reads where it was stored and first delivered', () => {
     const { db, runId } = setup()
     const w = new LedgerWriter(db, runId)

@@ -114,5 +114,13 @@ export const MIGRATIONS: Migration[] = [
     // Each ordered message's sharding key and sequence number: the order checker reads them back.
     sql: `ALTER TABLE ledger_sends ADD COLUMN order_key TEXT;
           ALTER TABLE ledger_sends ADD COLUMN order_seq INTEGER;`
+  },
+  {
+    version: 7,
+    name: 'transactional messages',
+    // What each transaction's local transaction decided and how the broker learned it: the
+    // transactions checker compares them with what consumers received.
+    sql: `ALTER TABLE ledger_sends ADD COLUMN tx_decision TEXT;
+          ALTER TABLE ledger_sends ADD COLUMN tx_end TEXT;`
   }
 ]

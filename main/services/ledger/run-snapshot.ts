@@ -1,5 +1,6 @@
 import type { DelayedMessage } from '../../../common/scenario/delayed'
 import type { OrderedMessage } from '../../../common/scenario/order'
+import type { TransactionalMessage } from '../../../common/scenario/transactions'
 import type { DeliveryAt } from '../../../common/scenario/failback'
 import type { Op } from '../../../common/scenario/metrics'
 import type { MasterChange, OffsetSample, RpoSend } from '../../../common/scenario/rpo'
@@ -29,6 +30,8 @@ export interface SnapshotQuery {
   delayed?: boolean
   /** Ordered workloads: read every acknowledged ordered message's key, sequence and deliveries. */
   ordered?: boolean
+  /** Transactional workloads: read every transactional send's decision, end and deliveries. */
+  transactional?: boolean
 }
 
 /** What the ledger says about a controller-mode run: the RPO inputs and the quorum's history. */
@@ -64,6 +67,7 @@ export interface RunSnapshot {
   controller?: ControllerSnapshot
   delayed?: DelayedMessage[]
   ordered?: OrderedMessage[]
+  transactional?: TransactionalMessage[]
   /** Every delivery's position and time, for the fail-back checker. */
   deliveries: DeliveryAt[]
 }
@@ -162,6 +166,7 @@ export function takeRunSnapshot(reader: LedgerReader, q: SnapshotQuery): RunSnap
     ...(q.controller ? { controller: controllerSnapshot(reader, q.runId, q.controller) } : {}),
     ...(q.delayed ? { delayed: reader.delayedMessages(q.runId) } : {}),
     ...(q.ordered ? { ordered: reader.orderedMessages(q.runId) } : {}),
+    ...(q.transactional ? { transactional: reader.transactionalMessages(q.runId) } : {}),
     deliveries: reader.deliveryPositions(q.runId)
   }
 }

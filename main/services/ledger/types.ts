@@ -1,4 +1,5 @@
 import type { LedgerEventData, LedgerEventKind } from '../../../common/scenario/events'
+import type { TxDecision, TxEnd } from '../../../common/scenario/transactions'
 
 /** One message a producer sent, final outcome only (retries are events). */
 export interface SendRecord {
@@ -22,6 +23,9 @@ export interface SendRecord {
   /** Ordered messages: the sharding key and the message's sequence number within it; else null. */
   orderKey?: string | null
   orderSeq?: number | null
+  /** Transactional messages: what the local transaction decided and how the broker was told; else null. */
+  txDecision?: TxDecision | null
+  txEnd?: TxEnd | null
   /** Start of the attempt that succeeded (or the last one). */
   attemptStartedAt: number | null
   endedAt: number

@@ -10,6 +10,7 @@ export const RequestCode = {
   GET_MAX_OFFSET: 30,
   HEART_BEAT: 34,
   UNREGISTER_CLIENT: 35,
+  END_TRANSACTION: 37,
   GET_CONSUMER_LIST_BY_GROUP: 38,
   CHECK_TRANSACTION_STATE: 39,
   NOTIFY_CONSUMER_IDS_CHANGED: 40,
@@ -64,8 +65,18 @@ export const PullSysFlag = {
 export const MessageSysFlag = {
   COMPRESSED: 0x1,
   MULTI_TAGS: 0x2,
+  /** A transaction's half message (TRANSACTION_PREPARED_TYPE); END_TRANSACTION decides it. */
+  TRANSACTION_PREPARED: 0x4,
   BORNHOST_V6: 0x10,
   STOREHOST_V6: 0x20
+} as const
+
+/** END_TRANSACTION's commitOrRollback (MessageSysFlag.TRANSACTION_*_TYPE). */
+export const TransactionResolution = {
+  /** Unknown yet: the broker checks back later. */
+  NOT: 0,
+  COMMIT: 0x8,
+  ROLLBACK: 0xc
 } as const
 
 /** What we announce; 479 is MQVersion V5_3_3, which also gets standard-JSON routes. */

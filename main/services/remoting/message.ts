@@ -18,6 +18,8 @@ export const MessageProperty = {
   /** 5.x timer message: epoch ms of delivery (needs the broker's timer wheel). */
   TIMER_DELIVER_MS: 'TIMER_DELIVER_MS',
   PRODUCER_GROUP: 'PGROUP',
+  /** "true" on a transaction's half message (PROPERTY_TRANSACTION_PREPARED). */
+  TRANSACTION_PREPARED: 'TRAN_MSG',
   SHARDING_KEY: '__SHARDINGKEY'
 } as const
 

@@ -17,6 +17,8 @@ import * as messages from './message-requests'
 import type { PullMessageInput, PullResult, SendMessageInput, SendResult } from './message-requests'
 import * as nameserver from './nameserver-requests'
 import type { CallOptions } from './remoting-calls'
+import * as transactions from './transaction-requests'
+import type { EndTransactionInput } from './transaction-requests'
 import type { ClusterInfo, MessageQueueRef, ReplicasInfo, TopicRoute } from './types'
 
 export type { CallOptions } from './remoting-calls'
@@ -43,6 +45,8 @@ export interface RemotingRpcOptions extends RemotingConnectionOptions {
 export interface RemotingClientEvents {
   'consumer-ids-changed': [{ address: string; consumerGroup: string | undefined }]
   'connection-close': [{ address: string; error?: RemotingError }]
+  /** A request the server pushed (e.g. a broker's CHECK_TRANSACTION_STATE), with who sent it. */
+  'server-request': [{ address: string; command: DecodedCommand }]
 }
 
 /**
@@ -69,6 +73,7 @@ export class RemotingRpc extends EventEmitter<RemotingClientEvents> {
       : new RemotingConnection(address, connOptions)
     conn.on('consumer-ids-changed', (e) => this.emit('consumer-ids-changed', e))
     conn.on('close', (e) => this.emit('connection-close', e))
+    conn.on('server-request', (command) => this.emit('server-request', { address, command }))
     if (!this.closed) this.pool.set(address, conn)
     else conn.close()
     return conn
@@ -252,6 +257,11 @@ export class RemotingRpc extends EventEmitter<RemotingClientEvents> {
     options: CallOptions = {}
   ): Promise<void> {
     return client.unlockBatchMq(this, brokerAddress, input, options)
+  }
+
+  /** END_TRANSACTION (37), oneway: commits or rolls back a half message (or leaves it to the check-back). */
+  endTransaction(brokerAddress: string, input: EndTransactionInput): Promise<void> {
+    return transactions.endTransaction(this, brokerAddress, input)
   }
 
   /** CONTROLLER_GET_METADATA_INFO (1005): any controller answers with the quorum's leader. */

@@ -1,3 +1,4 @@
+import { transactionPlanOf } from '../../../common/scenario/transactions'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { NULL_LEDGER } from '../ledger/types'
 import { messageKindOf, orderOf, SendSchedule } from './send-schedule'
@@ -119,11 +120,49 @@ describe('SendSchedule', () => {
     return s.stop(0)
   })
 
+  it('gives each transactional slot the plan its key draws', () => {
+    const asked: { key: string; transaction?: { decision: string; viaCheck: boolean } }[] = []
+    const producer = {
+      send: (input: { keys: string[]; transaction?: { decision: string; viaCheck: boolean } }) => {
+        asked.push({ key: input.keys[0]!, transaction: input.transaction })
+        return Promise.resolve()
+      }
+    }
+    let now = 1000
+    const s = new SendSchedule(
+      {
+        t0: 1000,
+        end: null,
+        producers: [
+          {
+            id: 'producer-1',
+            rate: 100,
+            messageSize: 8,
+            offsetMs: 0,
+            transaction: { commitShare: 0.8, checkShare: 0.2 }
+          }
+        ],
+        maxInflight: 10,
+        tag: 't'
+      },
+      { now: () => now, lookup: () => producer, ledger: NULL_LEDGER, roomOf: () => 'room1' }
+    )
+    s.start()
+    now = 1015
+    vi.advanceTimersByTime(10)
+    expect(asked.map((a) => a.key)).toEqual(['producer-1-1', 'producer-1-2'])
+    for (const a of asked) expect(a.transaction).toEqual(transactionPlanOf(a.key, 0.8, 0.2))
+    return s.stop(0)
+  })
+
   it('names the kind of message each producer’s part asks for', () => {
     const p = { id: 'p', rate: 1, messageSize: 1, offsetMs: 0 }
     expect(messageKindOf(p)).toBe('normal')
     expect(messageKindOf({ ...p, delayMs: 1000 })).toBe('delayed')
     expect(messageKindOf({ ...p, orderKeys: 4 })).toBe('ordered')
+    expect(messageKindOf({ ...p, transaction: { commitShare: 1, checkShare: 0 } })).toBe(
+      'transactional'
+    )
     expect(orderOf('p', 1, 16)).toEqual({ key: 'p:k0', seq: 0 })
     expect(orderOf('p', 17, 16)).toEqual({ key: 'p:k0', seq: 1 })
     expect(orderOf('p', 32, 16)).toEqual({ key: 'p:k15', seq: 1 })

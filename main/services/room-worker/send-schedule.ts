@@ -1,3 +1,5 @@
+import type { TransactionPlan } from '../clients/room-aware/send-attempt'
+import { transactionPlanOf } from '../../../common/scenario/transactions'
 import type { MessageKind } from '../../../common/topology/lanes'
 import type { LedgerPort } from '../ledger/types'
 import type { SkippedSends, WorkerOps, WorkloadProducer } from '../worker-wire/protocol'
@@ -13,12 +15,15 @@ export interface ScheduledProducer {
     deliverAt?: number
     /** Ordered workload: the sharding key and the message's sequence number within it. */
     order?: { key: string; seq: number }
+    /** Transactional workload: what the message's local transaction decides, and how it is told. */
+    transaction?: TransactionPlan
   }): Promise<unknown>
 }
 
 /** The kind of message a producer's part of the workload asks for. */
 export function messageKindOf(p: WorkloadProducer): MessageKind {
   if (p.orderKeys !== undefined) return 'ordered'
+  if (p.transaction !== undefined) return 'transactional'
   if (p.delayMs !== undefined) return 'delayed'
   return 'normal'
 }
@@ -177,17 +182,20 @@ export class SendSchedule {
       return
     }
     s.inflight++
+    const key = `${s.spec.id}-${s.seq}`
+    const tx = s.spec.transaction
     const send = producer
       .send({
         body: s.body,
         tags: this.opts.tag,
-        keys: [`${s.spec.id}-${s.seq}`],
+        keys: [key],
         scheduledAt: due,
         // Due from the schedule's slot, not the send: a late send shows as lateness, not hidden.
         ...(s.spec.delayMs !== undefined ? { deliverAt: due + s.spec.delayMs } : {}),
         ...(s.spec.orderKeys !== undefined
           ? { order: orderOf(s.spec.id, s.seq, s.spec.orderKeys) }
-          : {})
+          : {}),
+        ...(tx ? { transaction: transactionPlanOf(key, tx.commitShare, tx.checkShare) } : {})
       })
       .catch(() => undefined)
       .finally(() => {

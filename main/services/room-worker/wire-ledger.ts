@@ -80,6 +80,8 @@ function sendRow(r: SendRecord): WireRow {
     dueAt: r.dueAt,
     orderKey: r.orderKey,
     orderSeq: r.orderSeq,
+    txDecision: r.txDecision,
+    txEnd: r.txEnd,
     startedAt: r.startedAt,
     attemptStartedAt: r.attemptStartedAt,
     endedAt: r.endedAt,

@@ -81,6 +81,16 @@ export interface BrokerConfigInput {
 }
 
 /**
+ * Transactions' check-back in sandbox brokers: every half message older than
+ * TRANSACTION_CHECK_AFTER_MS (transactionTimeOut, RocketMQ's default: it must stay above the 3 s
+ * in which the broker batches its records of ended transactions, or a committed message could be
+ * checked and committed again) is checked back every TRANSACTION_CHECK_INTERVAL_MS (30-60 s by
+ * default, far beyond a scenario's drain).
+ */
+export const TRANSACTION_CHECK_INTERVAL_MS = 2000
+export const TRANSACTION_CHECK_AFTER_MS = 6000
+
+/**
  * broker.conf for a small, fast-booting broker.
  *
  * Liveness choice: with `fastBrokerExpiry` the broker runs `enableSlaveActingMaster=true`, which is the
@@ -130,7 +140,9 @@ export function brokerProperties(input: BrokerConfigInput): Record<string, PropV
     // Shortest periodic re-registration RocketMQ allows (clamped to [10 s, 60 s]).
     registerNameServerPeriod: 10000,
     waitTimeMillsInSendQueue: 1000,
-    osPageCacheBusyTimeOutMills: 3000
+    osPageCacheBusyTimeOutMills: 3000,
+    transactionCheckInterval: TRANSACTION_CHECK_INTERVAL_MS,
+    transactionTimeOut: TRANSACTION_CHECK_AFTER_MS
   }
   if (input.discovery.mode === 'management' && input.discovery.atLaunch) {
     // Learned from the management node at launch: the broker registers with all of them at boot.

@@ -134,7 +134,7 @@ function droppedKeys(raw: unknown, parsed: unknown, path = ''): string[] {
 describe('built-in scenarios', () => {
   const files = readdirSync(join(RESOURCES, 'scenarios')).filter((f) => f.endsWith('.yaml'))
 
-  it('ships the six scenarios of the method, three of the gRPC lane, four of the links, four of controller mode, one of delayed and two of ordered messages', () => {
+  it('ships the six scenarios of the method, three of the gRPC lane, four of the links, four of controller mode, one of delayed, two of ordered and one of transactional messages', () => {
     expect(files.sort()).toEqual([
       'broker-cut-from-remote-ns.yaml',
       'controller-leader-and-master-kill.yaml',
@@ -155,6 +155,7 @@ describe('built-in scenarios', () => {
       'room1-isolated.yaml',
       'room1-lossy.yaml',
       'room1-management-down.yaml',
+      'transactional-room1-brokers-down.yaml',
       'wan-latency.yaml'
     ])
   })
@@ -276,6 +277,20 @@ describe('plan and checks', () => {
     )
     const o = base({ workload: { messages: 'ordered', orderKeys: 8 } })
     expect(checkScenario(o.scenario, o.topology)).toEqual([])
+    expect(() => base({ workload: { commitShare: 0.5 } })).toThrow(
+      /workload.commitShare applies to transactional messages only/
+    )
+    expect(() => base({ workload: { messages: 'ordered', checkShare: 0.5 } })).toThrow(
+      /workload.checkShare applies to transactional messages only/
+    )
+    expect(() =>
+      base(
+        { workload: { messages: 'transactional', lanes: ['java', 'grpc'] } },
+        'two-rooms-proxies'
+      )
+    ).toThrow(/the grpc lane cannot send transactional messages yet/)
+    const t = base({ workload: { messages: 'transactional', commitShare: 0.5, checkShare: 0 } })
+    expect(checkScenario(t.scenario, t.topology)).toEqual([])
   })
 
   it('consumes an ordered workload orderly and sends it by key, with the policy the lane sets', () => {

@@ -60,6 +60,59 @@ function orderLines(o: NonNullable<ScenarioReport['order']>): string[] {
   return lines
 }
 
+/** How the brokers' check-back was timed, in words (an attached cluster's is its own). */
+function checkBackText(t: NonNullable<ScenarioReport['transactions']>): string {
+  return t.checkIntervalMs === null
+    ? 'check-backs on the cluster’s own schedule (transactionCheckInterval, 60 s by default): they may take that long'
+    : `brokers check back half messages older than ${formatMs(t.checkAfterMs)} every ${formatMs(t.checkIntervalMs)}`
+}
+
+function transactionLines(t: NonNullable<ScenarioReport['transactions']>): string[] {
+  const rows = [
+    [
+      'lane',
+      'acked',
+      'commit',
+      'rollback',
+      'client rollback',
+      'via check',
+      'end lost',
+      'checked back',
+      'mismatches',
+      'unresolved',
+      'duplicates'
+    ]
+  ]
+  for (const l of t.lanes) {
+    rows.push([
+      l.lane,
+      `${l.acked}/${l.sent}`,
+      String(l.committed),
+      String(l.rolledBack),
+      String(l.clientRollbacks),
+      String(l.viaCheck),
+      String(l.endLost),
+      `${l.checkedBack}${l.checkedAfterEnd ? ` (${l.checkedAfterEnd} after an end)` : ''}`,
+      `${l.mismatches}${l.mismatches ? ` (${l.committedUndelivered} committed never delivered, ${l.rolledBackDelivered} rolled back delivered)` : ''}`,
+      String(l.unresolved),
+      String(l.duplicates)
+    ])
+  }
+  const lines = [
+    `transactional messages: ${Math.round(t.commitShare * 100)} % commit, ${Math.round(t.checkShare * 100)} % answered only by check-back; ${checkBackText(t)}`,
+    ...table(rows).map((r) => `  ${r}`)
+  ]
+  for (const l of t.lanes) {
+    if (l.checkedAfterEnd)
+      lines.push(
+        `  ${l.lane}: ${l.checkedAfterEnd} transaction(s) the producer had ended were checked back again (the broker lost the end); a commit answered again is delivered again`
+      )
+    if (l.mismatchedKeys.length)
+      lines.push(`  ${l.lane} mismatched: ${l.mismatchedKeys.join(', ')}`)
+  }
+  return lines
+}
+
 function failbackLines(f: NonNullable<ScenarioReport['failback']>): string[] {
   const lines = [
     `fail-back: first repair at ${formatMs(f.repairAtMs)}; duplicates ${f.duplicatesBeforeRepair} before it ` +
@@ -193,6 +246,7 @@ export function formatScorecard(r: ScenarioReport): string {
   }
   if (r.delayed) lines.push('', ...delayedLines(r.delayed))
   if (r.order) lines.push('', ...orderLines(r.order))
+  if (r.transactions) lines.push('', ...transactionLines(r.transactions))
   // Only when there is something to say: a repair, or a queue read again from an older offset.
   if (r.failback && (r.failback.repairAtMs !== null || r.failback.rewinds > 0))
     lines.push('', ...failbackLines(r.failback))

@@ -118,3 +118,19 @@ describe.each(files)('shipped scenario %s, ordered messages', (file) => {
     }
   })
 })
+
+describe.each(files)('shipped scenario %s, transactional messages', (file) => {
+  const { scenario } = loadScenarioFile(join(DIR, file))
+
+  it('gates transactions only on a transactional workload, with a bound a run can exceed', () => {
+    const bound = scenario.gates.maxTxMismatches
+    if (bound === undefined) return
+    // On other messages the gate reads "no transactional message in this run" and always fails.
+    expect(scenario.workload.messages).toBe('transactional')
+    const producers = planClients(scenario, loadScenarioFile(join(DIR, file)).topology).filter(
+      (p) => p.role === 'producer'
+    )
+    const traffic = producers.reduce((n, p) => n + (p.rate * scenario.workload.duration) / 1000, 0)
+    expect(bound).toBeLessThan(traffic)
+  })
+})

@@ -68,6 +68,11 @@ export interface ClientSpec {
   }>
   /** Consumers of an ordered workload: lock each queue at its broker and consume it in order. */
   orderly?: boolean
+  /**
+   * Producers of a transactional workload: the Java lanes build a TransactionMQProducer (whose
+   * check-back listener answers from its local transactions); our producer needs no switch.
+   */
+  transactional?: boolean
   /** Room of every broker group (brokerName → room), for lanes whose library does not report zones. */
   brokerRooms: Record<string, string>
   /**
@@ -95,6 +100,12 @@ export interface WorkloadProducer {
    * own sequence number from 0 (absent: unordered messages).
    */
   orderKeys?: number
+  /**
+   * Transactional messages: each slot's local transaction commits with probability `commitShare`
+   * and is answered only through the check-back with `checkShare`, by transactionPlanOf
+   * (common/scenario/transactions.ts) over its key `<id>-<seq>` (absent: not transactional).
+   */
+  transaction?: { commitShare: number; checkShare: number }
 }
 
 export interface QueueState {

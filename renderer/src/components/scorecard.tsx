@@ -2,12 +2,14 @@ import { CheckCircle2, XCircle } from 'lucide-react'
 import { memo } from 'react'
 import type { ScenarioReport } from '../../../common/scenario/schema'
 import {
+  checkBackText,
   delayedFacts,
   failbackFacts,
   failoverLine,
   formatGateValue,
   formatRto,
-  orderRows
+  orderRows,
+  transactionRows
 } from '../model/plot-data'
 import type { ScorecardFact } from '../model/plot-data'
 
@@ -175,6 +177,50 @@ export const Scorecard = memo(function Scorecard({ report }: { report: ScenarioR
                   <td className={`mono${r.bad.violations ? ' cell-bad' : ''}`}>{r.violations}</td>
                   <td className={`mono${r.bad.reroutes ? ' cell-warn' : ''}`}>{r.reroutes}</td>
                   <td className="mono">{r.stall}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+      {report.transactions && (
+        <>
+          <h3 className="sub-title">Transactions</h3>
+          <p className="muted">
+            {Math.round(report.transactions.commitShare * 100)} % of local transactions commit,{' '}
+            {Math.round(report.transactions.checkShare * 100)} % answer only the check-back.{' '}
+            {checkBackText(report.transactions)}
+          </p>
+          <table className="grid-table" aria-label="Transactions">
+            <thead>
+              <tr>
+                <th>Lane</th>
+                <th>Acked</th>
+                <th className="num">Committed</th>
+                <th>Rolled back</th>
+                <th>Checked back</th>
+                <th className="num">End lost</th>
+                <th>Mismatches</th>
+                <th className="num">Unresolved</th>
+                <th className="num">Duplicates</th>
+              </tr>
+            </thead>
+            <tbody>
+              {transactionRows(report.transactions).map((r) => (
+                <tr key={r.lane}>
+                  <td className="mono">{r.lane}</td>
+                  <td className="mono">{r.acked}</td>
+                  <td className="num mono">{r.committed}</td>
+                  <td className={`mono${r.bad.rolledBack ? ' cell-warn' : ''}`}>{r.rolledBack}</td>
+                  <td className="mono">{r.checks}</td>
+                  <td className="num mono">{r.endLost}</td>
+                  <td className={`mono${r.bad.mismatches ? ' cell-bad' : ''}`}>{r.mismatches}</td>
+                  <td className={`num mono${r.bad.unresolved ? ' cell-bad' : ''}`}>
+                    {r.unresolved}
+                  </td>
+                  <td className={`num mono${r.bad.duplicates ? ' cell-warn' : ''}`}>
+                    {r.duplicates}
+                  </td>
                 </tr>
               ))}
             </tbody>

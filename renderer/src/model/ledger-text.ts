@@ -66,6 +66,10 @@ export function describeLedgerEvent(e: LedgerLine): string {
       return `queue ${s(d.queueId)} of ${where(d.brokerName, d.brokerRoom)} stalled: lock refused (${s(d.reason, '')})`
     case 'queue-locked':
       return `queue ${s(d.queueId)} of ${where(d.brokerName, d.brokerRoom)} locked${ms(d.waitedMs)}${Array.isArray(d.freedFrom) && d.freedFrom.length ? ` (freed from departed ${d.freedFrom.join(', ')})` : ''}`
+    case 'transaction-checked':
+      return `broker ${s(d.brokerName, '?')} checked back transaction ${s(d.key)}: ${d.answer === 'unknown' ? 'not one of this producer’s, left unanswered' : s(d.answer)}${d.error ? ` (${s(d.error)})` : ''}`
+    case 'transaction-end-lost':
+      return `END_TRANSACTION (${s(d.decision)}) of ${s(d.key)} could not reach ${s(d.brokerName)}: ${s(d.reason, '')}; the check-back decides`
     case 'fault': {
       const failed = d.ok === false ? ` failed: ${s(d.error, '')}` : ''
       const network = networkOfFaultRow(d)

@@ -5,6 +5,8 @@ import {
   delayedFacts,
   failbackFacts,
   orderRows,
+  transactionRows,
+  checkBackText,
   failoverBars,
   failoverLine,
   failoverShort,
@@ -319,6 +321,65 @@ describe('delayedFacts', () => {
       value: '–',
       bad: false
     })
+  })
+})
+
+describe('transactionRows', () => {
+  const lane = {
+    lane: 'java',
+    sent: 320,
+    acked: 300,
+    committed: 230,
+    rolledBack: 60,
+    clientRollbacks: 10,
+    viaCheck: 58,
+    endLost: 2,
+    checkedBack: 61,
+    checkedAfterEnd: 3,
+    mismatches: 4,
+    committedUndelivered: 3,
+    rolledBackDelivered: 1,
+    unresolved: 1,
+    duplicates: 0,
+    mismatchedKeys: ['a', 'b', 'c', 'd']
+  }
+  const t = {
+    commitShare: 0.8,
+    checkShare: 0.2,
+    checkIntervalMs: 2000,
+    checkAfterMs: 6000,
+    lanes: [
+      lane,
+      {
+        ...lane,
+        lane: 'remoting',
+        clientRollbacks: 0,
+        mismatches: 0,
+        unresolved: 0,
+        mismatchedKeys: []
+      }
+    ]
+  }
+
+  it('shows decisions, check-backs and mismatches per lane, marking the bad cells', () => {
+    const [java, ours] = transactionRows(t)
+    expect(java).toMatchObject({
+      acked: '300 of 320',
+      rolledBack: '60 + 10 by the client',
+      checks: '61 (58 planned, 3 after an end)',
+      mismatches: '4 (3 committed undelivered, 1 rolled back delivered: a, b, c, …)',
+      bad: { mismatches: true, unresolved: true, duplicates: false, rolledBack: true }
+    })
+    expect(ours).toMatchObject({ rolledBack: '60', mismatches: '0', bad: { mismatches: false } })
+  })
+
+  it('names the sandbox’s check-back timing, or says an attached cluster’s may take a minute', () => {
+    expect(checkBackText(t)).toBe(
+      'Brokers check back half messages older than 6000 ms every 2000 ms.'
+    )
+    expect(checkBackText({ ...t, checkIntervalMs: null, checkAfterMs: null })).toMatch(
+      /60 s by default/
+    )
   })
 })
 

@@ -210,7 +210,6 @@ export interface ScorecardFact {
   bad: boolean
 }
 
-/** The Delayed section: what the brokers' timer did with the run's acknowledged delayed messages. */
 /** One lane's row of the scorecard's Order table; `bad` marks the cells worth a look. */
 export interface OrderRow {
   lane: string
@@ -236,6 +235,48 @@ export function orderRows(o: NonNullable<ScenarioReport['order']>): OrderRow[] {
         : `${l.maxStallMs} ms${l.stall ? ` on ${l.stall.brokerName}#${l.stall.queueId} from ${l.stall.fromMs} ms` : ''}`,
     bad: { violations: l.violations > 0, reroutes: l.reroutes > 0 }
   }))
+}
+
+/** One lane's row of the scorecard's Transactions table; `bad` marks the cells worth a look. */
+export interface TransactionRow {
+  lane: string
+  acked: string
+  committed: number
+  rolledBack: string
+  checks: string
+  endLost: number
+  mismatches: string
+  unresolved: number
+  duplicates: number
+  bad: { mismatches: boolean; unresolved: boolean; duplicates: boolean; rolledBack: boolean }
+}
+
+/** The Transactions section's rows: local decisions against what the consumers received, per lane. */
+export function transactionRows(t: NonNullable<ScenarioReport['transactions']>): TransactionRow[] {
+  return t.lanes.map((l) => ({
+    lane: l.lane,
+    acked: `${l.acked} of ${l.sent}`,
+    committed: l.committed,
+    rolledBack: `${l.rolledBack}${l.clientRollbacks ? ` + ${l.clientRollbacks} by the client` : ''}`,
+    checks: `${l.checkedBack} (${l.viaCheck} planned${l.checkedAfterEnd ? `, ${l.checkedAfterEnd} after an end` : ''})`,
+    endLost: l.endLost,
+    mismatches: `${l.mismatches}${l.mismatches ? ` (${l.committedUndelivered} committed undelivered, ${l.rolledBackDelivered} rolled back delivered${l.mismatchedKeys.length ? `: ${l.mismatchedKeys.slice(0, 3).join(', ')}${l.mismatches > 3 ? ', …' : ''}` : ''})` : ''}`,
+    unresolved: l.unresolved,
+    duplicates: l.duplicates,
+    bad: {
+      mismatches: l.mismatches > 0,
+      unresolved: l.unresolved > 0,
+      duplicates: l.duplicates > 0,
+      rolledBack: l.clientRollbacks > 0
+    }
+  }))
+}
+
+/** How the brokers' check-back was timed, in words (an attached cluster keeps its own). */
+export function checkBackText(t: NonNullable<ScenarioReport['transactions']>): string {
+  return t.checkIntervalMs === null
+    ? 'Check-backs run on the cluster’s own schedule (transactionCheckInterval, 60 s by default) and may take that long.'
+    : `Brokers check back half messages older than ${t.checkAfterMs} ms every ${t.checkIntervalMs} ms.`
 }
 
 /** The Fail-back section's facts; none for a run that repaired nothing and never read back. */
@@ -274,6 +315,7 @@ export function failbackFacts(f: ScenarioReport['failback']): ScorecardFact[] {
   ]
 }
 
+/** The Delayed section: what the brokers' timer did with the run's acknowledged delayed messages. */
 export function delayedFacts(d: NonNullable<ScenarioReport['delayed']>): ScorecardFact[] {
   const ms = (v: number | null): string => (v === null ? '–' : `${v} ms`)
   const late = (v: number | null): boolean => v !== null && v > d.precisionMs

@@ -384,7 +384,11 @@ function TopologyProperties({ doc }: { doc: Topology }) {
         options={[
           { value: 'normal', label: 'normal' },
           { value: 'ordered', label: 'ordered (16 keys, consumed orderly)' },
-          { value: 'delayed', label: 'delayed (5 s, broker timer)' }
+          { value: 'delayed', label: 'delayed (5 s, broker timer)' },
+          {
+            value: 'transactional',
+            label: 'transactional (80 % commit, 20 % by check-back)'
+          }
         ]}
         hint="What producers send after Start; a scenario sets its own"
         onChange={(v) => set({ settings: { messages: v as typeof s.messages } })}

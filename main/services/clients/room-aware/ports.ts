@@ -25,6 +25,7 @@ export type RemotingPort = Pick<
   | 'getConsumerListByGroup'
   | 'lockBatchMq'
   | 'unlockBatchMq'
+  | 'endTransaction'
   | 'close'
   | 'on'
   | 'off'

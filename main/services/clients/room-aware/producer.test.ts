@@ -410,3 +410,101 @@ describe('DrProducer, ordered sends', () => {
     expect(back).toMatchObject({ brokerName: 'broker-a', queueId: home.queueId })
   })
 })
+
+describe('DrProducer, transactional sends', () => {
+  const tx = (decision: 'commit' | 'rollback', viaCheck = false) => ({
+    body: 'x',
+    transaction: { decision, viaCheck }
+  })
+
+  it('sends a half message, then ends it with the local decision at the broker that stored it', async () => {
+    const { cluster, ledger, producer } = world()
+    live.push(producer)
+    await producer.start()
+    const sent = await producer.send(tx('commit'))
+    expect(sent.ok).toBe(true)
+    const half = cluster.sent[0]!
+    expect(half.sysFlag).toBe(0x4)
+    expect(half.properties).toMatchObject({ TRAN_MSG: 'true', PGROUP: 'pg' })
+    expect(cluster.ended).toHaveLength(1)
+    expect(cluster.ended[0]).toMatchObject({
+      addr: 'a:10911',
+      input: {
+        end: 'commit',
+        msgId: sent.key,
+        commitLogOffset: 1000,
+        tranStateTableOffset: sent.queueOffset,
+        producerGroup: 'pg',
+        brokerName: 'broker-a'
+      }
+    })
+    await producer.send(tx('rollback'))
+    expect(cluster.ended[1]!.input.end).toBe('rollback')
+    expect(ledger.sends.map((s) => [s.txDecision, s.txEnd])).toEqual([
+      ['commit', 'end'],
+      ['rollback', 'end']
+    ])
+  })
+
+  it('leaves a viaCheck transaction to the check-back, and answers it from its local transactions', async () => {
+    const { cluster, ledger, producer } = world()
+    live.push(producer)
+    await producer.start()
+    const sent = await producer.send(tx('rollback', true))
+    expect(cluster.ended).toHaveLength(0)
+    expect(ledger.sends[0]).toMatchObject({ txDecision: 'rollback', txEnd: 'check' })
+    cluster.checkBack('a:10911', { key: sent.key, group: 'pg', commitLogOffset: 1000 })
+    await until(() => cluster.ended.length === 1, 'the check-back answer')
+    expect(cluster.ended[0]!.input).toMatchObject({
+      end: 'rollback',
+      fromTransactionCheck: true,
+      msgId: sent.key,
+      commitLogOffset: 1000,
+      tranStateTableOffset: 7
+    })
+    expect(ledger.events.filter((e) => e.kind === 'transaction-checked')).toMatchObject([
+      { data: { key: sent.key, brokerName: 'broker-a', answer: 'rollback' } }
+    ])
+  })
+
+  it('leaves unknown a check-back about a transaction it never ran, and ignores other groups', async () => {
+    const { cluster, ledger, producer } = world()
+    live.push(producer)
+    await producer.start()
+    cluster.checkBack('a:10911', { key: 'someone-else', group: 'pg', commitLogOffset: 5 })
+    cluster.checkBack('a:10911', { key: 'other-group', group: 'other', commitLogOffset: 6 })
+    await new Promise((r) => setTimeout(r, 20))
+    expect(cluster.ended).toHaveLength(0)
+    expect(ledger.events.filter((e) => e.kind === 'transaction-checked')).toMatchObject([
+      { data: { key: 'someone-else', answer: 'unknown' } }
+    ])
+  })
+
+  it('a send that failed ran no local transaction: its stored half message is rolled back', async () => {
+    const { cluster, ledger, producer } = world({ sendTimeoutMs: 100 })
+    live.push(producer)
+    await producer.start()
+    cluster.brokers.get('a:10911')!.health = 'down'
+    cluster.brokers.get('b:10911')!.health = 'down'
+    const sent = await producer.send(tx('commit'))
+    expect(sent.ok).toBe(false)
+    expect(ledger.sends[0]).toMatchObject({ status: 'failed', txDecision: 'commit', txEnd: null })
+    cluster.brokers.get('a:10911')!.health = 'up'
+    cluster.checkBack('a:10911', { key: sent.key, group: 'pg', commitLogOffset: 9 })
+    await until(() => cluster.ended.length === 1, 'the check-back answer')
+    expect(cluster.ended[0]!.input.end).toBe('rollback')
+  })
+
+  it('records an END_TRANSACTION it could not write, leaving the answer to the check-back', async () => {
+    const { cluster, ledger, producer } = world()
+    live.push(producer)
+    await producer.start()
+    cluster.endsLost = true
+    const sent = await producer.send(tx('commit'))
+    expect(sent.ok).toBe(true)
+    expect(ledger.sends[0]).toMatchObject({ txDecision: 'commit', txEnd: 'lost' })
+    expect(ledger.events.filter((e) => e.kind === 'transaction-end-lost')).toMatchObject([
+      { data: { key: sent.key, brokerName: 'broker-a', decision: 'commit' } }
+    ])
+  })
+})

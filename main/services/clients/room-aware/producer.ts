@@ -1,7 +1,11 @@
 import { EventEmitter } from 'node:events'
 import type { ClientChoice } from '../../../../common/scenario/events'
 import type { OrderPolicy, SelectionPolicy } from '../../../../common/topology/schema'
+import type { TxDecision } from '../../../../common/scenario/transactions'
+import { MessageSysFlag, RequestCode } from '../../remoting/codes'
+import type { DecodedCommand } from '../../remoting/codec'
 import { createUniqId, MessageProperty } from '../../remoting/message'
+import { commitLogOffsetOf, parseTransactionCheck } from '../../remoting/transaction-requests'
 import type { BrokerCandidate } from './choose-broker'
 import { chooseBroker, chooseQueue } from './choose-broker'
 import type { QueueSlot } from './choose-ordered'
@@ -91,6 +95,11 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
   /** Ordered sends: each key's home queue, fixed at its first send, and its chain of sends. */
   private readonly orderHomes = new Map<string, QueueSlot>()
   private readonly orderChains = new Map<string, Promise<unknown>>()
+  /**
+   * Transactional sends: the local transactions' outcomes by message key, as an application's own
+   * database keeps them; the broker's check-back is answered from here (see onServerRequest).
+   */
+  private readonly localTransactions = new Map<string, TxDecision>()
   private brokerCursor = 0
   private lastBroker: { name: string; room: string | null } | undefined
   private timers: NodeJS.Timeout[] = []
@@ -217,6 +226,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       deadline,
       signal: this.stopped.signal
     })
+    this.remoting.on('server-request', this.onServerRequest)
     await this.heartbeatAll()
     this.directory.start()
     this.routes.start()
@@ -275,6 +285,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
           if (r === 'wait') continue
           if (r.ok) {
             counters.acked++
+            await this.endTransaction(st, r)
             return this.acked(st, r, r.reason, startedAt)
           }
           if (!r.retry) break
@@ -302,12 +313,16 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
         const r = await this.attemptHedged(choice.broker, st)
         if (r.ok) {
           counters.acked++
+          await this.endTransaction(st, r)
           return this.acked(st, r, choice.reason, startedAt)
         }
         if (!r.retry) break
         st.tried.add(r.broker.brokerName)
       }
       counters.failed++
+      // No half message was acknowledged, so the local transaction never ran: a check-back on a
+      // half message stored anyway (a timed-out attempt) is told to roll it back.
+      if (input.transaction) this.localTransactions.set(key, 'rollback')
       return this.failed(st, startedAt)
     } finally {
       counters.inflight--
@@ -366,7 +381,8 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
    */
   private async attemptHedged(broker: BrokerCandidate, st: SendState): Promise<Attempt> {
     const first = this.attempt(broker, st)
-    const delay = st.hedge ? null : (this.hedge?.delay() ?? null)
+    // A transaction's half message is never raced: the copy would be a second transaction.
+    const delay = st.hedge || st.input.transaction ? null : (this.hedge?.delay() ?? null)
     if (delay === null) return first
     const early = await raceDelay(first, delay)
     if (early) return early
@@ -455,6 +471,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
           uniqKey: st.key,
           keys: st.input.keys ?? [st.key],
           ...(st.input.tags !== undefined ? { tags: st.input.tags } : {}),
+          ...(st.input.transaction ? this.halfMessage() : {}),
           ...(st.input.deliverAt !== undefined
             ? // The broker parses a whole number (Long.parseLong): a fraction makes the message illegal.
               {
@@ -474,7 +491,8 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
         at,
         endedAt,
         queueId: q.queueId,
-        queueOffset: res.queueOffset
+        queueOffset: res.queueOffset,
+        offsetMsgId: res.offsetMsgId
       }
     } catch (e) {
       const endedAt = this.clock.now()
@@ -503,6 +521,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
     if (!this.running) return
     this.running = false
     this.stopped.abort()
+    this.remoting.off('server-request', this.onServerRequest)
     for (const t of this.timers) clearInterval(t)
     this.timers = []
     this.directory.stop()
@@ -524,6 +543,96 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
           )
         )
     )
+  }
+
+  /** What makes a send a transaction's half message (as TransactionMQProducer marks it). */
+  private halfMessage(): { sysFlag: number; properties: Record<string, string> } {
+    return {
+      sysFlag: MessageSysFlag.TRANSACTION_PREPARED,
+      properties: {
+        [MessageProperty.TRANSACTION_PREPARED]: 'true',
+        [MessageProperty.PRODUCER_GROUP]: this.opts.group
+      }
+    }
+  }
+
+  /**
+   * The half message is stored: the local transaction runs (its outcome is the plan's decision)
+   * and END_TRANSACTION tells the broker that stored it, oneway like the Java client. A plan
+   * `viaCheck` sends nothing and leaves the answer to the broker's check-back.
+   */
+  private async endTransaction(st: SendState, r: Extract<Attempt, { ok: true }>): Promise<void> {
+    const tx = st.input.transaction
+    if (!tx) return
+    this.localTransactions.set(st.key, tx.decision)
+    if (tx.viaCheck) {
+      st.txEnd = 'check'
+      return
+    }
+    try {
+      await this.remoting.endTransaction(r.broker.masterAddr!, {
+        brokerName: r.broker.brokerName,
+        producerGroup: this.opts.group,
+        topic: this.opts.topic,
+        msgId: st.key,
+        tranStateTableOffset: r.queueOffset,
+        commitLogOffset: commitLogOffsetOf(r.offsetMsgId),
+        end: tx.decision
+      })
+      st.txEnd = 'end'
+    } catch (e) {
+      // The half message stays at the broker until its check-back asks, and is answered.
+      st.txEnd = 'lost'
+      if (st.record)
+        this.deps.ledger.event('transaction-end-lost', this.id, this.room, {
+          key: st.key,
+          brokerName: r.broker.brokerName,
+          decision: tx.decision,
+          reason: (e as Error)?.message ?? String(e)
+        })
+    }
+  }
+
+  /**
+   * A broker's CHECK_TRANSACTION_STATE about a half message of this producer's group: answered
+   * from the local transactions when this producer ran it, left unknown otherwise (the broker asks
+   * the group's producers in turn, so the one that ran it answers on a later round).
+   */
+  private readonly onServerRequest = (e: { address: string; command: DecodedCommand }): void => {
+    if (e.command.code !== RequestCode.CHECK_TRANSACTION_STATE) return
+    let check
+    try {
+      check = parseTransactionCheck(e.address, e.command)
+    } catch (err) {
+      this.deps.ledger.event('transaction-checked', this.id, this.room, {
+        key: '',
+        brokerName: null,
+        answer: 'unknown',
+        error: (err as Error).message
+      })
+      return
+    }
+    if (check.message.properties[MessageProperty.PRODUCER_GROUP] !== this.opts.group) return
+    const decision = this.localTransactions.get(check.msgId)
+    this.deps.ledger.event('transaction-checked', this.id, this.room, {
+      key: check.msgId,
+      brokerName: check.brokerName ?? null,
+      answer: decision ?? 'unknown'
+    })
+    if (!decision) return
+    this.remoting
+      .endTransaction(check.brokerAddress, {
+        brokerName: check.brokerName ?? '',
+        producerGroup: this.opts.group,
+        topic: check.topic,
+        msgId: check.msgId,
+        transactionId: check.transactionId,
+        tranStateTableOffset: check.tranStateTableOffset,
+        commitLogOffset: check.commitLogOffset,
+        end: decision,
+        fromTransactionCheck: true
+      })
+      .catch(() => undefined) // the broker asks again next round
   }
 
   private every(ms: number, fn: () => void): void {
@@ -556,6 +665,8 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       dueAt: st.input.deliverAt ?? null,
       orderKey: st.input.order?.key ?? null,
       orderSeq: st.input.order?.seq ?? null,
+      txDecision: st.input.transaction?.decision ?? null,
+      txEnd: st.txEnd ?? null,
       startedAt,
       attemptStartedAt: a.at,
       endedAt: a.endedAt,

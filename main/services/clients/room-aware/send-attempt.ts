@@ -1,3 +1,4 @@
+import type { TxEnd } from '../../../../common/scenario/transactions'
 import type { LedgerEventData } from '../../../../common/scenario/events'
 import type { BrokerCandidate } from './choose-broker'
 
@@ -18,6 +19,18 @@ export interface SendInput {
    * go one at a time, in call order, to the key's home queue (see choose-ordered.ts).
    */
   order?: { key: string; seq: number }
+  /**
+   * Transactional message: sent as a half message; once stored, the local transaction decides
+   * `decision`, ended by END_TRANSACTION, or (`viaCheck`) left to the broker's check-back.
+   */
+  transaction?: TransactionPlan
+}
+
+/** What a transactional send's local transaction decides, and how the broker learns it. */
+export interface TransactionPlan {
+  decision: 'commit' | 'rollback'
+  /** Send no END_TRANSACTION: the broker's CHECK_TRANSACTION_STATE gets the answer. */
+  viaCheck: boolean
 }
 
 export interface SendOutcome {
@@ -44,6 +57,8 @@ export interface SendState {
   last?: BrokerCandidate
   lastAttemptAt?: number
   firstFail?: { at: number; broker: BrokerCandidate; reason: string }
+  /** Transactional sends: how the broker learned the local transaction's outcome. */
+  txEnd?: TxEnd
   /** Set once a hedge was sent. */
   hedge?: { from: BrokerCandidate; to: BrokerCandidate; delayMs: number }
 }
@@ -57,6 +72,8 @@ export type Attempt =
       endedAt: number
       queueId: number
       queueOffset: number
+      /** The broker's id of the stored message (its commit-log offset inside). */
+      offsetMsgId: string
     }
   | {
       ok: false

@@ -6,7 +6,16 @@ import type {
 } from '../../../../common/scenario/events'
 import type { DeliveryRecord, LedgerPort, SendRecord } from '../../ledger/types'
 import type { RemotingClientEvents } from '../../remoting/remoting-rpc'
-import { ConnectFailedError, RemoteError, RemotingTimeoutError } from '../../remoting/errors'
+import type { DecodedCommand } from '../../remoting/codec'
+import { RequestCode } from '../../remoting/codes'
+import {
+  ConnectFailedError,
+  ConnectionClosedError,
+  RemoteError,
+  RemotingTimeoutError
+} from '../../remoting/errors'
+import { encodeStoredMessage } from '../../remoting/message'
+import type { EndTransactionInput } from '../../remoting/transaction-requests'
 import type { TopicRoute } from '../../remoting/types'
 import type { NameServerCandidate } from './choose-name-server'
 import type { ManagementAnswer, ManagementNodeRef, ManagementPort, RemotingPort } from './ports'
@@ -44,7 +53,13 @@ type Health = 'up' | 'down' | 'hung' | { code: number }
 export class FakeCluster {
   nameServers = new Map<string, Health>()
   brokers = new Map<string, { name: string; room: string; health: Health }>()
-  sent: { broker: string; queueId: number; key: string; properties?: Record<string, string> }[] = []
+  sent: {
+    broker: string
+    queueId: number
+    key: string
+    properties?: Record<string, string>
+    sysFlag?: number
+  }[] = []
   /** Consumer ids each broker lists for the group. */
   consumerIds = new Map<string, string[]>()
   /** Tells every client a group's membership changed, as brokers do on a channel close. */
@@ -67,6 +82,10 @@ export class FakeCluster {
   lockGate: Promise<void> | undefined
   /** Every lock request and release, in order. */
   lockCalls: { op: 'lock' | 'unlock'; clientId: string; queues: string[] }[] = []
+  /** Every END_TRANSACTION written, with the broker address it went to. */
+  ended: { addr: string; input: EndTransactionInput }[] = []
+  /** The broker dies between storing a half message and its END_TRANSACTION: writing it fails. */
+  endsLost = false
   /** Brokers that answer sends only after this many ms (beyond the request timeout: it times out). */
   slow = new Map<string, number>()
 
@@ -98,6 +117,38 @@ export class FakeCluster {
     if (typeof h === 'object') throw new RemoteError(addr, code, h.code, 'fake')
   }
 
+  /**
+   * The broker at `addr` checks back a half message (CHECK_TRANSACTION_STATE on every client's
+   * connection, as a broker picks one of the group's channels).
+   */
+  checkBack(addr: string, m: { key: string; group: string; commitLogOffset: number }): void {
+    const body = encodeStoredMessage({
+      topic: 'orders',
+      queueId: 0,
+      queueOffset: 7,
+      commitLogOffset: m.commitLogOffset,
+      body: Buffer.from('x'),
+      properties: { UNIQ_KEY: m.key, PGROUP: m.group, TRAN_MSG: 'true' }
+    })
+    const command = {
+      code: RequestCode.CHECK_TRANSACTION_STATE,
+      language: 'JAVA',
+      version: 479,
+      opaque: 1,
+      flag: 2,
+      serializeType: 0,
+      extFields: {
+        msgId: m.key,
+        transactionId: m.key,
+        tranStateTableOffset: '7',
+        commitLogOffset: String(m.commitLogOffset),
+        bname: this.brokers.get(addr)?.name ?? ''
+      },
+      body
+    } as DecodedCommand
+    for (const e of this.emitters) e.emit('server-request', { address: addr, command })
+  }
+
   remoting(): RemotingPort {
     const emitter = new EventEmitter<RemotingClientEvents>()
     this.emitters.push(emitter)
@@ -114,6 +165,7 @@ export class FakeCluster {
           uniqKey?: string
           topic: string
           properties?: Record<string, string>
+          sysFlag?: number
         },
         opts?: { timeoutMs?: number }
       ) => {
@@ -130,7 +182,8 @@ export class FakeCluster {
           broker: input.brokerName,
           queueId: input.queueId,
           key: input.uniqKey ?? '',
-          ...(input.properties ? { properties: input.properties } : {})
+          ...(input.properties ? { properties: input.properties } : {}),
+          ...(input.sysFlag ? { sysFlag: input.sysFlag } : {})
         })
         if (this.loopback) {
           const q = `${input.brokerName}#${input.queueId}`
@@ -139,7 +192,8 @@ export class FakeCluster {
         return {
           status: 'SEND_OK' as const,
           msgId: input.uniqKey ?? '',
-          offsetMsgId: '',
+          // Store host 127.0.0.1:10911, then the commit-log offset: 1000 × the send's number.
+          offsetMsgId: `7F00000100002A9F${(this.sent.length * 1000).toString(16).toUpperCase().padStart(16, '0')}`,
           topic: input.topic,
           brokerName: input.brokerName,
           queueId: input.queueId,
@@ -247,6 +301,11 @@ export class FakeCluster {
         const keys = input.queues.map((q) => `${q.brokerName}#${q.queueId}`)
         this.lockCalls.push({ op: 'unlock', clientId: input.clientId, queues: keys })
         for (const k of keys) if (this.locks.get(k) === input.clientId) this.locks.delete(k)
+      },
+      endTransaction: async (addr: string, input: EndTransactionInput) => {
+        this.check(addr, this.brokers.get(addr)?.health, 37)
+        if (this.endsLost) throw new ConnectionClosedError(addr, 'closed by the broker')
+        this.ended.push({ addr, input })
       },
       close: () => {},
       on: emitter.on.bind(emitter),

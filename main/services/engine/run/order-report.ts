@@ -3,6 +3,7 @@ import type { OrderedMessage } from '../../../../common/scenario/order'
 import { judgeOrder } from '../../../../common/scenario/order'
 import type { OrderReport, Scenario } from '../../../../common/scenario/schema'
 import { orderKeysOf } from '../../../../common/scenario/schema'
+import { producerLanes } from './lane-groups'
 
 /**
  * The order section: the checker run once per lane (or lane variant), each over its own producers'
@@ -14,17 +15,9 @@ export function orderReportOf(
   scenario: Scenario,
   times: { originMs: number; endMs: number }
 ): OrderReport {
-  const lanes = new Map<string, { plan: ClientPlan; ids: Set<string> }>()
-  for (const c of clients) {
-    if (c.role !== 'producer') continue
-    const name = c.laneName ?? c.lane
-    const entry = lanes.get(name) ?? { plan: c, ids: new Set<string>() }
-    entry.ids.add(c.id)
-    lanes.set(name, entry)
-  }
   return {
     orderKeys: orderKeysOf(scenario.workload),
-    lanes: [...lanes].map(([lane, { plan, ids }]) =>
+    lanes: producerLanes(clients).map(({ lane, plan, ids }) =>
       judgeOrder(
         messages.filter((m) => ids.has(m.producerId)),
         {

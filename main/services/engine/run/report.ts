@@ -1,5 +1,9 @@
 import { computeRto, localShare, percentile } from '../../../../common/scenario/metrics'
-import { listNodes } from '../../../../common/topology/model'
+import { isAttachedCluster, listNodes } from '../../../../common/topology/model'
+import {
+  TRANSACTION_CHECK_AFTER_MS,
+  TRANSACTION_CHECK_INTERVAL_MS
+} from '../../sandbox/config'
 import type {
   ClientReport,
   FailoverReport,
@@ -15,6 +19,7 @@ import type { ClientPlan } from '../../../../common/scenario/client-plan'
 import type { RunPlan } from '../../../../common/scenario/run-plan'
 import { controllerReportOf } from './controller-report'
 import { orderReportOf } from './order-report'
+import { transactionsReportOf } from './transactions-report'
 import { failbackReportOf } from './failback-report'
 import type { DrainResult } from './drain'
 import type { AppliedStep, RunContext } from './run-context'
@@ -73,7 +78,8 @@ export function snapshotFor(ctx: RunContext, t0: number): RunSnapshot {
     sendsVia: gates.sendsAfterFault ?? [],
     consumedAcross: gates.consumedAcross ?? [],
     delayed: ctx.plan.loaded.scenario.workload.messages === 'delayed',
-    ordered: ctx.plan.loaded.scenario.workload.messages === 'ordered'
+    ordered: ctx.plan.loaded.scenario.workload.messages === 'ordered',
+    transactional: ctx.plan.loaded.scenario.workload.messages === 'transactional'
   }
   const { replicaGroups: groups, names } = ctx.plan
   if (groups.length > 0) {
@@ -145,6 +151,20 @@ export function shapeReport(input: ReportInput): ScenarioReport {
         endMs: times.tDrainEnd
       })
     : undefined
+  const transactions = snap.transactional
+    ? transactionsReportOf(
+        snap.transactional,
+        plan.clients,
+        scenario,
+        // An operator's brokers check back on their own schedule (60 s by default), unknown here.
+        isAttachedCluster(topology)
+          ? { checkIntervalMs: null, checkAfterMs: null }
+          : {
+              checkIntervalMs: TRANSACTION_CHECK_INTERVAL_MS,
+              checkAfterMs: TRANSACTION_CHECK_AFTER_MS
+            }
+      )
+    : undefined
   // The first repair after the first fault: a client started or a link healed before anything
   // broke repairs nothing, and would make the failover's duplicates look like the fail-back's.
   const repair = steps.find(
@@ -158,6 +178,7 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     maxDelayLatenessMs: delayed?.latenessMs.max ?? null,
     failback,
     order: order?.lanes ?? null,
+    transactions: transactions?.lanes ?? null,
     rpoMessages: controller ? controller.rpo.lostWithOldMaster : null,
     takeovers: controller ? controller.takeovers : null,
     lost: loss.lost,
@@ -190,7 +211,7 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     notes.push(`lost keys (first ${loss.lostKeys.length}): ${loss.lostKeys.join(', ')}`)
   if (loss.unexpected > 0) {
     notes.push(
-      `${loss.unexpected} messages whose send was reported failed (or never reported) were stored and consumed anyway`
+      `${loss.unexpected} messages whose send was reported failed (or never reported), or whose transaction was rolled back, were consumed anyway`
     )
   }
   for (const e of snap.workerExits) {
@@ -243,6 +264,7 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     ...(controller ? { controller } : {}),
     ...(delayed ? { delayed } : {}),
     ...(order ? { order } : {}),
+    ...(transactions ? { transactions } : {}),
     failback,
     notes
   }

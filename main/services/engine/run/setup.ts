@@ -149,6 +149,9 @@ export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
     },
     ...(plan.role === 'consumer' && scenario.workload.messages === 'ordered'
       ? { orderly: true }
+      : {}),
+    ...(plan.role === 'producer' && scenario.workload.messages === 'transactional'
+      ? { transactional: true }
       : {})
   }
 }

@@ -1,4 +1,4 @@
-import { delayOf, orderKeysOf } from '../../../../common/scenario/schema'
+import { delayOf, orderKeysOf, transactionSharesOf } from '../../../../common/scenario/schema'
 import type { SkippedSends, WorkloadProducer } from '../../worker-wire/protocol'
 import type { RunContext } from './run-context'
 import { WORKLOAD_TAG } from './setup'
@@ -26,13 +26,15 @@ export function scheduleOf(ctx: RunContext): WorkloadProducer[] {
   const { workload } = ctx.plan.loaded.scenario
   const delayMs = delayOf(workload)
   const orderKeys = orderKeysOf(workload)
+  const transaction = transactionSharesOf(workload)
   return producers.map((p, i) => ({
     id: p.id,
     rate: p.rate,
     messageSize: p.messageSize,
     offsetMs: (i * 1000) / p.rate / producers.length,
     ...(delayMs > 0 ? { delayMs } : {}),
-    ...(orderKeys > 0 ? { orderKeys } : {})
+    ...(orderKeys > 0 ? { orderKeys } : {}),
+    ...(transaction ? { transaction } : {})
   }))
 }
 

@@ -31,6 +31,8 @@ final class ClientSpec {
     final Map<String, Long> tuning;
     /** Consumers of an ordered workload: MessageListenerOrderly (queue locks at the broker). */
     final boolean orderly;
+    /** Producers of a transactional workload: a TransactionMQProducer with our local transactions. */
+    final boolean transactional;
 
     private ClientSpec(JSONObject s) {
         this.id = required(s, "id");
@@ -75,6 +77,7 @@ final class ClientSpec {
             for (String k : br.keySet()) brokerRooms.put(k, br.getString(k));
         }
         this.orderly = Boolean.TRUE.equals(s.getBoolean("orderly"));
+        this.transactional = Boolean.TRUE.equals(s.getBoolean("transactional"));
         this.tuning = new LinkedHashMap<>();
         JSONObject t = s.getJSONObject("tuning");
         if (t != null) {

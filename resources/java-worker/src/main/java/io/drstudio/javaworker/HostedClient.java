@@ -199,11 +199,16 @@ abstract class HostedClient {
     /** A compact reason: the innermost cause's class and message (the outer one embeds an FAQ link). */
     static String reason(Throwable e) {
         Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) t = t.getCause();
+        String summary = null;
+        while (t.getCause() != null && t.getCause() != t) {
+            // The send's "Send [n] times" summary; sendMessageInTransaction wraps it once more.
+            if (summary == null && t.getMessage() != null && t.getMessage().startsWith("Send [")) summary = t.getMessage();
+            t = t.getCause();
+        }
         String msg = t.getMessage() == null ? "" : t.getMessage().replaceAll("\\s*For more information.*$", "");
         String s = t.getClass().getSimpleName() + (msg.isEmpty() ? "" : ": " + msg);
-        if (t != e && e.getMessage() != null && e.getMessage().startsWith("Send [")) {
-            s = s + " (" + e.getMessage().replaceAll(", Topic:.*$", "").replaceAll("\\s*See http.*$", "") + ")";
+        if (summary != null) {
+            s = s + " (" + summary.replaceAll(", Topic:.*$", "").replaceAll("\\s*See http.*$", "") + ")";
         }
         return s.length() > 400 ? s.substring(0, 400) : s;
     }

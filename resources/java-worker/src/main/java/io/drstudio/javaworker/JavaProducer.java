@@ -21,6 +21,7 @@ import org.apache.rocketmq.client.impl.producer.TopicPublishInfo;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
+import org.apache.rocketmq.client.producer.TransactionMQProducer;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageQueue;
 
@@ -29,6 +30,8 @@ import org.apache.rocketmq.common.message.MessageQueue;
  * `send(msg)` a Java application makes (the only mode with retries and a per-request timeout in
  * 5.3.3), each on a thread of a small pool so a slow broker never stalls the open-loop schedule.
  * A SendMessageHook observes every attempt (broker, start, failure) without changing anything.
+ * With spec.transactional it is a stock TransactionMQProducer whose TransactionListener plays the
+ * application's local transactions ({@link LocalTransactions}).
  */
 final class JavaProducer extends HostedClient {
     /** The send in progress on this thread, filled in by the hook. */
@@ -56,6 +59,11 @@ final class JavaProducer extends HostedClient {
     private final Map<String, ArrayDeque<Runnable>> keyQueues = new HashMap<>();
     private final FailoverTracker failover = new FailoverTracker();
     private final AtomicInteger threadSeq = new AtomicInteger();
+    /** Transactional producers: each message's local-transaction outcome by key, for check-backs. */
+    private final LocalTransactions localTransactions = new LocalTransactions(data -> {
+        // Cut sockets carry no answer: after a crash-stop a check is not recorded.
+        if (!crashed) outbox.event("transaction-checked", spec.id, spec.room, data);
+    });
     private DefaultMQProducer producer;
     private ThreadPoolExecutor pool;
     private String lastBroker;
@@ -66,7 +74,7 @@ final class JavaProducer extends HostedClient {
 
     @Override
     void start(long timeoutMs) throws Exception {
-        DefaultMQProducer p = new DefaultMQProducer(spec.group);
+        DefaultMQProducer p = spec.transactional ? transactionalProducer() : new DefaultMQProducer(spec.group);
         p.setInstanceName(instanceName);
         p.setUnitName(unitName());
         if (spec.managementNodes.isEmpty()) p.setNamesrvAddr(spec.staticNamesrvAddr());
@@ -82,6 +90,13 @@ final class JavaProducer extends HostedClient {
         cid = impl(p).getMqClientFactory().getClientId();
         awaitRoute(timeoutMs);
         started();
+    }
+
+    /** The same group and settings as a plain producer; our listener runs its local transactions. */
+    private TransactionMQProducer transactionalProducer() {
+        TransactionMQProducer p = new TransactionMQProducer(spec.group);
+        p.setTransactionListener(localTransactions);
+        return p;
     }
 
     /**
@@ -178,6 +193,19 @@ final class JavaProducer extends HostedClient {
      * stock client does not retry selector sends), carrying the key and its sequence in its row.
      */
     Outcome send(String key, String tag, byte[] body, Double scheduledAt, boolean record, String orderKey, long orderSeq) {
+        return send(key, tag, body, scheduledAt, record, orderKey, orderSeq, null);
+    }
+
+    /**
+     * One recorded transactional send (sendMessageInTransaction: the half message, the local
+     * transaction as `plan` says, then its end), carrying the decision and how it ended in its row.
+     */
+    Outcome sendInTransaction(String key, String tag, byte[] body, Double scheduledAt, TransactionPlan plan) {
+        return send(key, tag, body, scheduledAt, true, null, -1, plan);
+    }
+
+    private Outcome send(String key, String tag, byte[] body, Double scheduledAt, boolean record,
+        String orderKey, long orderSeq, TransactionPlan plan) {
         SendTrace trace = new SendTrace(key, record);
         Message msg = new Message(spec.topic, tag, key, body);
         double startedAt = Clock.now();
@@ -185,9 +213,11 @@ final class JavaProducer extends HostedClient {
         SendResult result = null;
         Exception error = null;
         try {
-            result = orderKey == null ? producer.send(msg) : producer.send(msg, KeyHashSelector.INSTANCE, orderKey);
+            result = plan != null ? transactional().sendMessageInTransaction(msg, plan)
+                : orderKey == null ? producer.send(msg) : producer.send(msg, KeyHashSelector.INSTANCE, orderKey);
         } catch (Exception e) {
             error = e;
+            if (plan != null) localTransactions.sendFailed(key);
         } finally {
             TRACE.remove();
         }
@@ -201,9 +231,28 @@ final class JavaProducer extends HostedClient {
                 row.put("orderKey", orderKey);
                 row.put("orderSeq", orderSeq);
             }
+            if (plan != null) addTransaction(row, plan, result);
             outbox.row(row);
         }
         return new Outcome(acked, trace.attempts, startedAt, endedAt);
+    }
+
+    /** The producer as a TransactionMQProducer; a plain one cannot send a transactional message. */
+    private TransactionMQProducer transactional() {
+        if (producer instanceof TransactionMQProducer t) return t;
+        throw new IllegalStateException("producer " + spec.id + " was created without spec.transactional");
+    }
+
+    /**
+     * txDecision (the plan's) and txEnd: "end" when the producer ended the transaction itself, "check"
+     * when it left that to a check-back, "client-rollback" when the broker stored the half message
+     * with a warning (FLUSH_*_TIMEOUT, SLAVE_NOT_AVAILABLE) and the stock client rolled it back
+     * without running the local transaction (apache/rocketmq#3885); null when the send failed.
+     */
+    private static void addTransaction(JSONObject row, TransactionPlan plan, SendResult result) {
+        row.put("txDecision", plan.decisionName());
+        row.put("txEnd", result == null ? null
+            : result.getSendStatus() != SendStatus.SEND_OK ? "client-rollback" : plan.viaCheck() ? "check" : "end");
     }
 
     private JSONObject recordAck(SendTrace t, SendResult r, Double scheduledAt, double startedAt, double endedAt) {
@@ -316,6 +365,7 @@ final class JavaProducer extends HostedClient {
 
     @Override
     void shutdownClient() {
+        // A TransactionMQProducer's shutdown also stops its check-back executor.
         if (producer != null) producer.shutdown();
         if (pool != null) pool.shutdown();
     }

@@ -30,6 +30,8 @@ final class Workload {
         String room;
         /** Ordered workloads: sharding keys; 0 = unordered. */
         int orderKeys;
+        /** Transactional workloads: what each message's local transaction decides; null = plain. */
+        TransactionPlan.Shares transaction;
 
         Slot(String id, double rate, double first, int messageSize) {
             this.id = id;
@@ -90,6 +92,11 @@ final class Workload {
                     throw new WorkerException("bad-args", "workload.start args.producers[" + i + "].orderKeys must be a number >= 1");
                 }
                 slot.orderKeys = ((Number) keys).intValue();
+            }
+            slot.transaction = transactionShares(p, i);
+            // The engine never asks for both; never send one of them as the other.
+            if (slot.orderKeys > 0 && slot.transaction != null) {
+                throw new WorkerException("bad-args", "workload.start args.producers[" + i + "] cannot be both ordered and transactional");
             }
             slots.put(id, slot);
         }
@@ -169,9 +176,14 @@ final class Workload {
                 }
             });
         } else {
+            TransactionPlan plan = s.transaction == null ? null : s.transaction.plan(key);
             queued = p.submit(() -> {
                 try {
-                    p.send(key, tag, s.body, scheduledAt, true);
+                    if (plan == null) {
+                        p.send(key, tag, s.body, scheduledAt, true);
+                    } else {
+                        p.sendInTransaction(key, tag, s.body, scheduledAt, plan);
+                    }
                 } finally {
                     release(s);
                 }
@@ -240,6 +252,23 @@ final class Workload {
         int n = 0;
         for (Slot s : slots.values()) n += s.inflight;
         return n;
+    }
+
+    /** args.producers[i].transaction: {commitShare, checkShare}, each 0..1; null when absent. */
+    private static TransactionPlan.Shares transactionShares(JSONObject p, int i) {
+        Object t = p.get("transaction");
+        if (t == null) return null;
+        String at = "workload.start args.producers[" + i + "].transaction";
+        if (!(t instanceof JSONObject tx)) throw new WorkerException("bad-args", at + " must be an object");
+        return new TransactionPlan.Shares(share(tx, "commitShare", at), share(tx, "checkShare", at));
+    }
+
+    private static double share(JSONObject tx, String key, String at) {
+        Object v = tx.get(key);
+        if (!(v instanceof Number n) || !(n.doubleValue() >= 0 && n.doubleValue() <= 1)) {
+            throw new WorkerException("bad-args", at + "." + key + " must be a number between 0 and 1");
+        }
+        return n.doubleValue();
     }
 
     private static double number(JSONObject o, String key) {

@@ -35,6 +35,33 @@ class WorkloadTest {
     }
 
     @Test
+    void acceptsTransactionalMessagesAndRefusesBadShares() {
+        new Workload(args("{\"id\":\"p1\",\"rate\":10,\"transaction\":{\"commitShare\":0.9,\"checkShare\":0}}"),
+            id -> null, null, "room1");
+        new Workload(args("{\"id\":\"p1\",\"rate\":10,\"transaction\":null}"), id -> null, null, "room1");
+        for (String bad : new String[] {
+            "{\"commitShare\":1.5,\"checkShare\":0}", "{\"commitShare\":0.5}", "{\"commitShare\":\"0.5\",\"checkShare\":0}",
+            "{\"commitShare\":0.5,\"checkShare\":-0.1}"}) {
+            WorkerException e = assertThrows(WorkerException.class, () -> new Workload(
+                args("{\"id\":\"p1\",\"rate\":10,\"transaction\":" + bad + "}"), id -> null, null, "room1"));
+            assertEquals("bad-args", e.code);
+            assertTrue(e.getMessage().startsWith("workload.start args.producers[0].transaction."), e.getMessage());
+            assertTrue(e.getMessage().endsWith(" must be a number between 0 and 1"), e.getMessage());
+        }
+        WorkerException notObject = assertThrows(WorkerException.class, () -> new Workload(
+            args("{\"id\":\"p1\",\"rate\":10,\"transaction\":true}"), id -> null, null, "room1"));
+        assertEquals("bad-args", notObject.code);
+    }
+
+    @Test
+    void refusesAnOrderedTransactionalProducer() {
+        WorkerException e = assertThrows(WorkerException.class, () -> new Workload(
+            args("{\"id\":\"p1\",\"rate\":10,\"orderKeys\":4,\"transaction\":{\"commitShare\":1,\"checkShare\":0}}"),
+            id -> null, null, "room1"));
+        assertEquals("bad-args", e.code);
+    }
+
+    @Test
     void theSelectorHashesTheKeyOverTheRouteQueues() {
         var a = new org.apache.rocketmq.common.message.MessageQueue("T", "broker-a", 0);
         var b = new org.apache.rocketmq.common.message.MessageQueue("T", "broker-b", 1);
