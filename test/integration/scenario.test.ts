@@ -17,8 +17,9 @@ import { expectParity } from '../../main/services/engine/test-parity'
 import { expectNothingLeft, trackHandles, type HandleTracker } from './helpers/live-handles'
 
 /**
- * The built-in two-rooms scenarios against real RocketMQ 5.3.3, then the stock Java client's lanes
- * on room1-brokers-down. One sandbox serves the whole file; each scenario is its own run (new run
+ * The built-in two-rooms scenarios against real RocketMQ 5.3.3; the ordered and transactional ones
+ * with the stock Java client's lane beside ours (its failover on a broker kill, lane by lane, is
+ * java-worker.test.ts's). One sandbox serves the whole file; each scenario is its own run (new run
  * id, topic and group), and a run restores every node before it starts and before it drains, so
  * the scenarios stay independent.
  */
@@ -362,64 +363,3 @@ function room1SendsAfterFault(r: ScenarioReport, lane: string): Map<string | nul
   }
   return out
 }
-
-describe('the stock Java client’s lanes on room1-brokers-down (real RocketMQ 5.3.3)', () => {
-  // The built-in scenario with the three Java lanes side by side (each its own topic and group, a
-  // JVM per room and lane), as `drstudio scenario run` and the app run them: one kill hits all.
-  // Nothing acknowledged may be lost on any lane; how each lane reacts to the kill is the stock
-  // Java client's own behaviour, checked per lane from the report.
-  it('java and java-tuned go on through room 2; java-zone has no fallback, so its room-1 sends fail; nothing acknowledged is lost', async () => {
-    const raw = parse(readFileSync(join(SCENARIOS, 'room1-brokers-down.yaml'), 'utf8'))
-    raw.workload.lanes = ['java', 'java-tuned', 'java-zone']
-    // Six client JVMs beside the brokers on two cores: at the scenario's 50/s each, the host (load
-    // 20) rather than the lanes decided which sends timed out. 20/s keeps it about the lanes.
-    raw.workload.rate = 20
-    // The scenario's gates are not judged here: java-zone cannot meet them by design.
-    const r = await runner.run(parseScenario(stringify(raw), { baseDir: SCENARIOS }))
-    process.stderr.write(formatScorecard(r))
-    expect(reportSchema.safeParse(r).success).toBe(true)
-    expect(r.clients.map((c) => c.id).sort()).toEqual(
-      ['java', 'java-tuned', 'java-zone']
-        .flatMap((l) =>
-          ['consumer-1', 'consumer-2', 'producer-1', 'producer-2'].map((c) => `${c}-${l}`)
-        )
-        .sort()
-    )
-    expect(r.totals.lost).toBe(0)
-    expect(r.clients.every((c) => c.lost === 0)).toBe(true)
-    const killAt = r.originMs + r.faults[0]!.atMs
-    for (const lane of ['java', 'java-tuned']) {
-      expect(r.clients.find((c) => c.id === `producer-1-${lane}`)!.acked).toBeGreaterThan(0)
-      expect(room1SendsAfterFault(r, lane).get('room2') ?? 0).toBeGreaterThan(0)
-      // A failed attempt on room 1's dead broker is followed by a recorded failover to room 2.
-      // java-tuned polls routes every second: when a poll dropped the broker before any send
-      // reached it (1 run in 3 at 20/s), nothing failed and there is nothing to fail over from.
-      const failedOnRoom1 = recorder.db
-        .prepare(
-          `SELECT COUNT(*) AS n FROM ledger_events WHERE run_id = ? AND kind = 'send-attempt-failed'
-           AND client_id = ? AND at_ms >= ? AND json_extract(data_json, '$.brokerRoom') = 'room1'`
-        )
-        .get(r.runId, `producer-1-${lane}`, killAt) as { n: number }
-      if (lane === 'java' || failedOnRoom1.n > 0) {
-        expect(
-          failedOnRoom1.n,
-          `${lane}: no attempt failed on room 1 after the kill`
-        ).toBeGreaterThan(0)
-        expect(r.failovers).toContainEqual(
-          expect.objectContaining({
-            kind: 'broker',
-            clientId: `producer-1-${lane}`,
-            fromRoom: 'room1',
-            toRoom: 'room2'
-          })
-        )
-      }
-    }
-    // java-zone: every acknowledged room-1 send stayed in room 1; the ones due while its broker
-    // was dead failed, and room 2's producer never failed.
-    expect(r.clients.find((c) => c.id === 'producer-1-java-zone')!.acked).toBeGreaterThan(0)
-    expect(room1SendsAfterFault(r, 'java-zone').get('room2') ?? 0).toBe(0)
-    expect(r.clients.find((c) => c.id === 'producer-1-java-zone')!.failed).toBeGreaterThan(0)
-    expect(r.clients.find((c) => c.id === 'producer-2-java-zone')!.failed).toBe(0)
-  }, 300_000)
-})
