@@ -4,6 +4,8 @@ import type { DelayedReport } from './schema'
 /** One acknowledged delayed message as the ledger has it. */
 export interface DelayedMessage {
   key: string
+  /** The producer that sent it (its lane groups it in a run of several lanes). */
+  producerId?: string
   /** Room of the broker that acknowledged it (whose timer held it). */
   brokerRoom: string | null
   /** When the broker's timer was asked to deliver it (epoch ms). */

@@ -48,8 +48,8 @@ const SWITCH = [change(0, 'a-1', 'room1'), change(1000, 'a-2', 'room2')]
 describe('termsOf', () => {
   it('opens a term per change of master and closes the previous one', () => {
     expect(termsOf(SWITCH, G)).toEqual([
-      { master: 'a-1', room: 'room1', start: 0, end: 1000 },
-      { master: 'a-2', room: 'room2', start: 1000, end: Infinity }
+      { master: 'a-1', room: 'room1', epoch: null, start: 0, end: 1000 },
+      { master: 'a-2', room: 'room2', epoch: null, start: 1000, end: Infinity }
     ])
   })
 
@@ -172,6 +172,19 @@ describe('computeRpo', () => {
     })
     expect(r).toMatchObject({ lostWithOldMaster: 3, neverConsumed: 2, unreplicatedAtFault: 3 })
     expect(r.groups[0]!.lostKeys).toEqual(['room1-0-7', 'room1-0-8', 'room1-0-9'])
+    // Attributed to the master that acknowledged them: a-1 in room1, none after its successor.
+    expect(r.groups[0]!.lostBy).toEqual([
+      {
+        master: 'a-1',
+        room: 'room1',
+        epoch: null,
+        messages: 3,
+        afterSuccessor: 0,
+        firstAckedAt: 107,
+        lastAckedAt: 109,
+        keys: ['room1-0-7', 'room1-0-8', 'room1-0-9']
+      }
+    ])
   })
 
   it('counts a split brain: the replaced master keeps acknowledging after the successor started', () => {
@@ -186,6 +199,22 @@ describe('computeRpo', () => {
     })
     // Lost with the old master, but acknowledged after the fault: not part of the replication gap.
     expect(r).toMatchObject({ lostWithOldMaster: 2, unreplicatedAtFault: 0 })
+    // Both acknowledged by a-1 (epoch 1) while a-2 (epoch 2) was already master: the split brain.
+    const withEpochs = computeRpo({
+      sends: [
+        ...sends('room1', [0, 1], { at: (i) => 100 + i }),
+        ...sends('room1', [2, 3], { at: (i) => 1500 + i }),
+        ...sends('room2', [2], { at: () => 1200 })
+      ],
+      changes: [
+        { ...change(0, 'a-1', 'room1'), epoch: 1 },
+        { ...change(1000, 'a-2', 'room2'), epoch: 2 }
+      ],
+      samples: [faultSample(990, 'a-1', { 'a-2': { [`${T}|0`]: 2 } })]
+    })
+    expect(withEpochs.groups[0]!.lostBy).toMatchObject([
+      { master: 'a-1', room: 'room1', epoch: 1, messages: 2, afterSuccessor: 2, firstAckedAt: 1500 }
+    ])
   })
 
   it('leaves sends of the current master out (they are loss, not RPO)', () => {

@@ -37,6 +37,8 @@ export interface MasterChange {
   at: number
   to: string | null
   toRoom: string | null
+  /** The master epoch the controllers gave it (absent from older records). */
+  epoch?: number | null
 }
 
 /** A `replica-offsets` event: consume-queue max offsets (`topic|queueId` → next offset). */
@@ -70,6 +72,23 @@ export interface GroupRpo {
   /** Queues of a replaced master whose successor's takeover offset is unknown, with consumed sends. */
   unknownQueues: number
   lostKeys: string[]
+  /** Who acknowledged what was lost: one entry per master term, most messages first. */
+  lostBy: LostByMaster[]
+}
+
+/** The lost messages one master acknowledged in one term (split-brain attribution). */
+export interface LostByMaster {
+  /** Node id of the replica that acknowledged them as master, its room and its master epoch. */
+  master: string
+  room: string | null
+  epoch: number | null
+  messages: number
+  /** Of those, acknowledged after its successor had become master: two masters at once. */
+  afterSuccessor: number
+  firstAckedAt: number
+  lastAckedAt: number
+  /** The first few by key. */
+  keys: string[]
 }
 
 export interface RpoResult {
@@ -84,6 +103,7 @@ export interface RpoResult {
 export interface Term {
   master: string | null
   room: string | null
+  epoch: number | null
   start: number
   /** When the next master (or none) took over; Infinity while it is still master. */
   end: number
@@ -96,7 +116,7 @@ export function termsOf(changes: readonly MasterChange[], group: string): Term[]
     const last = terms[terms.length - 1]
     if (last && last.master === c.to) continue
     if (last) last.end = c.at
-    terms.push({ master: c.to, room: c.toRoom, start: c.at, end: Infinity })
+    terms.push({ master: c.to, room: c.toRoom, epoch: c.epoch ?? null, start: c.at, end: Infinity })
   }
   return terms
 }
@@ -190,6 +210,7 @@ function groupRpo(group: string, input: RpoInput): GroupRpo {
   let neverConsumed = 0
   const unknown = new Set<string>()
   const gone = new Set<string>()
+  const byTerm = new Map<Term, LostByMaster>()
   for (const s of sends) {
     const term = termOfSend(terms, s)
     if (!term || term.end === Infinity) continue
@@ -198,6 +219,7 @@ function groupRpo(group: string, input: RpoInput): GroupRpo {
     if (ok === undefined) unknown.add(`${i}|${queueKey(s.topic, s.queueId)}`)
     if (ok !== false) continue
     gone.add(s.key)
+    attribute(byTerm, term, s, successors[i])
     lost++
     if (!s.consumed) neverConsumed++
     if (lostKeys.length < listKeys) lostKeys.push(s.key)
@@ -220,8 +242,37 @@ function groupRpo(group: string, input: RpoInput): GroupRpo {
     neverConsumed,
     unreplicatedAtFault: unreplicated.size,
     unknownQueues: unknown.size,
-    lostKeys
+    lostKeys,
+    lostBy: [...byTerm.values()].sort((a, b) => b.messages - a.messages)
   }
+}
+
+/** Counts a lost send against the master term that acknowledged it. */
+function attribute(
+  byTerm: Map<Term, LostByMaster>,
+  term: Term,
+  s: RpoSend,
+  successor: Term | undefined
+): void {
+  let e = byTerm.get(term)
+  if (!e) {
+    e = {
+      master: term.master ?? '?',
+      room: term.room,
+      epoch: term.epoch,
+      messages: 0,
+      afterSuccessor: 0,
+      firstAckedAt: s.ackedAt,
+      lastAckedAt: s.ackedAt,
+      keys: []
+    }
+    byTerm.set(term, e)
+  }
+  e.messages++
+  if (successor && s.ackedAt >= successor.start) e.afterSuccessor++
+  e.firstAckedAt = Math.min(e.firstAckedAt, s.ackedAt)
+  e.lastAckedAt = Math.max(e.lastAckedAt, s.ackedAt)
+  if (e.keys.length < 5) e.keys.push(s.key)
 }
 
 /** The RPO figures of every controller-mode group that had sends or master changes. */

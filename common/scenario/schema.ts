@@ -576,7 +576,26 @@ export const controllerReportSchema = z.object({
       lostWithOldMaster: z.number().int(),
       neverConsumed: z.number().int(),
       unreplicatedAtFault: z.number().int(),
-      lostKeys: z.array(z.string())
+      lostKeys: z.array(z.string()),
+      /**
+       * Split-brain attribution: per master term, the messages lost with it (the replica, its room
+       * and master epoch that acknowledged them), and how many it acknowledged after its successor
+       * was already master (two masters at once). atMs from the workload's start.
+       */
+      lostBy: z
+        .array(
+          z.object({
+            master: z.string(),
+            room: z.string().nullable(),
+            epoch: z.number().int().nullable(),
+            messages: z.number().int(),
+            afterSuccessor: z.number().int(),
+            firstAtMs: z.number(),
+            lastAtMs: z.number(),
+            keys: z.array(z.string())
+          })
+        )
+        .default([])
     })
   ),
   leaderChanges: z.number().int(),
@@ -750,6 +769,12 @@ export const delayedReportSchema = z.object({
 })
 export type DelayedReport = z.infer<typeof delayedReportSchema>
 
+/** One lane's part of a delayed run, in a run of several lanes: the same figures over its producers. */
+export const delayedLaneSchema = delayedReportSchema
+  .omit({ mechanism: true, delayMs: true, precisionMs: true })
+  .extend({ lane: z.string() })
+export type DelayedLaneReport = z.infer<typeof delayedLaneSchema>
+
 export const reportSchema = z.object({
   kind: z.literal('drstudio/scenario-report'),
   version: z.literal(1),
@@ -799,7 +824,9 @@ export const reportSchema = z.object({
   selections: z.array(selectionReportSchema),
   faults: z.array(faultReportSchema),
   /** Delayed workloads only. */
-  delayed: delayedReportSchema.optional(),
+  delayed: delayedReportSchema
+    .extend({ lanes: z.array(delayedLaneSchema).default([]) })
+    .optional(),
   order: orderReportSchema.optional(),
   transactions: transactionsReportSchema.optional(),
   failback: failbackReportSchema

@@ -51,7 +51,7 @@ export const LANE_TRAITS = {
     proxies: 'none',
     label: 'java (stock Java client)',
     summary: 'stock Java client 5.3.3 (address server = the room’s management node)',
-    messageKinds: ['normal', 'ordered', 'transactional']
+    messageKinds: ['normal', 'delayed', 'ordered', 'transactional']
   },
   'java-zone': {
     runtime: 'java',
@@ -59,7 +59,7 @@ export const LANE_TRAITS = {
     proxies: 'none',
     label: 'java-zone (Java, zone mode)',
     summary: 'Java with RocketMQ zone mode and AllocateMachineRoomNearby',
-    messageKinds: ['normal', 'ordered', 'transactional']
+    messageKinds: ['normal', 'delayed', 'ordered', 'transactional']
   },
   'java-tuned': {
     runtime: 'java',
@@ -68,7 +68,7 @@ export const LANE_TRAITS = {
     label: 'java-tuned (Java, fast timers)',
     summary:
       'Java with 1 s route poll / heartbeat / rebalance, latency fault tolerance and a 400 ms per-request cap',
-    messageKinds: ['normal', 'ordered', 'transactional']
+    messageKinds: ['normal', 'delayed', 'ordered', 'transactional']
   },
   grpc: {
     runtime: 'node',

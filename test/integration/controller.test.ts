@@ -315,6 +315,13 @@ describe('controller mode with asynchronous replication', () => {
     expect(rpo.neverConsumed).toBeLessThanOrEqual(r.totals.lost)
     const gate = r.gates.find((g) => g.name.includes('(RPO)'))!
     expect(gate).toMatchObject({ passed: false, actual: rpo.lostWithOldMaster, limit: 0 })
+    // Split-brain attribution: every lost message was acknowledged by the killed master, in its
+    // room, under the epoch it was master in (it was never master again in this run).
+    const killed = r.controller!.elections.find((e) => e.from !== null)!
+    const lostBy = r.controller!.groups.find((g) => g.group === 'broker-a')!.lostBy
+    expect(lostBy.reduce((n, m) => n + m.messages, 0)).toBe(rpo.lostWithOldMaster)
+    expect(lostBy[0]).toMatchObject({ master: killed.from, room: killed.fromRoom })
+    expect(lostBy[0]!.epoch).toBeLessThan(killed.epoch)
     // The system under test agrees: at the counted messages' offsets the new master holds other
     // messages, or none at all.
     const election = r.controller!.elections.find((e) => e.from === 'broker-a-1')!

@@ -173,8 +173,16 @@ describe('built-in scenarios on real RocketMQ', () => {
   }, 180_000)
 
   it("delayed: what room 1's broker timer held comes back with it, late; the rest on time", async () => {
-    const r = await run('delayed-room1-broker-down')
+    const raw = parse(readFileSync(join(SCENARIOS, 'delayed-room1-broker-down.yaml'), 'utf8'))
+    // Ours and the stock Java client (Message.setDeliverTimeMs) under the same kill.
+    raw.workload.lanes = ['remoting', 'java']
+    const r = await runner.run(parseScenario(stringify(raw), { baseDir: SCENARIOS }))
+    process.stderr.write(formatScorecard(r))
+    expect(reportSchema.safeParse(r).success).toBe(true)
     const d = r.delayed!
+    expect(d.lanes.map((l) => l.lane)).toEqual(['remoting', 'java'])
+    for (const l of d.lanes) expect(l.acked, l.lane).toBeGreaterThan(0)
+    expect(d.lanes.reduce((n, l) => n + l.acked, 0)).toBe(d.acked)
     expect(d.mechanism).toBe('timer')
     expect(d.acked).toBe(r.totals.acked)
     expect(d.delivered + d.neverDelivered).toBe(d.acked)
@@ -211,7 +219,13 @@ describe('built-in scenarios on real RocketMQ', () => {
     expect(d.latest[0]?.brokerRoom).toBe('room1')
     console.log(
       `delayed: ${held.length} held by broker-1 at the kill, ${heldLate.length} delivered after its restart, ` +
-        `lateness p50 ${d.latenessMs.p50} / p99 ${d.latenessMs.p99} / max ${d.latenessMs.max} ms, never ${d.neverDelivered}, duplicates ${d.duplicates} (${d.storedAgain} stored twice by the broker)`
+        `lateness p50 ${d.latenessMs.p50} / p99 ${d.latenessMs.p99} / max ${d.latenessMs.max} ms, never ${d.neverDelivered}, duplicates ${d.duplicates} (${d.storedAgain} stored twice by the broker); ` +
+        d.lanes
+          .map(
+            (l) =>
+              `${l.lane}: ${l.delivered}/${l.acked} delivered, p50 ${l.latenessMs.p50} / p99 ${l.latenessMs.p99} / max ${l.latenessMs.max} ms, never ${l.neverDelivered}, early ${l.early}, duplicates ${l.duplicates}`
+          )
+          .join('; ')
     )
   }, 240_000)
 

@@ -167,7 +167,7 @@ export class LedgerReader {
   delayedMessages(runId: number): DelayedMessage[] {
     return this.db
       .prepare(
-        `SELECT s.msg_key AS key, s.broker_room AS brokerRoom, s.due_at AS dueAt,
+        `SELECT s.msg_key AS key, s.client_id AS producerId, s.broker_room AS brokerRoom, s.due_at AS dueAt,
                 MIN(d.delivered_at) AS firstDeliveredAt, COUNT(d.msg_key) AS deliveries,
                 COUNT(DISTINCT d.broker_name || '#' || d.queue_id || '#' || d.queue_offset) AS positions
            FROM ledger_sends s

@@ -107,7 +107,8 @@ export function controllerSnapshot(
         group: String(e.data.group),
         at: e.atMs,
         to: str(e.data.to),
-        toRoom: str(e.data.toRoom)
+        toRoom: str(e.data.toRoom),
+        epoch: typeof e.data.epoch === 'number' ? e.data.epoch : null
       })),
     samples: events
       .filter((e) => e.kind === 'replica-offsets')

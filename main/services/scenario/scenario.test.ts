@@ -259,8 +259,10 @@ describe('plan and checks', () => {
   })
 
   it('refuses a message kind a lane cannot send, naming the lanes that can', () => {
-    expect(() => base({ workload: { messages: 'delayed', lanes: ['remoting', 'java'] } })).toThrow(
-      /the java lane cannot send delayed messages yet \(lanes that can: remoting\)/
+    expect(() =>
+      base({ workload: { messages: 'delayed', lanes: ['remoting', 'grpc'] } }, 'two-rooms-proxies')
+    ).toThrow(
+      /the grpc lane cannot send delayed messages yet \(lanes that can: remoting, java, java-zone, java-tuned\)/
     )
     expect(() => base({ workload: { delay: '5s' } })).toThrow(
       /workload.delay applies to delayed messages only/

@@ -17,6 +17,13 @@ function delayedLines(d: NonNullable<ScenarioReport['delayed']>): string[] {
       `${d.early} early, ${d.duplicates} duplicate deliveries (${d.storedAgain} messages stored twice by the broker)`,
     `  lateness (first delivery minus due time): p50 ${formatMs(l.p50)}, p99 ${formatMs(l.p99)}, max ${formatMs(l.max)}`
   ]
+  for (const l of d.lanes) {
+    const ll = l.latenessMs
+    lines.push(
+      `  ${l.lane}: ${l.delivered} of ${l.acked} delivered, ${l.neverDelivered} never, ${l.early} early, ` +
+        `${l.duplicates} duplicates; lateness p50 ${formatMs(ll.p50)}, p99 ${formatMs(ll.p99)}, max ${formatMs(ll.max)}`
+    )
+  }
   if (d.latest.length && d.latest[0]!.latenessMs > d.precisionMs) {
     lines.push(
       '  latest: ' +
@@ -143,6 +150,16 @@ function controllerLines(c: NonNullable<ScenarioReport['controller']>): string[]
         `${g.maxMasters > 1 ? ' (split brain)' : ''}, lost with the old master ${g.lostWithOldMaster} ` +
         `(never consumed ${g.neverConsumed}, unreplicated at the fault ${g.unreplicatedAtFault})`
     )
+    for (const m of g.lostBy) {
+      lines.push(
+        `    lost with ${m.master} (${m.room ?? '?'}, epoch ${m.epoch ?? '?'}): ${m.messages} acknowledged ` +
+          `${formatMs(m.firstAtMs)}–${formatMs(m.lastAtMs)}` +
+          (m.afterSuccessor
+            ? `, ${m.afterSuccessor} after its successor was master (split brain)`
+            : '') +
+          ` (${m.keys.join(', ')}${m.messages > m.keys.length ? ', …' : ''})`
+      )
+    }
   }
   for (const t of c.takeovers) {
     const lost = `${t.group}: master ${t.master} (${t.masterRoom ?? '?'}) ${t.fault}`

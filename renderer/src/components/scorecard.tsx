@@ -3,6 +3,7 @@ import { memo } from 'react'
 import type { ScenarioReport } from '../../../common/scenario/schema'
 import {
   checkBackText,
+  controllerFacts,
   delayedFacts,
   failbackFacts,
   failoverLine,
@@ -228,6 +229,7 @@ export const Scorecard = memo(function Scorecard({ report }: { report: ScenarioR
         </>
       )}
       <FactSection title="Fail-back" facts={failbackFacts(report.failback)} />
+      <FactSection title="Controller mode" facts={controllerFacts(report.controller)} />
       <h3 className="sub-title">Failovers</h3>
       {report.failovers.length ? (
         <ul className="failovers" aria-label="Failovers">

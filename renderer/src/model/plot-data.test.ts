@@ -7,6 +7,7 @@ import {
   orderRows,
   transactionRows,
   checkBackText,
+  controllerFacts,
   failoverBars,
   failoverLine,
   failoverShort,
@@ -380,6 +381,61 @@ describe('transactionRows', () => {
     expect(checkBackText({ ...t, checkIntervalMs: null, checkAfterMs: null })).toMatch(
       /60 s by default/
     )
+  })
+})
+
+describe('controllerFacts', () => {
+  it('shows the RPO, split brains and who acknowledged what was lost; nothing outside controller mode', () => {
+    expect(controllerFacts(undefined)).toEqual([])
+    const facts = controllerFacts({
+      rpo: {
+        lostWithOldMaster: 3,
+        neverConsumed: 2,
+        unreplicatedAtFault: 1,
+        unknownQueues: 0,
+        note: ''
+      },
+      groups: [
+        {
+          group: 'broker-a',
+          switches: 1,
+          maxMasters: 2,
+          lostWithOldMaster: 3,
+          neverConsumed: 2,
+          unreplicatedAtFault: 1,
+          lostKeys: ['k1', 'k2', 'k3'],
+          lostBy: [
+            {
+              master: 'broker-a-1',
+              room: 'room1',
+              epoch: 1,
+              messages: 3,
+              afterSuccessor: 2,
+              firstAtMs: 5000,
+              lastAtMs: 7200,
+              keys: ['k1', 'k2', 'k3']
+            }
+          ]
+        }
+      ],
+      leaderChanges: 0,
+      elections: [],
+      takeovers: []
+    })
+    expect(facts).toContainEqual({
+      label: 'broker-a: most masters at once',
+      value: '2 (split brain), 1 switch(es)',
+      bad: true
+    })
+    expect(facts).toContainEqual({
+      label: 'broker-a: lost with broker-a-1',
+      value: '3 acknowledged in room1, epoch 1, 5000–7200 ms; 2 after its successor was master',
+      bad: true
+    })
+    expect(facts[0]).toMatchObject({
+      value: '3 (2 never consumed, 1 unreplicated at the fault)',
+      bad: true
+    })
   })
 })
 

@@ -1,4 +1,9 @@
-import type { FailoverReport, ScenarioReport } from '../../../common/scenario/schema'
+import type {
+  DelayedLaneReport,
+  DelayedReport,
+  FailoverReport,
+  ScenarioReport
+} from '../../../common/scenario/schema'
 import { reportSchema } from '../../../common/scenario/schema'
 import type { CounterSample } from '../../../common/scenario/metrics'
 import { countersToRates } from '../../../common/scenario/metrics'
@@ -279,6 +284,39 @@ export function checkBackText(t: NonNullable<ScenarioReport['transactions']>): s
     : `Brokers check back half messages older than ${t.checkAfterMs} ms every ${t.checkIntervalMs} ms.`
 }
 
+/**
+ * The Controller section's facts: the RPO, and per group the most masters at once and who
+ * acknowledged what was lost (the replica, its room and epoch; after its successor = split brain).
+ */
+export function controllerFacts(c: ScenarioReport['controller']): ScorecardFact[] {
+  if (!c) return []
+  const facts: ScorecardFact[] = [
+    {
+      label: 'lost with a replaced master (RPO)',
+      value: `${c.rpo.lostWithOldMaster} (${c.rpo.neverConsumed} never consumed, ${c.rpo.unreplicatedAtFault} unreplicated at the fault)`,
+      bad: c.rpo.lostWithOldMaster > 0
+    },
+    { label: 'leader changes', value: String(c.leaderChanges), bad: false }
+  ]
+  for (const g of c.groups) {
+    facts.push({
+      label: `${g.group}: most masters at once`,
+      value: `${g.maxMasters}${g.maxMasters > 1 ? ' (split brain)' : ''}, ${g.switches} switch(es)`,
+      bad: g.maxMasters > 1
+    })
+    for (const m of g.lostBy) {
+      facts.push({
+        label: `${g.group}: lost with ${m.master}`,
+        value:
+          `${m.messages} acknowledged in ${m.room ?? '?'}, epoch ${m.epoch ?? '?'}, ${m.firstAtMs}–${m.lastAtMs} ms` +
+          (m.afterSuccessor ? `; ${m.afterSuccessor} after its successor was master` : ''),
+        bad: true
+      })
+    }
+  }
+  return facts
+}
+
 /** The Fail-back section's facts; none for a run that repaired nothing and never read back. */
 export function failbackFacts(f: ScenarioReport['failback']): ScorecardFact[] {
   if (!f || (f.repairAtMs === null && f.rewinds === 0)) return []
@@ -316,9 +354,17 @@ export function failbackFacts(f: ScenarioReport['failback']): ScorecardFact[] {
 }
 
 /** The Delayed section: what the brokers' timer did with the run's acknowledged delayed messages. */
-export function delayedFacts(d: NonNullable<ScenarioReport['delayed']>): ScorecardFact[] {
+export function delayedFacts(
+  d: DelayedReport & { lanes?: readonly DelayedLaneReport[] }
+): ScorecardFact[] {
   const ms = (v: number | null): string => (v === null ? '–' : `${v} ms`)
   const late = (v: number | null): boolean => v !== null && v > d.precisionMs
+  // In a run of several lanes, each lane's figures beside the run's.
+  const lanes = (d.lanes ?? []).map((l) => ({
+    label: `${l.lane}`,
+    value: `${l.delivered} of ${l.acked} delivered, ${l.early} early, ${l.duplicates} duplicates, lateness max ${ms(l.latenessMs.max)}`,
+    bad: l.delivered < l.acked || l.early > 0 || late(l.latenessMs.max)
+  }))
   return [
     { label: 'delay', value: `${d.delayMs} ms (timer, ${d.precisionMs} ms slots)`, bad: false },
     { label: 'delivered', value: `${d.delivered} of ${d.acked}`, bad: d.delivered < d.acked },
@@ -328,6 +374,7 @@ export function delayedFacts(d: NonNullable<ScenarioReport['delayed']>): Scoreca
     { label: 'stored twice by the broker', value: String(d.storedAgain), bad: d.storedAgain > 0 },
     { label: 'lateness p50', value: ms(d.latenessMs.p50), bad: late(d.latenessMs.p50) },
     { label: 'lateness p99', value: ms(d.latenessMs.p99), bad: late(d.latenessMs.p99) },
-    { label: 'lateness max', value: ms(d.latenessMs.max), bad: late(d.latenessMs.max) }
+    { label: 'lateness max', value: ms(d.latenessMs.max), bad: late(d.latenessMs.max) },
+    ...lanes
   ]
 }

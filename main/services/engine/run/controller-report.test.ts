@@ -303,3 +303,49 @@ describe('takeoversOf', () => {
     expect(takeoversOf(l.events, T0)[0]).toMatchObject({ masterRoom: 'room1', toRoom: 'room2' })
   })
 })
+
+describe('controllerReportOf, split-brain attribution', () => {
+  it('names the replica, room and epoch that acknowledged each lost message, times from the workload start', () => {
+    const send = (key: string, room: string, queueOffset: number, at: number) => ({
+      key,
+      topic: 'orders',
+      group: 'broker-a',
+      room,
+      queueId: 0,
+      queueOffset,
+      ackedAt: T0 + at,
+      consumed: false
+    })
+    const r = controllerReportOf(
+      {
+        sends: [
+          send('k0', 'room1', 0, 100),
+          send('k1', 'room1', 1, 200),
+          // After broker-a-2 became master at 1000: the deposed master still acknowledged it.
+          send('k2', 'room1', 2, 1500),
+          send('k3', 'room2', 1, 1200)
+        ],
+        changes: [
+          { group: 'broker-a', at: T0, to: 'broker-a-1', toRoom: 'room1', epoch: 1 },
+          { group: 'broker-a', at: T0 + 1000, to: 'broker-a-2', toRoom: 'room2', epoch: 2 }
+        ],
+        samples: [],
+        events: []
+      },
+      T0,
+      ROOMS
+    )
+    expect(r.groups[0]!.lostBy).toEqual([
+      {
+        master: 'broker-a-1',
+        room: 'room1',
+        epoch: 1,
+        messages: 2,
+        afterSuccessor: 1,
+        firstAtMs: 200,
+        lastAtMs: 1500,
+        keys: ['k1', 'k2']
+      }
+    ])
+  })
+})

@@ -61,7 +61,12 @@ export function controllerReportOf(
       lostWithOldMaster: g.lostWithOldMaster,
       neverConsumed: g.neverConsumed,
       unreplicatedAtFault: g.unreplicatedAtFault,
-      lostKeys: g.lostKeys
+      lostKeys: g.lostKeys,
+      lostBy: g.lostBy.map(({ firstAckedAt, lastAckedAt, ...m }) => ({
+        ...m,
+        firstAtMs: Math.round(firstAckedAt - t0),
+        lastAtMs: Math.round(lastAckedAt - t0)
+      }))
     })),
     // The first leader the watcher saw is not a change.
     leaderChanges: Math.max(0, leaders.length - 1),

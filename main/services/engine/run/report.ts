@@ -13,11 +13,11 @@ import type {
 import type { RunSnapshot, SnapshotQuery } from '../../ledger/run-snapshot'
 import { pairKey, takeRunSnapshot } from '../../ledger/run-snapshot'
 import { evaluateGates } from '../../../../common/scenario/gates'
-import { judgeDelayed } from '../../../../common/scenario/delayed'
 import { delayOf } from '../../../../common/scenario/schema'
 import type { ClientPlan } from '../../../../common/scenario/client-plan'
 import type { RunPlan } from '../../../../common/scenario/run-plan'
 import { controllerReportOf } from './controller-report'
+import { delayedReportOf } from './delayed-report'
 import { orderReportOf } from './order-report'
 import { transactionsReportOf } from './transactions-report'
 import { failbackReportOf } from './failback-report'
@@ -139,7 +139,7 @@ export function shapeReport(input: ReportInput): ScenarioReport {
       )
   }
   const delayed = snap.delayed
-    ? judgeDelayed(snap.delayed, {
+    ? delayedReportOf(snap.delayed, plan.clients, {
         mechanism: 'timer',
         delayMs: delayOf(scenario.workload),
         precisionMs: TIMER_PRECISION_MS

@@ -31,7 +31,8 @@ import org.apache.rocketmq.common.message.MessageQueue;
  * 5.3.3), each on a thread of a small pool so a slow broker never stalls the open-loop schedule.
  * A SendMessageHook observes every attempt (broker, start, failure) without changing anything.
  * With spec.transactional it is a stock TransactionMQProducer whose TransactionListener plays the
- * application's local transactions ({@link LocalTransactions}).
+ * application's local transactions ({@link LocalTransactions}). Delayed sends are plain sends of a
+ * 5.x timer message (the stock Message.setDeliverTimeMs).
  */
 final class JavaProducer extends HostedClient {
     /** The send in progress on this thread, filled in by the hook. */
@@ -193,7 +194,15 @@ final class JavaProducer extends HostedClient {
      * stock client does not retry selector sends), carrying the key and its sequence in its row.
      */
     Outcome send(String key, String tag, byte[] body, Double scheduledAt, boolean record, String orderKey, long orderSeq) {
-        return send(key, tag, body, scheduledAt, record, orderKey, orderSeq, null);
+        return send(key, tag, body, scheduledAt, record, orderKey, orderSeq, null, null);
+    }
+
+    /**
+     * One recorded delayed send: a plain send (with its retries) of a timer message the broker holds
+     * until `dueAt` (epoch ms), carrying `dueAt` in its row.
+     */
+    Outcome sendDelayed(String key, String tag, byte[] body, Double scheduledAt, long dueAt) {
+        return send(key, tag, body, scheduledAt, true, null, -1, null, dueAt);
     }
 
     /**
@@ -201,13 +210,15 @@ final class JavaProducer extends HostedClient {
      * transaction as `plan` says, then its end), carrying the decision and how it ended in its row.
      */
     Outcome sendInTransaction(String key, String tag, byte[] body, Double scheduledAt, TransactionPlan plan) {
-        return send(key, tag, body, scheduledAt, true, null, -1, plan);
+        return send(key, tag, body, scheduledAt, true, null, -1, plan, null);
     }
 
     private Outcome send(String key, String tag, byte[] body, Double scheduledAt, boolean record,
-        String orderKey, long orderSeq, TransactionPlan plan) {
+        String orderKey, long orderSeq, TransactionPlan plan, Long dueAt) {
         SendTrace trace = new SendTrace(key, record);
         Message msg = new Message(spec.topic, tag, key, body);
+        // A 5.x timer message: the stock setter puts TIMER_DELIVER_MS, which the broker holds it until.
+        if (dueAt != null) msg.setDeliverTimeMs(dueAt);
         double startedAt = Clock.now();
         TRACE.set(trace);
         SendResult result = null;
@@ -232,6 +243,7 @@ final class JavaProducer extends HostedClient {
                 row.put("orderSeq", orderSeq);
             }
             if (plan != null) addTransaction(row, plan, result);
+            if (dueAt != null) row.put("dueAt", dueAt);
             outbox.row(row);
         }
         return new Outcome(acked, trace.attempts, startedAt, endedAt);

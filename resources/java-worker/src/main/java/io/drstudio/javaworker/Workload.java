@@ -32,6 +32,8 @@ final class Workload {
         int orderKeys;
         /** Transactional workloads: what each message's local transaction decides; null = plain. */
         TransactionPlan.Shares transaction;
+        /** Delayed workloads: how long after its slot each message is due; 0 = delivered at once. */
+        double delayMs;
 
         Slot(String id, double rate, double first, int messageSize) {
             this.id = id;
@@ -44,6 +46,15 @@ final class Workload {
         /** When the k-th send (0-based) is due. */
         double due(long k) {
             return first + k * 1000.0 / rate;
+        }
+
+        /**
+         * When the broker's timer is asked to deliver a delayed send scheduled at `scheduledAt`: due
+         * from the schedule's slot, not the send, so a late send shows as lateness rather than
+         * hiding it. Whole ms, as the broker refuses a fractional TIMER_DELIVER_MS.
+         */
+        long dueAt(double scheduledAt) {
+            return Math.round(scheduledAt + delayMs);
         }
     }
 
@@ -72,36 +83,42 @@ final class Workload {
         var list = args.getJSONArray("producers");
         if (list == null) throw new WorkerException("bad-args", "workload.start needs args.producers");
         for (int i = 0; i < list.size(); i++) {
-            JSONObject p = list.getJSONObject(i);
-            String id = p.getString("id");
-            double rate = number(p, "rate");
-            if (id == null || !(rate > 0)) {
-                throw new WorkerException("bad-args", "workload.start args.producers[" + i + "] needs an id and a rate > 0");
-            }
-            // The engine refuses such runs up front (LANE_TRAITS.messageKinds); never send plain what was asked delayed.
-            if (p.containsKey("delayMs")) {
-                throw new WorkerException("unsupported", id + ": the Java lanes cannot send delayed messages yet");
-            }
-            Object off = p.get("offsetMs");
-            double offset = off instanceof Number n ? n.doubleValue() : 0;
-            Object size = p.get("messageSize");
-            Slot slot = new Slot(id, rate, t0 + offset, size instanceof Number n ? n.intValue() : 128);
-            Object keys = p.get("orderKeys");
-            if (keys != null) {
-                if (!(keys instanceof Number n) || n.intValue() < 1) {
-                    throw new WorkerException("bad-args", "workload.start args.producers[" + i + "].orderKeys must be a number >= 1");
-                }
-                slot.orderKeys = ((Number) keys).intValue();
-            }
-            slot.transaction = transactionShares(p, i);
-            // The engine never asks for both; never send one of them as the other.
-            if (slot.orderKeys > 0 && slot.transaction != null) {
-                throw new WorkerException("bad-args", "workload.start args.producers[" + i + "] cannot be both ordered and transactional");
-            }
-            slots.put(id, slot);
+            Slot slot = slot(list.getJSONObject(i), i, t0);
+            slots.put(slot.id, slot);
         }
         this.thread = new Thread(this::run, "drstudio-workload");
         this.thread.setDaemon(true);
+    }
+
+    /** One entry of args.producers: its schedule and what kind of message it sends. */
+    static Slot slot(JSONObject p, int i, double t0) {
+        String id = p.getString("id");
+        double rate = number(p, "rate");
+        if (id == null || !(rate > 0)) {
+            throw new WorkerException("bad-args", "workload.start args.producers[" + i + "] needs an id and a rate > 0");
+        }
+        Object off = p.get("offsetMs");
+        double offset = off instanceof Number n ? n.doubleValue() : 0;
+        Object size = p.get("messageSize");
+        Slot slot = new Slot(id, rate, t0 + offset, size instanceof Number n ? n.intValue() : 128);
+        Object keys = p.get("orderKeys");
+        if (keys != null) {
+            if (!(keys instanceof Number n) || n.intValue() < 1) {
+                throw new WorkerException("bad-args", "workload.start args.producers[" + i + "].orderKeys must be a number >= 1");
+            }
+            slot.orderKeys = ((Number) keys).intValue();
+        }
+        slot.transaction = transactionShares(p, i);
+        slot.delayMs = delayMs(p, i);
+        // The engine never combines kinds; never send one of them as another.
+        if (slot.orderKeys > 0 && slot.transaction != null) {
+            throw new WorkerException("bad-args", "workload.start args.producers[" + i + "] cannot be both ordered and transactional");
+        }
+        if (slot.delayMs > 0 && (slot.orderKeys > 0 || slot.transaction != null)) {
+            String other = slot.orderKeys > 0 ? "ordered" : "transactional";
+            throw new WorkerException("bad-args", "workload.start args.producers[" + i + "] cannot be both delayed and " + other);
+        }
+        return slot;
     }
 
     void start() {
@@ -177,12 +194,15 @@ final class Workload {
             });
         } else {
             TransactionPlan plan = s.transaction == null ? null : s.transaction.plan(key);
+            Long dueAt = s.delayMs > 0 ? s.dueAt(scheduledAt) : null;
             queued = p.submit(() -> {
                 try {
-                    if (plan == null) {
-                        p.send(key, tag, s.body, scheduledAt, true);
-                    } else {
+                    if (plan != null) {
                         p.sendInTransaction(key, tag, s.body, scheduledAt, plan);
+                    } else if (dueAt != null) {
+                        p.sendDelayed(key, tag, s.body, scheduledAt, dueAt);
+                    } else {
+                        p.send(key, tag, s.body, scheduledAt, true);
                     }
                 } finally {
                     release(s);
@@ -261,6 +281,17 @@ final class Workload {
         String at = "workload.start args.producers[" + i + "].transaction";
         if (!(t instanceof JSONObject tx)) throw new WorkerException("bad-args", at + " must be an object");
         return new TransactionPlan.Shares(share(tx, "commitShare", at), share(tx, "checkShare", at));
+    }
+
+    /** args.producers[i].delayMs: 1 s..1 h after the slot; 0 when absent (the message is not delayed). */
+    private static double delayMs(JSONObject p, int i) {
+        Object d = p.get("delayMs");
+        if (d == null) return 0;
+        if (!(d instanceof Number n) || !(n.doubleValue() >= 1000 && n.doubleValue() <= 3600000)) {
+            throw new WorkerException("bad-args",
+                "workload.start args.producers[" + i + "].delayMs must be a number between 1000 and 3600000");
+        }
+        return n.doubleValue();
     }
 
     private static double share(JSONObject tx, String key, String at) {

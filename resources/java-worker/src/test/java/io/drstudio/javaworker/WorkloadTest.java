@@ -15,12 +15,42 @@ class WorkloadTest {
     }
 
     @Test
-    void refusesDelayedMessagesRatherThanSendingThemPlain() {
-        WorkerException e = assertThrows(WorkerException.class, () -> new Workload(
-            args("{\"id\":\"p1\",\"rate\":10,\"messageSize\":8,\"offsetMs\":0,\"delayMs\":5000}"),
-            id -> null, null, "room1"));
-        assertEquals("unsupported", e.code);
-        assertTrue(e.getMessage().contains("p1"), e.getMessage());
+    void acceptsDelayedMessagesAndRefusesADelayOutOfRange() {
+        new Workload(args("{\"id\":\"p1\",\"rate\":10,\"messageSize\":8,\"offsetMs\":0,\"delayMs\":5000}"),
+            id -> null, null, "room1");
+        for (String ok : new String[] {"1000", "3600000", "2500.5", "null"}) {
+            Workload.slot(JSON.parseObject("{\"id\":\"p1\",\"rate\":10,\"delayMs\":" + ok + "}"), 0, 1000);
+        }
+        for (String bad : new String[] {"999", "3600001", "0", "-5000", "\"5000\"", "true", "{}"}) {
+            WorkerException e = assertThrows(WorkerException.class, () -> new Workload(
+                args("{\"id\":\"p1\",\"rate\":10,\"delayMs\":" + bad + "}"), id -> null, null, "room1"));
+            assertEquals("bad-args", e.code);
+            assertEquals("workload.start args.producers[0].delayMs must be a number between 1000 and 3600000", e.getMessage());
+        }
+    }
+
+    @Test
+    void refusesADelayedOrderedOrTransactionalProducer() {
+        for (String kind : new String[] {"\"orderKeys\":4", "\"transaction\":{\"commitShare\":1,\"checkShare\":0}"}) {
+            WorkerException e = assertThrows(WorkerException.class, () -> new Workload(
+                args("{\"id\":\"p1\",\"rate\":10,\"delayMs\":5000," + kind + "}"), id -> null, null, "room1"));
+            assertEquals("bad-args", e.code);
+            assertTrue(e.getMessage().startsWith("workload.start args.producers[0] cannot be both delayed and "), e.getMessage());
+        }
+    }
+
+    @Test
+    void aDelayedMessageIsDueDelayMsAfterItsSlotInWholeMs() {
+        // offsetMs 20 from t0 1000 at 8/s: slots at 1020, 1145, 1270, ...
+        Workload.Slot s = Workload.slot(
+            JSON.parseObject("{\"id\":\"p1\",\"rate\":8,\"offsetMs\":20,\"delayMs\":5000}"), 0, 1000);
+        assertEquals(6020, s.dueAt(s.due(0)));
+        assertEquals(6145, s.dueAt(s.due(1)));
+        // Rounded: the broker refuses a fractional TIMER_DELIVER_MS.
+        assertEquals(6000, s.dueAt(1000.49));
+        assertEquals(6001, s.dueAt(1000.5));
+        Workload.Slot plain = Workload.slot(JSON.parseObject("{\"id\":\"p1\",\"rate\":8}"), 0, 1000);
+        assertEquals(0, plain.delayMs);
     }
 
     @Test
