@@ -166,6 +166,19 @@ function brokerKillRun(): ReplayEvent[] {
   ]
 }
 
+describe('replayStateAt, stalled queues', () => {
+  it('shows a consumer’s queue stalled from its lock wait until it is locked, as the live badge does', () => {
+    const q = { brokerName: 'broker-a', brokerRoom: 'room1', queueId: 2 }
+    const run = [
+      ev(at(1), 'queue-lock-wait', 'consumer-2', { ...q, reason: 'held by another client' }),
+      ev(at(4), 'queue-locked', 'consumer-2', { ...q, waitedMs: 3000 })
+    ]
+    expect(replayStateAt(run, at(0.5), topo).stalls).toEqual({})
+    expect(replayStateAt(run, at(2), topo).stalls).toEqual({ 'consumer-2': ['broker-a#2'] })
+    expect(replayStateAt(run, at(5), topo).stalls).toEqual({})
+  })
+})
+
 describe('replayStateAt', () => {
   const run = brokerKillRun()
 

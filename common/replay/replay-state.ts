@@ -1,6 +1,8 @@
 import type { RecordedNodeState } from '../scenario/events'
 import type { Topology } from '../topology/schema'
 import { listNodes } from '../topology/model'
+import type { Stalls } from './stalls'
+import { applyStallEvent } from './stalls'
 
 /** A ledger row as `runs:get` returns it (epoch `atMs`); `id` orders rows of equal time. */
 export interface ReplayEvent {
@@ -99,6 +101,8 @@ export interface ReplayState {
   failovers: readonly ReplayFailover[]
   /** Latest sample of each name server (`namesrv-view`). */
   views: Readonly<Record<string, ReplayNamesrvView>>
+  /** Orderly consumers' queues stalled for a lock at this instant (the canvas badge). */
+  stalls: Stalls
 }
 
 /** Node and client lookups from the run's topology (kinds, rooms, broker masters). */
@@ -125,7 +129,8 @@ export function emptyReplayState(t = -Infinity): ReplayState {
     faults: [],
     networkFaults: [],
     failovers: [],
-    views: {}
+    views: {},
+    stalls: {}
   }
 }
 
@@ -164,6 +169,8 @@ interface Draft {
   networkFaults: ActiveNetworkFault[]
   failovers: ReplayFailover[]
   views: Record<string, ReplayNamesrvView>
+  /** Immutable: the stall reducer returns a new object on change. */
+  stalls: Stalls
 }
 
 function draftOf(s: ReplayState): Draft {
@@ -176,7 +183,8 @@ function draftOf(s: ReplayState): Draft {
     faults: [...s.faults],
     networkFaults: [...s.networkFaults],
     failovers: [...s.failovers],
-    views: { ...s.views }
+    views: { ...s.views },
+    stalls: s.stalls
   }
 }
 
@@ -370,6 +378,7 @@ const CLIENT_EVENTS = new Set([
 function applyOne(d: Draft, e: ReplayEvent, topo: ReplayTopology): void {
   d.applied++
   d.t = Math.max(d.t, e.atMs)
+  d.stalls = applyStallEvent(d.stalls, e)
   if (e.clientId && CLIENT_EVENTS.has(e.kind)) return applyClientEvent(d, e, topo)
   switch (e.kind) {
     case 'node-state': {

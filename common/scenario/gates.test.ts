@@ -175,6 +175,7 @@ describe('order gates', () => {
     violations,
     violatedKeys: [],
     violatedKeyCount: 0,
+    firstViolationAtMs: null,
     reroutes: 0,
     reroutedKeyCount: 0,
     maxStallMs,

@@ -64,6 +64,8 @@ describe('judgeOrder', () => {
     expect(r.violations).toBe(4)
     expect(r.violatedKeys).toEqual(['k2', 'k1'])
     expect(r.violatedKeyCount).toBe(2)
+    // k2's seq 3 came first (at 10), so its seq 0 at 20 is the run's first violation.
+    expect(r.firstViolationAtMs).toBe(20)
   })
 
   it('keeps a pulled batch (one timestamp) in its stored order', () => {

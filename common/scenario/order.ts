@@ -67,15 +67,15 @@ function byDelivery(a: Delivered, b: Delivered): number {
   )
 }
 
-/** First deliveries of a key's message after a later one of the key was delivered. */
-function violationsOf(messages: readonly Delivered[]): number {
+/** When each first delivery of a key's message came after a later one of the key was delivered. */
+function violationsOf(messages: readonly Delivered[]): number[] {
   let highest = -Infinity
-  let n = 0
+  const at: number[] = []
   for (const m of [...messages].sort(byDelivery)) {
-    if (m.orderSeq < highest) n++
+    if (m.orderSeq < highest) at.push(m.firstDeliveredAt)
     else highest = m.orderSeq
   }
-  return n
+  return at
 }
 
 /**
@@ -133,10 +133,12 @@ export function judgeOrder(
   const deliveredByKey = groupBy(delivered, (m) => m.orderKey)
   const violated: [string, number][] = []
   let violations = 0
+  let firstViolation: number | null = null
   for (const [key, list] of deliveredByKey) {
-    const n = violationsOf(list)
-    violations += n
-    if (n > 0) violated.push([key, n])
+    const at = violationsOf(list)
+    violations += at.length
+    if (at.length > 0) violated.push([key, at.length])
+    for (const t of at) firstViolation = Math.min(t, firstViolation ?? t)
   }
   violated.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
   let reroutes = 0
@@ -181,6 +183,7 @@ export function judgeOrder(
     violations,
     violatedKeys: violated.slice(0, opts.worst ?? 5).map(([k]) => k),
     violatedKeyCount: violated.length,
+    firstViolationAtMs: firstViolation === null ? null : Math.round(firstViolation - opts.originMs),
     reroutes,
     reroutedKeyCount,
     maxStallMs: maxStallMs === null ? null : Math.round(maxStallMs),

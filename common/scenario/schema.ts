@@ -664,6 +664,8 @@ export const orderLaneReportSchema = z.object({
   /** Keys with at least one violation, the first few by name. */
   violatedKeys: z.array(z.string()),
   violatedKeyCount: z.number().int(),
+  /** When (ms from the workload's start) the first violation was delivered; null: none. */
+  firstViolationAtMs: z.number().nullable().default(null),
   /** Acknowledged messages stored in a queue other than their key's usual one. */
   reroutes: z.number().int(),
   reroutedKeyCount: z.number().int(),

@@ -134,7 +134,7 @@ function droppedKeys(raw: unknown, parsed: unknown, path = ''): string[] {
 describe('built-in scenarios', () => {
   const files = readdirSync(join(RESOURCES, 'scenarios')).filter((f) => f.endsWith('.yaml'))
 
-  it('ships the six scenarios of the method, three of the gRPC lane, four of the links, four of controller mode, one of delayed, two of ordered and one of transactional messages', () => {
+  it('ships the six scenarios of the method, three of the gRPC lane, four of the links, four of controller mode, one of delayed, two of ordered and one of transactional messages, one of fail-back', () => {
     expect(files.sort()).toEqual([
       'broker-cut-from-remote-ns.yaml',
       'controller-leader-and-master-kill.yaml',
@@ -142,6 +142,7 @@ describe('built-in scenarios', () => {
       'controller-master-kill.yaml',
       'controller-room1-isolated.yaml',
       'delayed-room1-broker-down.yaml',
+      'failback-room1-consumers-back.yaml',
       'grpc-healthy.yaml',
       'grpc-room1-brokers-down.yaml',
       'grpc-room1-proxy-down.yaml',

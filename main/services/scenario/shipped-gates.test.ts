@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { parseRoleSelector } from '../../../common/scenario/selectors'
 import { loadScenarioFile } from './load-scenario'
 import { planClients } from '../../../common/scenario/client-plan'
+import { REPAIR_ACTIONS } from '../engine/run/fault'
 
 const DIR = join(resolve(import.meta.dirname, '../../..'), 'resources', 'scenarios')
 const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml'))
@@ -127,6 +128,22 @@ describe.each(files)('shipped scenario %s, transactional messages', (file) => {
     if (bound === undefined) return
     // On other messages the gate reads "no transactional message in this run" and always fails.
     expect(scenario.workload.messages).toBe('transactional')
+    const producers = planClients(scenario, loadScenarioFile(join(DIR, file)).topology).filter(
+      (p) => p.role === 'producer'
+    )
+    const traffic = producers.reduce((n, p) => n + (p.rate * scenario.workload.duration) / 1000, 0)
+    expect(bound).toBeLessThan(traffic)
+  })
+})
+
+describe.each(files)('shipped scenario %s, fail-back', (file) => {
+  const { scenario } = loadScenarioFile(join(DIR, file))
+
+  it('gates fail-back duplicates only with a repair in its timeline, with a bound a run can exceed', () => {
+    const bound = scenario.gates.maxFailbackDuplicates
+    if (bound === undefined) return
+    // Without a repair the gate reads "nothing was repaired in this run" and always fails.
+    expect(scenario.timeline.some((s) => REPAIR_ACTIONS.has(s.action))).toBe(true)
     const producers = planClients(scenario, loadScenarioFile(join(DIR, file)).topology).filter(
       (p) => p.role === 'producer'
     )

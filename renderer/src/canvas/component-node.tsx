@@ -72,8 +72,10 @@ function ComponentNodeView({ data, selected }: NodeProps<ComponentFlowNode>) {
         ...(detail !== undefined ? { detail } : {}),
         ...(readyInMs !== undefined ? { readyInMs } : {})
       })
-  // An orderly consumer owning queues it cannot lock: a stall, live only (replays show the Timeline).
-  const stalled = useStallStore((s) => (replayed ? undefined : s.stalls[nodeId]))
+  // An orderly consumer owning queues it cannot lock: a stall, live or as the replay stands at t.
+  const liveStall = useStallStore((s) => (replayed ? undefined : s.stalls[nodeId]))
+  const replayStall = useReplayStore((s) => (s.active ? s.stalls[nodeId] : undefined))
+  const stalled = replayed ? replayStall : liveStall
   const ref = useRef<HTMLDivElement>(null)
   const label = nodeAriaLabel(data, state, stalled?.length ?? 0)
   useLayoutEffect(() => {

@@ -55,7 +55,11 @@ function markerHook(markers: readonly FaultMarker[]) {
       4 * px
     )
     visible.forEach(({ m, x }, i) => {
-      ctx.setLineDash([5 * px, 4 * px])
+      // Faults dashed in red, what the order checker found dotted in amber.
+      const c = m.kind === 'order' ? cssVar('--warn', '#d97706') : colour
+      ctx.strokeStyle = c
+      ctx.fillStyle = c
+      ctx.setLineDash(m.kind === 'order' ? [2 * px, 3 * px] : [5 * px, 4 * px])
       ctx.beginPath()
       ctx.moveTo(x, top)
       ctx.lineTo(x, top + height)

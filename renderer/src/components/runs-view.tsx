@@ -9,7 +9,13 @@ import {
 } from 'lucide-react'
 import { memo, useEffect, useMemo, useRef } from 'react'
 import type { RunRowView } from '../../../common/contract'
-import { failoverBars, faultMarkers, plotOrigin, rateSeries } from '../model/plot-data'
+import {
+  failoverBars,
+  faultMarkers,
+  orderMarkers,
+  plotOrigin,
+  rateSeries
+} from '../model/plot-data'
 import type { RunDetail } from '../stores/runs-store'
 import { useReplayStore } from '../stores/replay-store'
 import { useRunsStore } from '../stores/runs-store'
@@ -163,13 +169,18 @@ const RunDetailView = memo(function RunDetailView({ detail }: { detail: RunDetai
         'failed',
         sends.series.map((s) => s.clientId)
       ),
-      markers: faultMarkers(events, origin, report),
+      markers: [...faultMarkers(events, origin, report), ...orderMarkers(report)].sort(
+        (a, b) => a.x - b.x
+      ),
       bars: failoverBars(report),
       samples: namesrvSamples(events)
     }
   }, [counters, events, origin, report])
   const laneFaults = useMemo(
-    () => plots.markers.map((m) => ({ atMs: origin + m.x * 1000, label: m.label })),
+    () =>
+      plots.markers
+        .filter((m) => m.kind !== 'order')
+        .map((m) => ({ atMs: origin + m.x * 1000, label: m.label })),
     [plots.markers, origin]
   )
   const shown = events.length > MAX_EVENTS_SHOWN ? events.slice(-MAX_EVENTS_SHOWN) : events

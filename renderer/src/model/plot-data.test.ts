@@ -5,6 +5,7 @@ import {
   delayedFacts,
   failbackFacts,
   orderRows,
+  orderMarkers,
   transactionRows,
   checkBackText,
   controllerFacts,
@@ -439,6 +440,42 @@ describe('controllerFacts', () => {
   })
 })
 
+describe('orderMarkers', () => {
+  const lane = {
+    lane: 'remoting',
+    orderPolicy: 'wait' as const,
+    keys: 16,
+    acked: 400,
+    delivered: 400,
+    storedUnacked: 0,
+    violations: 0,
+    violatedKeys: [],
+    violatedKeyCount: 0,
+    firstViolationAtMs: null,
+    reroutes: 0,
+    reroutedKeyCount: 0,
+    maxStallMs: 5230,
+    stall: { brokerName: 'broker-a', queueId: 2, fromMs: 6100 }
+  }
+
+  it('marks a lane’s long stall where it began and its first violation, nothing for short stalls', () => {
+    const report = {
+      order: {
+        orderKeys: 16,
+        lanes: [
+          lane,
+          { ...lane, lane: 'java', maxStallMs: 400, violations: 3, firstViolationAtMs: 9050 }
+        ]
+      }
+    } as unknown as ScenarioReport
+    expect(orderMarkers(report)).toEqual([
+      { x: 6.1, label: 'remoting stall 5.2 s (broker-a#2)', kind: 'order' },
+      { x: 9.05, label: 'java out of order ×3', kind: 'order' }
+    ])
+    expect(orderMarkers(null)).toEqual([])
+  })
+})
+
 describe('orderRows', () => {
   const lane = {
     lane: 'remoting',
@@ -450,6 +487,7 @@ describe('orderRows', () => {
     violations: 0,
     violatedKeys: [],
     violatedKeyCount: 0,
+    firstViolationAtMs: null,
     reroutes: 0,
     reroutedKeyCount: 0,
     maxStallMs: 812,

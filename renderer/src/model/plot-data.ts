@@ -29,6 +29,8 @@ export interface FaultMarker {
   /** Seconds since the origin. */
   x: number
   label: string
+  /** What it marks: a fault (default), or what the order checker found (a stall, a violation). */
+  kind?: 'fault' | 'order'
 }
 
 export interface BarData {
@@ -118,6 +120,35 @@ export function faultMarkers(
   return report.faults
     .map((f) => ({ x: round3(f.atMs / 1000), label: `${f.action} ${f.nodes.join(', ')}`.trim() }))
     .sort((a, b) => a.x - b.x)
+}
+
+/** Stalls shorter than this are lock handoffs, not worth a line across the plots. */
+const STALL_MARKER_MS = 1000
+
+/**
+ * Markers for what the order checker found, per lane: where its longest stall began (when a
+ * second or longer) and its first order violation, so the plots show them beside the faults.
+ */
+export function orderMarkers(report: ScenarioReport | null): FaultMarker[] {
+  if (!report?.order) return []
+  const out: FaultMarker[] = []
+  for (const l of report.order.lanes) {
+    if (l.stall && l.maxStallMs !== null && l.maxStallMs >= STALL_MARKER_MS) {
+      out.push({
+        x: round3(l.stall.fromMs / 1000),
+        label: `${l.lane} stall ${(l.maxStallMs / 1000).toFixed(1)} s (${l.stall.brokerName}#${l.stall.queueId})`,
+        kind: 'order'
+      })
+    }
+    if (l.firstViolationAtMs !== null) {
+      out.push({
+        x: round3(l.firstViolationAtMs / 1000),
+        label: `${l.lane} out of order ×${l.violations}`,
+        kind: 'order'
+      })
+    }
+  }
+  return out.sort((a, b) => a.x - b.x)
 }
 
 function end(room: string | null | undefined, name: string | null | undefined): string {

@@ -1,3 +1,4 @@
+import type { Stalls } from '../../../common/replay/stalls'
 import { create } from 'zustand'
 import type { RunRowView } from '../../../common/contract'
 import type {
@@ -59,6 +60,8 @@ export interface ReplayViewState {
   networkFaults: readonly ActiveNetworkFault[]
   /** The network faults at `t` as the canvas's links draw them. */
   linkFaults: readonly LinkFault[]
+  /** Orderly consumers' queues stalled for a lock at `t` (the canvas badge, as live). */
+  stalls: Stalls
   /** True when the run's topology was not stored and the open document stands in for it. */
   usingOpenDocument: boolean
   open(runId: number): Promise<void>
@@ -148,6 +151,7 @@ export const useReplayStore = create<ReplayViewState>()((set, get) => {
       failovers: state.failovers.length === s.failovers.length ? s.failovers : state.failovers,
       faults: state.faults,
       networkFaults: state.networkFaults,
+      stalls: state.stalls,
       ...(sameNetworkFaults(s.networkFaults, state.networkFaults)
         ? {}
         : { linkFaults: replayLinkFaults(state.networkFaults, shapes) })
@@ -185,6 +189,7 @@ export const useReplayStore = create<ReplayViewState>()((set, get) => {
     faults: [],
     networkFaults: [],
     linkFaults: [],
+    stalls: {},
     usingOpenDocument: false,
 
     async open(runId) {
@@ -242,7 +247,8 @@ export const useReplayStore = create<ReplayViewState>()((set, get) => {
         failovers: [],
         faults: [],
         networkFaults: [],
-        linkFaults: []
+        linkFaults: [],
+        stalls: {}
       })
       shapes = new Map()
     },
