@@ -121,4 +121,19 @@ if (process.platform !== 'linux') {
   } else run(process.execPath, ['scripts/build-native.mjs'])
 }
 
+// The tests validate `drstudio scenario run --junit` against a JUnit schema with xmllint.
+step('xmllint (JUnit schema checks in the tests)')
+if (commandExists('xmllint')) {
+  console.log('xmllint present')
+} else if (process.platform === 'linux' && commandExists('apt-get') && process.getuid?.() === 0) {
+  if (run('apt-get', ['install', '-y', '-qq', 'libxml2-utils']) !== 0) {
+    must('apt-get', ['update', '-qq'])
+    must('apt-get', ['install', '-y', '-qq', 'libxml2-utils'], {}, 'install libxml2-utils')
+  }
+} else {
+  console.log(
+    'warning: xmllint not found; the JUnit schema tests will fail. Fix: install libxml2-utils (Debian/Ubuntu) or libxml2 (macOS: brew install libxml2)'
+  )
+}
+
 console.log('\nsetup complete: run `npm test` to verify, `npm start` to launch DR Studio')

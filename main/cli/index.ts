@@ -76,11 +76,23 @@ export function buildProgram(): Command {
   scenario
     .command('run')
     .description(
-      'boot the scenario topology, run its workload and faults, print a scorecard; exit 0 only if every gate passes'
+      'for each scenario: boot its topology, run its workload and faults, print a scorecard. ' +
+        'Exit 0 every gate passed, 1 a gate failed, 2 a run could not be made (bad file, boot failure, missing Java), ' +
+        '3 stopped by an abort block; several scenarios exit with the most serious'
     )
-    .argument('<file>', 'scenario YAML (e.g. resources/scenarios/room1-brokers-down.yaml)')
-    .option('--report <file>', 'write the report JSON here')
-    .option('--json', 'print the report JSON instead of the scorecard')
+    .argument(
+      '<files...>',
+      'scenario YAML files or folders of them (e.g. resources/scenarios/room1-brokers-down.yaml resources/scenarios)'
+    )
+    .option(
+      '--report <path>',
+      'write the report JSON here (a folder, one <name>.json each, for several scenarios)'
+    )
+    .option('--json', 'print the report JSON instead of the scorecard (an array for several)')
+    .option(
+      '--junit <file>',
+      "write JUnit XML for CI: a testsuite per scenario, a testcase per gate and the run's verdict"
+    )
     .option(
       '--allow-actions',
       "on an attached cluster: run the topology's operator commands (actions) the timeline needs"
@@ -91,9 +103,15 @@ export function buildProgram(): Command {
     )
     .action(
       (
-        file: string,
-        opts: { report?: string; json?: boolean; allowActions?: boolean; createTopic?: boolean }
-      ) => guarded(() => runScenarioCommand(file, opts))
+        files: string[],
+        opts: {
+          report?: string
+          json?: boolean
+          junit?: string
+          allowActions?: boolean
+          createTopic?: boolean
+        }
+      ) => guarded(() => runScenarioCommand(files, opts))
     )
 
   program

@@ -1,10 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openDatabase, Recorder } from '../services/ledger/recorder'
 import { isPidAlive } from '../services/pid-alive'
-import { runScenarioCommand } from './scenario-command'
+import { runScenarioCommand, scenarioFiles } from './scenario-command'
+
+const XSD = resolve(import.meta.dirname, '../../resources/junit/junit.xsd')
 
 const dir = mkdtempSync(join(tmpdir(), 'drstudio-scenario-cli-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -52,6 +55,49 @@ gates: { maxRtoMS: 100 }
       '  - gates.maxRtoMS: unknown key "maxRtoMS"; did you mean "maxRtoMs"?',
       ''
     ])
+  })
+})
+
+describe('drstudio scenario run on several files and folders', () => {
+  it('runs each in turn, writes JUnit with a suite per scenario, and exits 2 when none could run', async () => {
+    const folder = join(dir, 'suite')
+    mkdirSync(folder, { recursive: true })
+    writeFileSync(join(folder, 'a.yaml'), 'name: a\ntopology: no-such-topology.json\n')
+    writeFileSync(join(folder, 'b.yml'), 'name: b\ntopology: two-rooms\ngates: { maxLostt: 0 }\n')
+    writeFileSync(join(folder, 'notes.txt'), 'not a scenario')
+    const single = join(dir, 'c.yaml')
+    writeFileSync(single, 'name: c\ntopology: two-rooms\nworkload: { duration: -1s }\n')
+    const junit = join(dir, 'out', 'junit.xml')
+    const err = sink()
+    const code = await runScenarioCommand([folder, single], {
+      dataDir: join(dir, 'data'),
+      junit,
+      stdout: sink() as unknown as NodeJS.WritableStream,
+      stderr: err as unknown as NodeJS.WritableStream
+    })
+    expect(code).toBe(2)
+    const xml = readFileSync(junit, 'utf8')
+    // Folder entries in name order, then the file; each a suite with the error that stopped it.
+    expect([...xml.matchAll(/<testsuite name="([^"]+)"/g)].map((m) => m[1])).toEqual([
+      join(folder, 'a.yaml'),
+      join(folder, 'b.yml'),
+      single
+    ])
+    expect(xml).toContain('errors="3"')
+    expect(xml).toContain('maxLostt')
+    const lint = spawnSync('xmllint', ['--noout', '--schema', XSD, junit], { encoding: 'utf8' })
+    expect(lint.status, `${lint.stdout}${lint.stderr}`).toBe(0)
+    expect(err.text).toContain('no-such-topology.json')
+  })
+
+  it('names an argument that is neither a scenario file nor a folder of them', () => {
+    expect(() => scenarioFiles([join(dir, 'missing.yaml')])).toThrow(
+      /missing.yaml: no such file or folder/
+    )
+    const empty = join(dir, 'empty')
+    mkdirSync(empty, { recursive: true })
+    expect(() => scenarioFiles([empty])).toThrow(/holds no scenario \(\*\.yaml\) file/)
+    expect(() => scenarioFiles([])).toThrow(/at least one scenario/)
   })
 })
 

@@ -1,6 +1,7 @@
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ScenarioReport } from '../../common/scenario/schema'
 import type { Topology } from '../../common/topology'
@@ -252,22 +253,31 @@ gates:
   failovers: [{ kind: broker, fromRoom: room1, toRoom: room2 }]
 `
     )
-    const reportFile = join(root, 'cli-out-of-band.json')
+    // A second scenario whose topology is missing: no run can be made of it (exit 2 for the lot).
+    const broken = join(root, 'cli-no-topology.yaml')
+    writeFileSync(broken, 'name: cli-no-topology\ntopology: no-such-topology.json\n')
+    const reportDir = join(root, 'cli-reports')
+    const junitFile = join(root, 'cli-junit.xml')
     let killed = false
-    const cli = await runCli(['scenario', 'run', scenario, '--report', reportFile], {
-      env: { DRSTUDIO_DATA_DIR: join(root, 'cli-data') },
-      onStderr: (line) => {
-        if (killed || !line.includes('producers for')) return
-        killed = true
-        // The operator kills broker-a 3 s into the workload and leaves it down.
-        setTimeout(
-          () => process.kill(Number(readFileSync(scripts.pidFile, 'utf8')), 'SIGKILL'),
-          3000
-        )
+    const cli = await runCli(
+      ['scenario', 'run', scenario, broken, '--report', reportDir, '--junit', junitFile],
+      {
+        env: { DRSTUDIO_DATA_DIR: join(root, 'cli-data') },
+        onStderr: (line) => {
+          if (killed || !line.includes('producers for')) return
+          killed = true
+          // The operator kills broker-a 3 s into the workload and leaves it down.
+          setTimeout(
+            () => process.kill(Number(readFileSync(scripts.pidFile, 'utf8')), 'SIGKILL'),
+            3000
+          )
+        }
       }
-    })
+    )
     expect(cli.lingered, `sockets the CLI still held:\n${cli.lingered?.join('\n')}`).toBeNull()
-    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as ScenarioReport
+    const report = JSON.parse(
+      readFileSync(join(reportDir, 'cli-out-of-band.json'), 'utf8')
+    ) as ScenarioReport
     process.stderr.write(`${cli.stdout}\nverdict → exit: ${cli.verdictToExitMs} ms\n`)
     // The verdict the run deserves: the kill observed, room 1 failed over to room 2, and the
     // scorecard and exit code say what the gates say (a message broker-a acknowledged just before
@@ -278,8 +288,25 @@ gates:
     expect(report.gates.find((g) => g.name.startsWith('broker failovers'))?.passed).toBe(true)
     expect(report.passed).toBe(report.gates.every((g) => g.passed))
     expect(cli.stdout).toContain(`(run ${report.runId}): ${report.passed ? 'PASSED' : 'FAILED'}`)
-    expect(cli.code).toBe(report.passed ? 0 : 1)
+    // The run that could not be made outranks the verdict of the one that was (exit codes: README).
+    expect(cli.code).toBe(2)
     expect(cli.verdictToExitMs).toBeLessThan(2000)
+    // JUnit for CI, valid against the schema: a suite per scenario, a testcase per gate.
+    const lint = spawnSync(
+      'xmllint',
+      [
+        '--noout',
+        '--schema',
+        join(resolve(import.meta.dirname, '../..'), 'resources/junit/junit.xsd'),
+        junitFile
+      ],
+      { encoding: 'utf8' }
+    )
+    expect(lint.status, `${lint.stdout}${lint.stderr}`).toBe(0)
+    const xml = readFileSync(junitFile, 'utf8')
+    for (const g of report.gates) expect(xml).toContain(`<testcase name="${g.name}"`)
+    expect(xml).toContain(`<property name="runId" value="${report.runId}"/>`)
+    expect(xml).toMatch(/<testsuite name="cli-no-topology" tests="1" failures="0" errors="1"/)
   })
 })
 

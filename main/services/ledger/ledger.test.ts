@@ -222,7 +222,8 @@ describe('LedgerReader', () => {
         dueAt: 6000,
         firstDeliveredAt: 6100,
         deliveries: 3,
-        positions: 2
+        positions: 2,
+        producerId: 'producer-1'
       },
       {
         key: 'd2',
@@ -230,7 +231,8 @@ describe('LedgerReader', () => {
         dueAt: 7000,
         firstDeliveredAt: null,
         deliveries: 0,
-        positions: 0
+        positions: 0,
+        producerId: 'producer-1'
       }
     ])
   })
