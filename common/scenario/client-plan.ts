@@ -234,6 +234,13 @@ export function checkScenario(scenario: Scenario, topology: Topology): string[] 
       )
     }
   }
+  if (scenario.gates.maxRpoMessages !== undefined && kind === 'transactional') {
+    // A half message's offset is in the broker's half topic, so the replica comparison behind RPO
+    // cannot place it; loss and mismatches still judge every transaction.
+    problems.push(
+      'gates.maxRpoMessages cannot judge transactional messages (their offsets are in the half topic); gate them with maxLost and maxTxMismatches, or send normal messages'
+    )
+  }
   if (isAttachedCluster(topology) && (scenario.workload.lanes?.length ?? 0) > 1) {
     problems.push(
       'workload.lanes runs every lane on its own topic, which an attached cluster does not have; run one lane at a time against it (workload.lane)'

@@ -211,8 +211,8 @@ describe('order gates', () => {
 })
 
 describe('transaction gate', () => {
-  const lane = (name: string, mismatches: number) =>
-    ({ lane: name, mismatches }) as unknown as TransactionsLaneReport
+  const lane = (name: string, mismatches: number, committed = 10) =>
+    ({ lane: name, mismatches, committed }) as unknown as TransactionsLaneReport
   const judge = (transactions: TransactionsLaneReport[] | null) =>
     evaluateGates(gatesSchema.parse({ maxTxMismatches: 1 }), { ...quietRun, transactions }).slice(1)
 
@@ -233,6 +233,15 @@ describe('transaction gate', () => {
   it('fails a run without transactional messages', () => {
     expect(judge(null)).toMatchObject([
       { passed: false, actual: 'no transactional message in this run' }
+    ])
+  })
+
+  it('fails a run in which no transaction committed: nothing was there to arrive', () => {
+    expect(judge([lane('remoting', 0, 0), lane('java', 0, 0)])).toMatchObject([
+      { passed: false, actual: 'no transaction committed in this run' }
+    ])
+    expect(judge([lane('remoting', 0, 0), lane('java', 0, 3)])).toMatchObject([
+      { passed: true, actual: 0 }
     ])
   })
 })

@@ -162,12 +162,18 @@ export function evaluateGates(gates: Gates, f: GateFacts): GateResult[] {
   }
   out.push(...orderGates(gates, f.order ?? null))
   if (gates.maxTxMismatches !== undefined) {
-    const lanes = f.transactions ?? null
-    const total = lanes?.length ? lanes.reduce((n, l) => n + l.mismatches, 0) : null
+    const lanes = f.transactions ?? []
+    const committed = lanes.reduce((n, l) => n + l.committed, 0)
+    // No committed transaction means nothing was there to arrive: the gate cannot pass on that.
+    const total = committed > 0 ? lanes.reduce((n, l) => n + l.mismatches, 0) : null
     out.push({
       name: 'transactions whose outcome differs from the local decision (all lanes)',
       passed: total !== null && total <= gates.maxTxMismatches,
-      actual: total ?? 'no transactional message in this run',
+      actual:
+        total ??
+        (lanes.length
+          ? 'no transaction committed in this run'
+          : 'no transactional message in this run'),
       limit: gates.maxTxMismatches
     })
   }

@@ -699,8 +699,11 @@ export const transactionsLaneReportSchema = z.object({
   clientRollbacks: z.number().int(),
   /** Left to the broker's check-back by the plan (checkShare). */
   viaCheck: z.number().int(),
-  /** END_TRANSACTION could not be written (the broker was gone): the check-back had to decide. */
-  endLost: z.number().int(),
+  /**
+   * END_TRANSACTION could not be written (the broker was gone): the check-back had to decide. Null
+   * on lanes that cannot see it: the stock Java client sends it oneway and only logs a failure.
+   */
+  endLost: z.number().int().nullable(),
   /** Messages a check-back was answered for. */
   checkedBack: z.number().int(),
   /**
@@ -730,7 +733,7 @@ export const transactionsReportSchema = z.object({
   /**
    * How often the brokers check back unresolved half messages (transactionCheckInterval), and the
    * age a half message must reach first (transactionTimeOut); null against an attached cluster,
-   * whose own settings (60 s by default) apply.
+   * whose own settings (30 s by default in RocketMQ 5, 60 s in 4.x) apply.
    */
   checkIntervalMs: z.number().nullable(),
   checkAfterMs: z.number().nullable(),
@@ -826,9 +829,7 @@ export const reportSchema = z.object({
   selections: z.array(selectionReportSchema),
   faults: z.array(faultReportSchema),
   /** Delayed workloads only. */
-  delayed: delayedReportSchema
-    .extend({ lanes: z.array(delayedLaneSchema).default([]) })
-    .optional(),
+  delayed: delayedReportSchema.extend({ lanes: z.array(delayedLaneSchema).default([]) }).optional(),
   order: orderReportSchema.optional(),
   transactions: transactionsReportSchema.optional(),
   failback: failbackReportSchema

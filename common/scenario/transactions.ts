@@ -57,7 +57,8 @@ export function judgeTransactions(
     if (m.checksAnswered > 0) checkedBack++
     if (m.checksAnswered > 0 && m.end === 'end') checkedAfterEnd++
     if (m.status === 'acked') acked++
-    const mustDeliver = m.status === 'acked' && m.decision === 'commit' && m.end !== 'client-rollback'
+    const mustDeliver =
+      m.status === 'acked' && m.decision === 'commit' && m.end !== 'client-rollback'
     if (m.status === 'acked') {
       if (m.end === 'client-rollback') clientRollbacks++
       else if (m.decision === 'commit') committed++

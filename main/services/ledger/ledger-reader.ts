@@ -442,7 +442,7 @@ export class LedgerReader {
 
   /**
    * Acknowledged sends stored by some broker sets, with whether each was ever consumed (the RPO
-   * figures of controller-mode groups).
+   * figures of controller-mode groups). Transactional sends are left out: their offsets are the half topic's.
    */
   ackedSendsTo(runId: number, brokerNames: readonly string[]): AckedSendRow[] {
     if (brokerNames.length === 0) return []
@@ -455,7 +455,8 @@ export class LedgerReader {
                   s.ended_at AS ackedAt,
                   EXISTS (SELECT 1 FROM ledger_deliveries d WHERE d.run_id = s.run_id AND d.msg_key = s.msg_key) AS consumed
              FROM ledger_sends s
-            WHERE s.run_id = ? AND s.status = 'acked' AND s.broker_name IN (${list})
+            WHERE s.run_id = ? AND s.status = 'acked' AND s.tx_decision IS NULL
+              AND s.broker_name IN (${list})
               AND s.queue_id IS NOT NULL AND s.queue_offset IS NOT NULL`
         )
         .all(runId, ...brokerNames) as (Omit<AckedSendRow, 'consumed'> & { consumed: number })[]

@@ -312,6 +312,8 @@ describe('LedgerReader', () => {
     deliver(w, 't2', 'consumer-1', 'room1', 'room1', 1900)
     w.flush()
     expect(reader.lossSummary(runId).unexpected).toBe(1)
+    // RPO places acknowledged sends by queue offset: a half message's is the half topic's.
+    expect(reader.ackedSendsTo(runId, ['broker-a']).map((r) => r.key)).toEqual(['plain'])
   })
 
   it('keeps each ordered message’s key and sequence, and reads where it was stored and first delivered', () => {

@@ -17,7 +17,8 @@ const RESOLUTION: Record<TransactionEnd, number> = {
 
 /** Which half message an END_TRANSACTION decides: what the half message's send answered. */
 export interface EndTransactionInput {
-  brokerName: string
+  /** The broker's name (bname); left out when a check-back did not say it. */
+  brokerName?: string
   producerGroup: string
   topic: string
   /** UNIQ_KEY of the half message (the Java client sends it as both msgId and transactionId). */
@@ -37,7 +38,10 @@ export interface EndTransactionInput {
  * MessageDecoder.createMessageId). The offset is the last 8 bytes, for IPv4 and IPv6 hosts alike.
  */
 export function commitLogOffsetOf(offsetMsgId: string): number {
-  if (!/^[0-9A-Fa-f]+$/.test(offsetMsgId) || (offsetMsgId.length !== 32 && offsetMsgId.length !== 56))
+  if (
+    !/^[0-9A-Fa-f]+$/.test(offsetMsgId) ||
+    (offsetMsgId.length !== 32 && offsetMsgId.length !== 56)
+  )
     throw new Error(
       `"${offsetMsgId}" is not an offset message id (32 or 56 hex digits: store host, port, commit-log offset)`
     )
@@ -90,7 +94,10 @@ export interface TransactionCheck {
  * Reads a CHECK_TRANSACTION_STATE (39) request the broker pushed on a producer's connection.
  * Throws BadResponseError (naming the broker) when a field or the message is missing.
  */
-export function parseTransactionCheck(brokerAddress: string, cmd: DecodedCommand): TransactionCheck {
+export function parseTransactionCheck(
+  brokerAddress: string,
+  cmd: DecodedCommand
+): TransactionCheck {
   const f = cmd.extFields
   const long = (name: string): number => {
     const v = Number(f[name])
@@ -99,7 +106,8 @@ export function parseTransactionCheck(brokerAddress: string, cmd: DecodedCommand
     return v
   }
   const [message] = decodeMessages(cmd.body, brokerAddress)
-  if (!message) throw new BadResponseError(brokerAddress, 'CHECK_TRANSACTION_STATE carries no message')
+  if (!message)
+    throw new BadResponseError(brokerAddress, 'CHECK_TRANSACTION_STATE carries no message')
   const msgId = f.msgId ?? message.msgId
   return {
     brokerAddress,

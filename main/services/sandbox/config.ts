@@ -84,8 +84,8 @@ export interface BrokerConfigInput {
  * Transactions' check-back in sandbox brokers: every half message older than
  * TRANSACTION_CHECK_AFTER_MS (transactionTimeOut, RocketMQ's default: it must stay above the 3 s
  * in which the broker batches its records of ended transactions, or a committed message could be
- * checked and committed again) is checked back every TRANSACTION_CHECK_INTERVAL_MS (30-60 s by
- * default, far beyond a scenario's drain).
+ * checked and committed again) is checked back every TRANSACTION_CHECK_INTERVAL_MS (30 s by
+ * default in RocketMQ 5, 60 s in 4.x; far beyond a scenario's drain).
  */
 export const TRANSACTION_CHECK_INTERVAL_MS = 2000
 export const TRANSACTION_CHECK_AFTER_MS = 6000

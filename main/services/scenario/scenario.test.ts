@@ -287,6 +287,9 @@ describe('plan and checks', () => {
       /workload.checkShare applies to transactional messages only/
     )
     expect(() =>
+      base({ workload: { messages: 'transactional' }, gates: { maxRpoMessages: 0 } })
+    ).toThrow(/gates.maxRpoMessages cannot judge transactional messages/)
+    expect(() =>
       base(
         { workload: { messages: 'transactional', lanes: ['java', 'grpc'] } },
         'two-rooms-proxies'
@@ -354,6 +357,30 @@ describe('plan and checks', () => {
     expect(() =>
       base({ workload: { lanes: ['remoting', { lane: 'java', name: 'remoting' }] } })
     ).toThrow(/workload.lanes: "remoting" appears twice/)
+  })
+
+  it('gives each transactional producer a group of its own, so check-backs reach the one that ran it', () => {
+    const specs = (messages: 'normal' | 'transactional') => {
+      const l = base({ workload: { messages } })
+      const ctx = {
+        plan: resolveRunPlan({ loaded: l, runId: 1, kind: 'session' }),
+        endpoints: { managementNodes: [], nameServers: [] },
+        startOffsets: new Map()
+      } as unknown as RunContext
+      return planClients(l.scenario, l.topology).map((p) => `${p.id}:${specOf(p, ctx).group}`)
+    }
+    expect(specs('transactional')).toEqual([
+      'producer-1:orders-producer-producer-1',
+      'consumer-1:orders-consumer',
+      'producer-2:orders-producer-producer-2',
+      'consumer-2:orders-consumer'
+    ])
+    expect(specs('normal')).toEqual([
+      'producer-1:orders-producer',
+      'consumer-1:orders-consumer',
+      'producer-2:orders-producer',
+      'consumer-2:orders-consumer'
+    ])
   })
 
   it('uses the topology clients unless workload.rooms says otherwise', () => {

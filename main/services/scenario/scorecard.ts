@@ -70,7 +70,7 @@ function orderLines(o: NonNullable<ScenarioReport['order']>): string[] {
 /** How the brokers' check-back was timed, in words (an attached cluster's is its own). */
 function checkBackText(t: NonNullable<ScenarioReport['transactions']>): string {
   return t.checkIntervalMs === null
-    ? 'check-backs on the cluster’s own schedule (transactionCheckInterval, 60 s by default): they may take that long'
+    ? 'check-backs on the cluster’s own schedule (transactionCheckInterval, 30 s by default in RocketMQ 5): they may take that long'
     : `brokers check back half messages older than ${formatMs(t.checkAfterMs)} every ${formatMs(t.checkIntervalMs)}`
 }
 
@@ -98,7 +98,7 @@ function transactionLines(t: NonNullable<ScenarioReport['transactions']>): strin
       String(l.rolledBack),
       String(l.clientRollbacks),
       String(l.viaCheck),
-      String(l.endLost),
+      l.endLost === null ? 'n/a' : String(l.endLost),
       `${l.checkedBack}${l.checkedAfterEnd ? ` (${l.checkedAfterEnd} after an end)` : ''}`,
       `${l.mismatches}${l.mismatches ? ` (${l.committedUndelivered} committed never delivered, ${l.rolledBackDelivered} rolled back delivered)` : ''}`,
       String(l.unresolved),

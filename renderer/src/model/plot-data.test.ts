@@ -335,7 +335,7 @@ describe('transactionRows', () => {
     rolledBack: 60,
     clientRollbacks: 10,
     viaCheck: 58,
-    endLost: 2,
+    endLost: null as number | null,
     checkedBack: 61,
     checkedAfterEnd: 3,
     mismatches: 4,
@@ -356,6 +356,7 @@ describe('transactionRows', () => {
         ...lane,
         lane: 'remoting',
         clientRollbacks: 0,
+        endLost: 2,
         mismatches: 0,
         unresolved: 0,
         mismatchedKeys: []
@@ -369,18 +370,24 @@ describe('transactionRows', () => {
       acked: '300 of 320',
       rolledBack: '60 + 10 by the client',
       checks: '61 (58 planned, 3 after an end)',
+      endLost: 'n/a',
       mismatches: '4 (3 committed undelivered, 1 rolled back delivered: a, b, c, …)',
       bad: { mismatches: true, unresolved: true, duplicates: false, rolledBack: true }
     })
-    expect(ours).toMatchObject({ rolledBack: '60', mismatches: '0', bad: { mismatches: false } })
+    expect(ours).toMatchObject({
+      rolledBack: '60',
+      endLost: '2',
+      mismatches: '0',
+      bad: { mismatches: false }
+    })
   })
 
-  it('names the sandbox’s check-back timing, or says an attached cluster’s may take a minute', () => {
+  it('names the sandbox’s check-back timing, or says an attached cluster’s may take 30 s', () => {
     expect(checkBackText(t)).toBe(
       'Brokers check back half messages older than 6000 ms every 2000 ms.'
     )
     expect(checkBackText({ ...t, checkIntervalMs: null, checkAfterMs: null })).toMatch(
-      /60 s by default/
+      /30 s by default in RocketMQ 5/
     )
   })
 })

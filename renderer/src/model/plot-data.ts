@@ -280,7 +280,8 @@ export interface TransactionRow {
   committed: number
   rolledBack: string
   checks: string
-  endLost: number
+  /** 'n/a' on lanes that cannot see a lost end (the Java client's oneway end). */
+  endLost: string
   mismatches: string
   unresolved: number
   duplicates: number
@@ -295,7 +296,7 @@ export function transactionRows(t: NonNullable<ScenarioReport['transactions']>):
     committed: l.committed,
     rolledBack: `${l.rolledBack}${l.clientRollbacks ? ` + ${l.clientRollbacks} by the client` : ''}`,
     checks: `${l.checkedBack} (${l.viaCheck} planned${l.checkedAfterEnd ? `, ${l.checkedAfterEnd} after an end` : ''})`,
-    endLost: l.endLost,
+    endLost: l.endLost === null ? 'n/a' : String(l.endLost),
     mismatches: `${l.mismatches}${l.mismatches ? ` (${l.committedUndelivered} committed undelivered, ${l.rolledBackDelivered} rolled back delivered${l.mismatchedKeys.length ? `: ${l.mismatchedKeys.slice(0, 3).join(', ')}${l.mismatches > 3 ? ', …' : ''}` : ''})` : ''}`,
     unresolved: l.unresolved,
     duplicates: l.duplicates,
@@ -311,7 +312,7 @@ export function transactionRows(t: NonNullable<ScenarioReport['transactions']>):
 /** How the brokers' check-back was timed, in words (an attached cluster keeps its own). */
 export function checkBackText(t: NonNullable<ScenarioReport['transactions']>): string {
   return t.checkIntervalMs === null
-    ? 'Check-backs run on the cluster’s own schedule (transactionCheckInterval, 60 s by default) and may take that long.'
+    ? 'Check-backs run on the cluster’s own schedule (transactionCheckInterval, 30 s by default in RocketMQ 5) and may take that long.'
     : `Brokers check back half messages older than ${t.checkAfterMs} ms every ${t.checkIntervalMs} ms.`
 }
 

@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events'
 import type { ClientChoice } from '../../../../common/scenario/events'
 import type { OrderPolicy, SelectionPolicy } from '../../../../common/topology/schema'
-import type { TxDecision } from '../../../../common/scenario/transactions'
 import { MessageSysFlag, RequestCode } from '../../remoting/codes'
 import type { DecodedCommand } from '../../remoting/codec'
 import { createUniqId, MessageProperty } from '../../remoting/message'
@@ -19,6 +18,7 @@ import type { Attempt, SendInput, SendOutcome, SendState } from './send-attempt'
 export type { SendInput, SendOutcome } from './send-attempt'
 import { failoverOf, hedgeOf, outcome, raceDelay } from './send-attempt'
 import { FaultTable } from './fault-table'
+import { LocalTransactions } from './local-transactions'
 import type { HedgeOptions } from './hedge'
 import { firstOk, HEDGE_DEFAULTS, HedgePolicy } from './hedge'
 import type { NameServerDirectory } from './name-server-directory'
@@ -95,11 +95,8 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
   /** Ordered sends: each key's home queue, fixed at its first send, and its chain of sends. */
   private readonly orderHomes = new Map<string, QueueSlot>()
   private readonly orderChains = new Map<string, Promise<unknown>>()
-  /**
-   * Transactional sends: the local transactions' outcomes by message key, as an application's own
-   * database keeps them; the broker's check-back is answered from here (see onServerRequest).
-   */
-  private readonly localTransactions = new Map<string, TxDecision>()
+  /** Transactional sends' local transactions; the broker's check-back is answered from here. */
+  private readonly localTransactions: LocalTransactions
   private brokerCursor = 0
   private lastBroker: { name: string; room: string | null } | undefined
   private timers: NodeJS.Timeout[] = []
@@ -141,6 +138,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       room: options.room
     })
     this.clock = deps.clock ?? systemClock
+    this.localTransactions = new LocalTransactions(() => this.clock.now())
     this.random = deps.random ?? Math.random
     const routing = createRouting(
       {
@@ -322,7 +320,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       counters.failed++
       // No half message was acknowledged, so the local transaction never ran: a check-back on a
       // half message stored anyway (a timed-out attempt) is told to roll it back.
-      if (input.transaction) this.localTransactions.set(key, 'rollback')
+      if (input.transaction) this.localTransactions.ran(key, 'rollback', null)
       return this.failed(st, startedAt)
     } finally {
       counters.inflight--
@@ -564,7 +562,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
   private async endTransaction(st: SendState, r: Extract<Attempt, { ok: true }>): Promise<void> {
     const tx = st.input.transaction
     if (!tx) return
-    this.localTransactions.set(st.key, tx.decision)
+    this.localTransactions.ran(st.key, tx.decision, r.broker.brokerName)
     if (tx.viaCheck) {
       st.txEnd = 'check'
       return
@@ -595,8 +593,8 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
 
   /**
    * A broker's CHECK_TRANSACTION_STATE about a half message of this producer's group: answered
-   * from the local transactions when this producer ran it, left unknown otherwise (the broker asks
-   * the group's producers in turn, so the one that ran it answers on a later round).
+   * from the local transactions when this producer ran it, left unknown otherwise (a run gives each
+   * transactional producer a group of its own, so the broker asks the one that ran it).
    */
   private readonly onServerRequest = (e: { address: string; command: DecodedCommand }): void => {
     if (e.command.code !== RequestCode.CHECK_TRANSACTION_STATE) return
@@ -613,7 +611,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       return
     }
     if (check.message.properties[MessageProperty.PRODUCER_GROUP] !== this.opts.group) return
-    const decision = this.localTransactions.get(check.msgId)
+    const decision = this.localTransactions.answer(check.msgId, check.brokerName)
     this.deps.ledger.event('transaction-checked', this.id, this.room, {
       key: check.msgId,
       brokerName: check.brokerName ?? null,
@@ -622,7 +620,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
     if (!decision) return
     this.remoting
       .endTransaction(check.brokerAddress, {
-        brokerName: check.brokerName ?? '',
+        ...(check.brokerName ? { brokerName: check.brokerName } : {}),
         producerGroup: this.opts.group,
         topic: check.topic,
         msgId: check.msgId,

@@ -1,9 +1,6 @@
 import { computeRto, localShare, percentile } from '../../../../common/scenario/metrics'
 import { isAttachedCluster, listNodes } from '../../../../common/topology/model'
-import {
-  TRANSACTION_CHECK_AFTER_MS,
-  TRANSACTION_CHECK_INTERVAL_MS
-} from '../../sandbox/config'
+import { TRANSACTION_CHECK_AFTER_MS, TRANSACTION_CHECK_INTERVAL_MS } from '../../sandbox/config'
 import type {
   ClientReport,
   FailoverReport,
@@ -156,7 +153,7 @@ export function shapeReport(input: ReportInput): ScenarioReport {
         snap.transactional,
         plan.clients,
         scenario,
-        // An operator's brokers check back on their own schedule (60 s by default), unknown here.
+        // An operator's brokers check back on their own schedule (30 s by default in RocketMQ 5), unknown here.
         isAttachedCluster(topology)
           ? { checkIntervalMs: null, checkAfterMs: null }
           : {

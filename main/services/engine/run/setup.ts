@@ -106,6 +106,20 @@ export function resolveEndpoints(ctx: RunContext): RunEndpoints {
   }
 }
 
+/**
+ * The group a client joins. A transactional producer is a group of its own: the broker sends a
+ * check-back to one connection of the half message's group, picked by a broker-wide counter, and
+ * our producers (like the Java worker's) keep their local transactions in memory, so a sibling
+ * could never answer and the transaction would wait out transactionCheckMax rounds. An
+ * application that keeps them in a shared database can share one group.
+ */
+export function groupOfClient(plan: ClientPlan, ctx: RunContext): string {
+  const group = ctx.plan.names.groupOf(plan.group)
+  const transactional =
+    plan.role === 'producer' && ctx.plan.loaded.scenario.workload.messages === 'transactional'
+  return transactional ? `${group}-${plan.id}` : group
+}
+
 /** The spec a worker builds a plan's client from. */
 export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
   const { topology, scenario } = ctx.plan.loaded
@@ -121,7 +135,7 @@ export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
     room: plan.room,
     lane: plan.lane,
     topic: names.topicOf(plan.topic),
-    group: names.groupOf(plan.group),
+    group: groupOfClient(plan, ctx),
     roomOrder: ctx.plan.rooms,
     managementNodes: own(ctx.endpoints.managementNodes),
     nameServers: own(ctx.endpoints.nameServers),

@@ -63,6 +63,25 @@ class TransactionPlanTest {
         assertEquals("unknown", checks.get(4).getString("answer"));
     }
 
+    @Test
+    void localTransactionsAreForgottenPastTheCheckBackWindow() {
+        long[] now = {0};
+        LocalTransactions tx = new LocalTransactions(c -> {}, () -> now[0], 1000);
+        var commitNow = new TransactionPlan(LocalTransactionState.COMMIT_MESSAGE, false);
+        tx.executeLocalTransaction(message("old"), commitNow);
+        now[0] = 600;
+        tx.executeLocalTransaction(message("mid"), commitNow);
+        now[0] = 1000;
+        tx.sendFailed("new");
+        assertEquals(2, tx.size());
+        assertEquals(LocalTransactionState.UNKNOW, tx.checkLocalTransaction(checked("old", "broker-a")));
+        assertEquals(LocalTransactionState.COMMIT_MESSAGE, tx.checkLocalTransaction(checked("mid", "broker-a")));
+        now[0] = 1700;
+        tx.sendFailed("newest");
+        assertEquals(2, tx.size());
+        assertEquals(LocalTransactionState.UNKNOW, tx.checkLocalTransaction(checked("mid", "broker-a")));
+    }
+
     private static Message message(String key) {
         return new Message("T", "dr", key, new byte[1]);
     }

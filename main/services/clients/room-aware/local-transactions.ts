@@ -1,0 +1,68 @@
+import type { TxDecision } from '../../../../common/scenario/transactions'
+
+/**
+ * How long a producer remembers a local transaction: past the point where a broker stops asking
+ * (RocketMQ checks a half message at most transactionCheckMax = 15 times, every
+ * transactionCheckInterval = 30 s by default, after transactionTimeOut = 6 s), so memory follows
+ * the check-back window rather than the length of the run.
+ */
+export const LOCAL_TRANSACTION_RETENTION_MS = 10 * 60_000
+
+interface LocalTransaction {
+  decision: TxDecision
+  /** The broker that acknowledged the half message; null when no send was acknowledged. */
+  brokerName: string | null
+  at: number
+}
+
+/**
+ * A producer's record of the local transactions it ran, by message key, as an application's own
+ * database keeps them; the broker's check-backs are answered from here.
+ */
+export class LocalTransactions {
+  private readonly byKey = new Map<string, LocalTransaction>()
+  private prunedAt = 0
+
+  constructor(
+    private readonly now: () => number,
+    private readonly retentionMs = LOCAL_TRANSACTION_RETENTION_MS
+  ) {}
+
+  /**
+   * The local transaction of `key` decided `decision` after `brokerName` stored its half message.
+   * A send that failed ran none: record it as a rollback with no broker, so a half message stored
+   * anyway (by a timed-out attempt) is told to roll back.
+   */
+  ran(key: string, decision: TxDecision, brokerName: string | null): void {
+    const at = this.now()
+    // Re-insert so the map stays in time order for pruning.
+    this.byKey.delete(key)
+    this.byKey.set(key, { decision, brokerName, at })
+    if (at - this.prunedAt >= this.retentionMs / 10) this.prune(at)
+  }
+
+  /**
+   * The answer to `brokerName`'s check-back about `key`: the decision when that broker stored the
+   * acknowledged half message; rollback when another broker asks (a timed-out attempt stored a
+   * second half message there, which must not commit the same transaction twice); undefined
+   * when this producer never ran it (the broker asks again).
+   */
+  answer(key: string, brokerName: string | null | undefined): TxDecision | undefined {
+    const t = this.byKey.get(key)
+    if (!t) return undefined
+    if (t.brokerName !== null && brokerName && brokerName !== t.brokerName) return 'rollback'
+    return t.decision
+  }
+
+  get size(): number {
+    return this.byKey.size
+  }
+
+  private prune(now: number): void {
+    this.prunedAt = now
+    for (const [key, t] of this.byKey) {
+      if (now - t.at < this.retentionMs) break
+      this.byKey.delete(key)
+    }
+  }
+}
