@@ -1,9 +1,17 @@
 // `npm run setup`: everything a fresh machine needs — npm deps, the Electron binary when it can be
 // downloaded, a Chromium for the e2e suite, the RocketMQ jars, the Java client worker, a build,
 // and the network lab's nftables and delay router.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { electronBinary } from './electron-status.mjs'
 import { commandExists, must, run, step } from './run.mjs'
 
@@ -133,6 +141,40 @@ if (commandExists('xmllint')) {
 } else {
   console.log(
     'warning: xmllint not found; the JUnit schema tests will fail. Fix: install libxml2-utils (Debian/Ubuntu) or libxml2 (macOS: brew install libxml2)'
+  )
+}
+
+// The metrics tests check the endpoint with `promtool check metrics`. Only promtool is taken from
+// Debian's prometheus package (extracted, not installed): no Prometheus server is set up or started.
+step('promtool (metrics checks in the tests)')
+const promtool = join('.tools', 'bin', 'promtool')
+if (commandExists('promtool') || existsSync(promtool)) {
+  console.log('promtool present')
+} else if (process.platform === 'linux' && commandExists('apt-get') && commandExists('dpkg-deb')) {
+  const dir = mkdtempSync(join(tmpdir(), 'drstudio-promtool-'))
+  try {
+    if (run('apt-get', ['download', '-qq', 'prometheus'], { cwd: dir }) !== 0) {
+      if (process.getuid?.() === 0) must('apt-get', ['update', '-qq'])
+      must(
+        'apt-get',
+        ['download', '-qq', 'prometheus'],
+        { cwd: dir },
+        'install promtool (Prometheus) and put it on PATH'
+      )
+    }
+    const deb = readdirSync(dir).find((f) => f.startsWith('prometheus_') && f.endsWith('.deb'))
+    if (!deb) throw new Error('apt-get download prometheus wrote no .deb')
+    must('dpkg-deb', ['-x', join(dir, deb), join(dir, 'x')])
+    mkdirSync(dirname(promtool), { recursive: true })
+    copyFileSync(join(dir, 'x', 'usr', 'bin', 'promtool'), promtool)
+    chmodSync(promtool, 0o755)
+    console.log(`promtool extracted to ${promtool}`)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+} else {
+  console.log(
+    'warning: promtool not found; the metrics tests will fail. Fix: install Prometheus (promtool) and put it on PATH'
   )
 }
 

@@ -152,6 +152,11 @@ export const runsRequests = {
     z.object({ id: z.number().int() }),
     z.object({ fileName: z.string(), json: z.string() })
   ),
+  /** One run as a self-contained HTML report (no scripts, no network), to save or share. */
+  'runs:export-html': request(
+    z.object({ id: z.number().int() }),
+    z.object({ fileName: z.string(), html: z.string() })
+  ),
   /** Writes production configuration for the document into outDir (see `drstudio export`). */
   'topology:export': request(
     z.object({ document: z.unknown(), outDir: z.string().min(1) }),

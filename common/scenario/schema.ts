@@ -780,6 +780,31 @@ export const delayedLaneSchema = delayedReportSchema
   .extend({ lane: z.string() })
 export type DelayedLaneReport = z.infer<typeof delayedLaneSchema>
 
+/** Messages and body bytes one way between two rooms, by what carried them. */
+export const roomTrafficSchema = z.object({
+  fromRoom: z.string(),
+  toRoom: z.string(),
+  produce: z.object({ messages: z.number().int(), bytes: z.number().int() }),
+  consume: z.object({ messages: z.number().int(), bytes: z.number().int() })
+})
+export type RoomTraffic = z.infer<typeof roomTrafficSchema>
+
+/**
+ * Cross-room traffic of a run: what the clients moved between rooms (message bodies: a producer's
+ * configured size per acknowledged send, the same per delivery), per direction, and the share of
+ * all client traffic that crossed rooms. Replication between a master and its slaves is not in it.
+ */
+export const trafficReportSchema = z.object({
+  links: z.array(roomTrafficSchema),
+  totalBytes: z.number().int(),
+  crossRoomBytes: z.number().int(),
+  /** crossRoomBytes / totalBytes; null when nothing moved. */
+  crossRoomShare: z.number().nullable(),
+  /** Cross-room bytes per hour at the workload's pace (over its duration). */
+  crossRoomBytesPerHour: z.number().nullable()
+})
+export type TrafficReport = z.infer<typeof trafficReportSchema>
+
 export const reportSchema = z.object({
   kind: z.literal('drstudio/scenario-report'),
   version: z.literal(1),
@@ -835,6 +860,8 @@ export const reportSchema = z.object({
   failback: failbackReportSchema
     .extend({ lanes: z.array(failbackLaneSchema).default([]) })
     .optional(),
+  /** What the clients moved between rooms (absent in reports made before it was measured). */
+  traffic: trafficReportSchema.optional(),
   /**
    * Send latency of acknowledged sends, same-room against cross-room (from each send's scheduled
    * time, so a stalled sender cannot hide its stall): what a link between rooms costs.

@@ -5,6 +5,8 @@ import type { DialogPort } from '../services/engine/engine'
 import type { Engine } from '../services/engine/engine'
 import { findAppPaths } from '../services/app-paths'
 import { createEngine } from '../services/engine/create-engine'
+import type { MetricsEndpoint } from '../services/metrics/metrics-endpoint'
+import { serveMetrics } from '../services/metrics/metrics-endpoint'
 import type { EditMenuCommand } from '../../common/contract'
 import { bindIpc } from './ipc'
 import { buildMenu } from './menu'
@@ -59,6 +61,7 @@ function electronDialogs(getWindow: () => BrowserWindow | null): DialogPort {
 const here = dirname(fileURLToPath(import.meta.url))
 
 let engine: Engine | null = null
+let metricsEndpoint: MetricsEndpoint | null = null
 let mainWindow: BrowserWindow | null = null
 /** Set once the user agreed to lose (or saved) the document, so the next close goes through. */
 let closeAllowed = false
@@ -93,11 +96,23 @@ async function createWindow(): Promise<void> {
   const paths = findAppPaths(app.getAppPath())
   // Tests and power users point the store elsewhere; otherwise Electron's userData convention.
   const dataDir = process.env.DRSTUDIO_DATA_DIR ?? app.getPath('userData')
+  if (!engine && process.env.DRSTUDIO_METRICS) {
+    // A bad address or a busy port is reported, and the app starts without metrics.
+    metricsEndpoint = await serveMetrics(
+      process.env.DRSTUDIO_METRICS,
+      dataDir,
+      process.stderr
+    ).catch((e: unknown) => {
+      process.stderr.write(`DRSTUDIO_METRICS: ${(e as Error).message}\n`)
+      return null
+    })
+  }
   engine ??= createEngine({
     shell: 'electron',
     paths,
     dataDir,
-    dialogs: electronDialogs(() => mainWindow)
+    dialogs: electronDialogs(() => mainWindow),
+    ...(metricsEndpoint ? { metrics: metricsEndpoint.metrics } : {})
   })
 
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
@@ -231,6 +246,7 @@ app.on('before-quit', (event) => {
     quitState = 'disposing'
     // Stop every JVM we started before the process goes away.
     await engine?.dispose().catch(() => undefined)
+    await metricsEndpoint?.close().catch(() => undefined)
     quitState = 'done'
     app.quit()
   })()

@@ -4,7 +4,8 @@ import { exportTopology } from '../services/export/export'
 import type { TextSink } from './lint-command'
 import { loadTopologyForCli } from '../services/documents/documents'
 import { findPlaceholders } from '../services/export/placeholders'
-import type { LatestResults } from '../services/export/types'
+import type { ExportTarget, LatestResults } from '../services/export/types'
+import { EXPORT_TARGETS } from '../services/export/types'
 import { parseResults } from '../services/export/results'
 
 export interface ExportCommandOptions {
@@ -16,6 +17,8 @@ export interface ExportCommandOptions {
   valuesPath?: string
   drstudioCommand?: string
   json?: boolean
+  /** `all` (default) or `grafana` (the dashboard of the live metrics only). */
+  target?: string
 }
 
 function readJson(path: string, what: string): unknown {
@@ -70,6 +73,11 @@ export function runExportCommand(
     for (const line of loaded.lines) err.write(line + '\n')
     return 2
   }
+  const target = opts.target ?? 'all'
+  if (!(EXPORT_TARGETS as readonly string[]).includes(target)) {
+    err.write(`drstudio export: --target ${target}: use one of ${EXPORT_TARGETS.join(', ')}\n`)
+    return 2
+  }
   let files: string[]
   try {
     const results =
@@ -83,7 +91,8 @@ export function runExportCommand(
       outDir,
       results,
       drstudioCommand: opts.drstudioCommand,
-      values
+      values,
+      target: target as ExportTarget
     }).files
   } catch (e) {
     err.write(`drstudio export: ${(e as Error).message}\n`)

@@ -6,6 +6,7 @@ import { watchLifeline } from '../services/lifeline'
 import { runManagementNode } from '../services/management'
 import { runScenarioCommand } from './scenario-command'
 import { recordedResults } from './recorded-results'
+import { runReportCommand } from './report-command'
 import { runClusterInfoCommand, runRouteCommand } from './cluster-commands'
 import { runDiscoverCommand, type DiscoverOptions } from './discover-command'
 import { runSandboxCheck, runSandboxUp } from './sandbox-commands'
@@ -47,7 +48,13 @@ export function buildProgram(): Command {
       new Option('--port <port>', 'port to bind (0 = any free port)').default(0).argParser(Number)
     )
     .option('--open', 'open the URL in a browser if one exists', false)
-    .action((opts: { port: number; open: boolean }) => guarded(() => runServeCommand(opts)))
+    .option(
+      '--metrics <address>',
+      "serve live Prometheus metrics of the app's runs at 127.0.0.1:PORT/metrics (also DRSTUDIO_METRICS)"
+    )
+    .action((opts: { port: number; open: boolean; metrics?: string }) =>
+      guarded(() => runServeCommand(opts))
+    )
 
   const sandbox = program
     .command('sandbox')
@@ -101,6 +108,10 @@ export function buildProgram(): Command {
       '--create-topic',
       "on an attached cluster: let DR Studio create the run's topic if it is missing"
     )
+    .option(
+      '--metrics <address>',
+      'serve live Prometheus metrics of the runs at 127.0.0.1:PORT/metrics while the command lasts (bearer token in <data folder>/metrics.token)'
+    )
     .action(
       (
         files: string[],
@@ -110,8 +121,22 @@ export function buildProgram(): Command {
           junit?: string
           allowActions?: boolean
           createTopic?: boolean
+          metrics?: string
         }
       ) => guarded(() => runScenarioCommand(files, opts))
+    )
+
+  program
+    .command('report')
+    .description(
+      'a recorded run as one self-contained HTML file (no scripts, no network), or runs side by side'
+    )
+    .argument('<runs...>', 'run ids (the Runs panel shows them)')
+    .option('--html <file>', 'write the run as one HTML file')
+    .option('--compare', 'print the runs side by side, marking the figures that differ')
+    .option('--json', 'with --compare: the comparison as JSON')
+    .action((runs: string[], opts: { html?: string; compare?: boolean; json?: boolean }) =>
+      guarded(() => runReportCommand(runs, opts))
     )
 
   program
@@ -130,15 +155,23 @@ export function buildProgram(): Command {
     .requiredOption('--out <dir>', 'output folder (created; a previous export there is replaced)')
     .option('--values <file>', 'JSON map of placeholder → value to fill in')
     .option('--results <file>', 'scenario report(s) to quote instead of the recorded runs')
+    .option(
+      '--target <what>',
+      'all (default), or grafana: only the dashboard of the live metrics (grafana/drstudio-dashboard.json)'
+    )
     .option('--json', 'machine-readable output')
     .action(
-      (file: string, opts: { out: string; values?: string; results?: string; json?: boolean }) =>
+      (
+        file: string,
+        opts: { out: string; values?: string; results?: string; json?: boolean; target?: string }
+      ) =>
         guarded(() =>
           runExportCommand(file, opts.out, {
             valuesPath: opts.values,
             resultsPath: opts.results,
             results: opts.results ? undefined : recordedResults(file),
-            json: opts.json
+            json: opts.json,
+            ...(opts.target ? { target: opts.target } : {})
           })
         )
     )

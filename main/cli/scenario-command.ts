@@ -11,6 +11,9 @@ import type { ScenarioOutcome } from '../services/scenario/junit'
 import { combinedExitCode, EXIT_CODES, junitXml } from '../services/scenario/junit'
 import { loadScenarioFile, ScenarioFileError } from '../services/scenario/load-scenario'
 import { formatScorecard } from '../services/scenario/scorecard'
+import type { RunMetrics } from '../services/metrics/run-metrics'
+import type { MetricsEndpoint } from '../services/metrics/metrics-endpoint'
+import { serveMetrics } from '../services/metrics/metrics-endpoint'
 
 export interface ScenarioCommandOptions {
   /** Write the report JSON here: a file for one scenario, a folder (one `<name>.json` each) for several. */
@@ -24,6 +27,8 @@ export interface ScenarioCommandOptions {
   allowActions?: boolean
   /** On an attached cluster: create the run's topic if missing. */
   createTopic?: boolean
+  /** Serve live Prometheus metrics of the runs here (`127.0.0.1:PORT`) while the command lasts. */
+  metrics?: string
   stdout?: NodeJS.WritableStream
   stderr?: NodeJS.WritableStream
 }
@@ -72,14 +77,25 @@ export async function runScenarioCommand(
     err.write(`${(e as Error).message}\n`)
     return EXIT_CODES.notRun
   }
+  let endpoint: MetricsEndpoint | null = null
+  try {
+    endpoint = options.metrics ? await serveMetrics(options.metrics, options.dataDir, err) : null
+  } catch (e) {
+    err.write(`${(e as Error).message}\n`)
+    return EXIT_CODES.notRun
+  }
   const outcomes: ScenarioOutcome[] = []
-  for (const file of files) {
-    const o = await runOne(file, options, err)
-    outcomes.push(o)
-    if (o.kind !== 'ran') continue
-    if (options.report) writeReport(options.report, o.report, files.length > 1)
-    // The verdict comes once every node is stopped: CI reads it and the process exits at once.
-    if (!options.json) out.write(formatScorecard(o.report))
+  try {
+    for (const file of files) {
+      const o = await runOne(file, options, err, endpoint?.metrics)
+      outcomes.push(o)
+      if (o.kind !== 'ran') continue
+      if (options.report) writeReport(options.report, o.report, files.length > 1)
+      // The verdict comes once every node is stopped: CI reads it and the process exits at once.
+      if (!options.json) out.write(formatScorecard(o.report))
+    }
+  } finally {
+    await endpoint?.close()
   }
   if (options.json) {
     const reports = outcomes.flatMap((o) => (o.kind === 'ran' ? [o.report] : []))
@@ -102,7 +118,8 @@ function writeReport(target: string, report: ScenarioReport, several: boolean): 
 async function runOne(
   file: string,
   options: ScenarioCommandOptions,
-  err: NodeJS.WritableStream
+  err: NodeJS.WritableStream,
+  metrics: RunMetrics | undefined
 ): Promise<ScenarioOutcome> {
   const t0 = performance.now()
   const notRun = (name: string | null, error: string): ScenarioOutcome => {
@@ -127,7 +144,8 @@ async function runOne(
   if (!gate.ok) return notRun(name, `scenario ${name} would touch your cluster: ${gate.message}`)
   const services = composeServices({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-    sandbox: { attached: { allowActions: options.allowActions ?? false } }
+    sandbox: { attached: { allowActions: options.allowActions ?? false } },
+    ...(metrics ? { metrics } : {})
   })
   const { sandbox } = services
   const stamp = (): string => `${((performance.now() - t0) / 1000).toFixed(1).padStart(6)}s`

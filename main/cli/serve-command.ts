@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { startBrowserShell } from '../serve/server'
 import { findAppPaths } from '../services/app-paths'
 import { createEngine } from '../services/engine/create-engine'
+import { serveMetrics } from '../services/metrics/metrics-endpoint'
 
 const BROWSERS = [
   '/usr/bin/xdg-open',
@@ -22,14 +23,25 @@ function openInBrowser(url: string): boolean {
 }
 
 /** `drstudio serve`: the browser shell on 127.0.0.1 until Ctrl-C. */
-export async function runServeCommand(opts: { port: number; open: boolean }): Promise<void> {
+export async function runServeCommand(opts: {
+  port: number
+  open: boolean
+  metrics?: string
+}): Promise<void> {
   const paths = findAppPaths()
-  const engine = createEngine({ shell: 'browser', paths })
+  const address = opts.metrics ?? process.env.DRSTUDIO_METRICS
+  const endpoint = address ? await serveMetrics(address, undefined, process.stdout) : null
+  const engine = createEngine({
+    shell: 'browser',
+    paths,
+    ...(endpoint ? { metrics: endpoint.metrics } : {})
+  })
   let server
   try {
     server = await startBrowserShell({ engine, rendererDir: paths.rendererDir, port: opts.port })
   } catch (err) {
     await engine.dispose()
+    await endpoint?.close()
     throw err
   }
   process.stdout.write(`DR Studio browser shell: ${server.url}\n`)
@@ -41,6 +53,7 @@ export async function runServeCommand(opts: { port: number; open: boolean }): Pr
     process.stdout.write('stopping…\n')
     await server.close()
     await engine.dispose()
+    await endpoint?.close()
     process.exit(0)
   }
   process.on('SIGINT', stop)

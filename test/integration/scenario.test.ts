@@ -15,6 +15,9 @@ import { headless } from './helpers/headless'
 import { formatScorecard } from '../../main/services/scenario/scorecard'
 import { expectParity } from '../../main/services/engine/test-parity'
 import { expectNothingLeft, trackHandles, type HandleTracker } from './helpers/live-handles'
+import { MetricsServer } from '../../main/services/metrics/metrics-server'
+import { RunMetrics } from '../../main/services/metrics/run-metrics'
+import { checkMetrics } from '../../main/services/metrics/test-promtool'
 
 /**
  * The built-in two-rooms scenarios against real RocketMQ 5.3.3; the ordered and transactional ones
@@ -88,6 +91,9 @@ describe('built-in scenarios on real RocketMQ', () => {
       const room = r.clients.find((c) => c.id === s.clientId)!.room
       if (s.brokerRoom !== room) expect(s.count).toBeLessThan(0.01 * r.totals.acked)
     }
+    // Healthy rooms keep their traffic at home: the cross-room bytes are a rounding error.
+    expect(r.traffic!.totalBytes).toBeGreaterThan(0)
+    expect(r.traffic!.crossRoomShare!).toBeLessThan(0.02)
     expect(r.passed).toBe(true)
   }, 180_000)
 
@@ -116,8 +122,46 @@ describe('built-in scenarios on real RocketMQ', () => {
     expect(r.passed).toBe(true)
   }, 300_000)
 
-  it('room1 brokers and name servers down: room 2 name server and brokers, nothing lost', async () => {
-    const r = await run('room1-brokers-and-namesrv-down')
+  it('room1 brokers and name servers down: room 2 name server and brokers, nothing lost; the metrics endpoint shows it live (issue 24)', async () => {
+    // Scraped once a second during the run, as Prometheus would.
+    const metrics = new RunMetrics()
+    const server = await MetricsServer.start({ host: '127.0.0.1', port: 0 }, metrics)
+    const scrapes: string[] = []
+    const scrape = async () => {
+      const res = await fetch(server.url, { headers: { authorization: `Bearer ${server.token}` } })
+      scrapes.push(await res.text())
+    }
+    const timer = setInterval(() => void scrape().catch(() => undefined), 1000)
+    runner.deps.metrics = metrics
+    let r: ScenarioReport
+    try {
+      r = await run('room1-brokers-and-namesrv-down')
+      await scrape()
+    } finally {
+      clearInterval(timer)
+      delete runner.deps.metrics
+      await server.close()
+    }
+    const during = scrapes.filter((t) =>
+      /drstudio_fault_active\{[^}]*action="kill"[^}]*\} 1/.test(t)
+    )
+    expect(during.length, 'scrapes while the kill was in force').toBeGreaterThan(0)
+    expect(
+      during.some((t) => /drstudio_node_state\{node="broker-1"[^}]*state="killed"\} 1/.test(t))
+    ).toBe(true)
+    const last = scrapes.at(-1)!
+    const check = checkMetrics(last)
+    expect(check, check.output).toMatchObject({ ok: true })
+    // The counters agree with the report the ledger gave.
+    const sum = (re: RegExp) => [...last.matchAll(re)].reduce((n, m) => n + Number(m[1]), 0)
+    const sent = r.clients.filter((c) => c.role === 'producer').reduce((n, c) => n + c.sent, 0)
+    expect(sum(/^drstudio_sends_total\{[^}]*\} (\d+)$/gm)).toBe(sent)
+    expect(sum(/^drstudio_fault_active\{[^}]*\} (\d+)$/gm)).toBe(0)
+    // Room 1's producers sent through room 2 while its brokers were down: that crossed rooms.
+    const out = r.traffic!.links.find((l) => l.fromRoom === 'room1' && l.toRoom === 'room2')
+    expect(out!.produce.bytes).toBeGreaterThan(0)
+    expect(last).toMatch(new RegExp(`drstudio_run_info\\{run_id="${r.runId}"`))
+    expect(last).toMatch(/drstudio_last_rto_seconds\{room="room1",client="producer-1"/)
     expect(r.totals.lost).toBe(0)
     expect(
       r.failovers.some(

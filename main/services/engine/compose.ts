@@ -12,6 +12,7 @@ import { machineSandboxOptions } from '../sandbox/machine-sandbox'
 import type { WorkerFactory } from '../workers/client-fleet'
 import type { WorkerPlace } from '../workers/worker-launcher'
 import { localWorkers, sandboxPlace } from '../workers/worker-launcher'
+import type { RunMetrics } from '../metrics/run-metrics'
 import type { RunDeps } from './run/run'
 
 /**
@@ -49,6 +50,8 @@ export interface ComposeOptions {
   /** How client workers are spawned (default: this install's, built when present). */
   workers?: (place: WorkerPlace) => WorkerFactory
   clock?: Clock
+  /** The Prometheus metrics every run of these services feeds (served by a MetricsServer). */
+  metrics?: RunMetrics
 }
 
 /** The services every shell and command runs on, built one way. */
@@ -104,7 +107,13 @@ export function composeServices(opts: ComposeOptions = {}): Services {
     sandbox,
     workers,
     clock,
-    runDeps: () => ({ recorder, cluster: sandbox, workers, clock }),
+    runDeps: () => ({
+      recorder,
+      cluster: sandbox,
+      workers,
+      clock,
+      ...(opts.metrics ? { metrics: opts.metrics } : {})
+    }),
     close: (o = {}) =>
       (closed ??= (async () => {
         if (sandbox.status().running) await sandbox.stop(o).catch(() => undefined)

@@ -3,6 +3,7 @@ import { Engine } from './engine'
 import type { AppPaths } from '../app-paths'
 import { forwardSandboxEvents } from '../sandbox/engine-bridge'
 import { composeServices } from './compose'
+import type { RunMetrics } from '../metrics/run-metrics'
 
 /** The engine behind the Electron shell and the browser shell, on the composed services. */
 export function createEngine(opts: {
@@ -10,6 +11,8 @@ export function createEngine(opts: {
   paths: AppPaths
   dataDir?: string
   dialogs?: DialogPort
+  /** Prometheus metrics the runs feed (the shell serves them: DRSTUDIO_METRICS). */
+  metrics?: RunMetrics
 }): Engine {
   const services = composeServices({
     paths: opts.paths,
@@ -24,6 +27,7 @@ export function createEngine(opts: {
     ...(opts.dialogs ? { dialogs: opts.dialogs } : {}),
     clock: services.clock,
     workers: services.workers,
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
     sandbox: (events) => {
       forwardSandboxEvents(services.sandbox, events)
       return services.sandbox

@@ -23,6 +23,8 @@ import { exportRun, getRunDetail } from './run-detail'
 import { LabControl, networkStatusOf } from './lab-control'
 import type { SandboxPort } from './sandbox-port'
 import type { WorkerFactory } from '../workers/client-fleet'
+import type { RunMetrics } from '../metrics/run-metrics'
+import { runReportHtml } from '../report-html/run-report-html'
 
 export type { SandboxPort, SandboxStatus } from './sandbox-port'
 export { sameDeployment } from './lab-control'
@@ -52,6 +54,8 @@ export interface EngineOptions {
   /** The composed client workers (compose.ts places them in the sandbox's rooms); runs need them. */
   workers?: WorkerFactory
   clock?: Clock
+  /** Prometheus metrics every run feeds (served when the shell was asked to, DRSTUDIO_METRICS). */
+  metrics?: RunMetrics
 }
 
 /** The composition of services behind every shell: one handler table, one event bus. */
@@ -75,7 +79,8 @@ export class Engine {
           recorder: opts.recorder,
           workers,
           clock: opts.clock ?? systemClock,
-          events: this.events
+          events: this.events,
+          ...(opts.metrics ? { metrics: opts.metrics } : {})
         })
       : null
     this.handlers = this.buildHandlers()
@@ -191,6 +196,10 @@ export class Engine {
         return { deleted }
       },
       'runs:export': async ({ id }) => exportRun(recorder, id),
+      'runs:export-html': async ({ id }) => ({
+        fileName: `drstudio-run-${id}.html`,
+        html: runReportHtml(recorder, id)
+      }),
       'topology:export': async ({ document, outDir }) => {
         const topology = this.validOrThrow(document, 'exporting')
         const reports = recorder.scenarioReports(topology.name).flatMap((r) => {

@@ -12,6 +12,7 @@ import type { EngineEvents } from './events'
 import { LiveDriver } from './live-driver'
 import { masterNodeIds, toLiveChoice } from './live-choice'
 import type { Run, RunDeps } from './run/run'
+import type { RunMetrics } from '../metrics/run-metrics'
 import { runScenario } from './scenario-driver'
 import type { SandboxPort, SandboxStatus } from './sandbox-port'
 
@@ -49,12 +50,13 @@ export class LabControl {
       workers: WorkerFactory
       clock: Clock
       events: EngineEvents
+      metrics?: RunMetrics
     }
   ) {}
 
   private runDeps(): RunDeps {
-    const { recorder, sandbox, workers, clock } = this.deps
-    return { recorder, cluster: sandbox, workers, clock }
+    const { recorder, sandbox, workers, clock, metrics } = this.deps
+    return { recorder, cluster: sandbox, workers, clock, ...(metrics ? { metrics } : {}) }
   }
 
   private notice(level: 'info' | 'warning' | 'error', message: string): void {

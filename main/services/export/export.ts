@@ -9,8 +9,8 @@ import {
 } from 'node:fs'
 import { dirname, join, resolve, sep } from 'node:path'
 import type { Topology } from '../../../common/topology/schema'
-import { MANIFEST_FILE, renderExport } from './render'
-import type { ExportOptions, ExportResult } from './types'
+import { GRAFANA_DASHBOARD_FILE, MANIFEST_FILE, renderExport } from './render'
+import type { ExportOptions, ExportResult, ExportTarget } from './types'
 
 /** Export failure a user can act on; the message names the folder and the fix. */
 export class ExportError extends Error {
@@ -48,13 +48,27 @@ function clearPrevious(outDir: string, files: string[]): void {
   }
 }
 
+/** `--target grafana`: the dashboard alone, with a manifest naming just it. */
+function onlyTarget(
+  files: Map<string, string>,
+  target: ExportTarget,
+  topology: Topology
+): Map<string, string> {
+  if (target === 'all') return files
+  const kept = [GRAFANA_DASHBOARD_FILE, MANIFEST_FILE].sort()
+  const manifest = { generator: 'drstudio export', topology: topology.name, files: kept }
+  const text = (f: string) =>
+    f === MANIFEST_FILE ? JSON.stringify(manifest, null, 2) + '\n' : files.get(f)!
+  return new Map(kept.map((f) => [f, text(f)]))
+}
+
 /**
  * Writes production configs, launchers, a staging docker-compose copy, diagrams and a README for a
  * topology. Refuses a non-empty folder that is not a previous export, so it never mixes with other files.
  */
 export function exportTopology(topology: Topology, options: ExportOptions): ExportResult {
-  const { outDir, ...renderOpts } = options
-  const files = renderExport(topology, renderOpts)
+  const { outDir, target, ...renderOpts } = options
+  const files = onlyTarget(renderExport(topology, renderOpts), target ?? 'all', topology)
   if (existsSync(outDir) && readdirSync(outDir).length > 0) {
     const previous = previousFiles(outDir)
     if (previous === null) {

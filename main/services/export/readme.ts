@@ -97,6 +97,7 @@ function filesSection(topology: Topology, drstudioCommand: string): string[] {
     `| ${code('docker-compose.yml')} | A staging copy of the whole topology on one Docker host (${code('apache/rocketmq:5.3.3')}). |`,
     `| ${code('staging/')} | The configs ${code('docker-compose.yml')} mounts: the per-room files with container names and default ports filled in. |`,
     `| ${code('topology.mmd')}, ${code('topology.drawio')} | Diagrams: Mermaid, and draw.io with one container per room. |`,
+    `| ${code('grafana/drstudio-dashboard.json')} | A Grafana dashboard (rooms as rows, faults as annotations) for the live metrics of ${code('drstudio scenario run --metrics')}. |`,
     `| ${code('.drstudio-export.json')} | The list of files written, so exporting again into this folder replaces exactly them. |`,
     ''
   ]

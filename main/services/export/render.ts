@@ -5,6 +5,7 @@ import { clientJavaProperties, clientJson } from './client-files'
 import { composeYaml, stagingPath } from './compose'
 import { controllerConf, startControllerScript } from './controller-files'
 import { drawio, mermaid } from './diagrams'
+import { grafanaDashboard } from './grafana-dashboard'
 import { managementJson, startManagementScript } from './management-files'
 import type { Endpoints, ServerNode } from './placeholders'
 import {
@@ -24,6 +25,9 @@ import {
   startProxyScript
 } from './rocketmq-files'
 import type { RenderOptions } from './types'
+
+/** The Grafana dashboard of the live metrics (`drstudio export --target grafana` writes only it). */
+export const GRAFANA_DASHBOARD_FILE = 'grafana/drstudio-dashboard.json'
 
 /** Lists what a re-export into the same folder may replace. */
 export const MANIFEST_FILE = '.drstudio-export.json'
@@ -111,6 +115,7 @@ export function renderExport(topology: Topology, opts: RenderOptions = {}): Map<
   files.set('docker-compose.yml', composeYaml(topology))
   files.set('topology.mmd', mermaid(topology))
   files.set('topology.drawio', drawio(topology))
+  files.set(GRAFANA_DASHBOARD_FILE, grafanaDashboard(topology))
   files.set(
     'README.md',
     fill(

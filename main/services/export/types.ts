@@ -25,8 +25,14 @@ export const latestResultsSchema = z.object({
 })
 export type LatestResults = z.infer<typeof latestResultsSchema>
 
+/** What an export writes: everything, or only the Grafana dashboard. */
+export const EXPORT_TARGETS = ['all', 'grafana'] as const
+export type ExportTarget = (typeof EXPORT_TARGETS)[number]
+
 export interface ExportOptions {
   outDir: string
+  /** Default `all`. */
+  target?: ExportTarget
   results?: LatestResults | null
   /** How start-management.sh invokes DR Studio; `drstudio` when absent. */
   drstudioCommand?: string
@@ -34,7 +40,7 @@ export interface ExportOptions {
   values?: Record<string, string>
 }
 
-export type RenderOptions = Omit<ExportOptions, 'outDir'>
+export type RenderOptions = Omit<ExportOptions, 'outDir' | 'target'>
 
 export interface ExportResult {
   /** Paths relative to outDir, sorted. */

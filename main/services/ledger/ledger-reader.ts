@@ -80,6 +80,15 @@ const MUST_DELIVER = `s.status = 'acked' AND COALESCE(s.tx_decision, 'commit') =
   AND COALESCE(s.tx_end, '') != 'client-rollback'`
 
 /** Read side of the ledger: loss, duplicates, RTO inputs and selections of a run (works mid-run). */
+/** Messages one client moved from one room to another (see LedgerReader.roomFlows). */
+export interface RoomFlowRow {
+  kind: 'produce' | 'consume'
+  clientId: string
+  fromRoom: string
+  toRoom: string
+  messages: number
+}
+
 export class LedgerReader {
   constructor(private readonly db: Database) {}
 
@@ -380,6 +389,27 @@ export class LedgerReader {
         )
         .get(runId, clientRoom, brokerRoom, afterMs) as { n: number }
     ).n
+  }
+
+  /**
+   * Messages each client moved between rooms, both ways: acknowledged sends from the client's room
+   * to the storing broker's (`produce`), deliveries from the broker's room to the client's
+   * (`consume`). Same-room rows included, so shares can be taken.
+   */
+  roomFlows(runId: number): RoomFlowRow[] {
+    return this.db
+      .prepare(
+        `SELECT 'produce' AS kind, client_id AS clientId, client_room AS fromRoom,
+                broker_room AS toRoom, COUNT(*) AS messages
+           FROM ledger_sends WHERE run_id = ? AND status = 'acked' AND broker_room IS NOT NULL
+          GROUP BY client_id, client_room, broker_room
+         UNION ALL
+         SELECT 'consume', client_id, broker_room, client_room, COUNT(*)
+           FROM ledger_deliveries WHERE run_id = ? AND broker_room IS NOT NULL
+          GROUP BY client_id, broker_room, client_room
+         ORDER BY 1, 2, 3, 4`
+      )
+      .all(runId, runId) as RoomFlowRow[]
   }
 
   /** Deliveries from brokers of one room to consumers of another, after a time. */

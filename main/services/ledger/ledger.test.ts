@@ -316,6 +316,24 @@ describe('LedgerReader', () => {
     expect(reader.ackedSendsTo(runId, ['broker-a']).map((r) => r.key)).toEqual(['plain'])
   })
 
+  it('sums what each client moved between rooms, produce and consume, failed sends left out', () => {
+    const { db, runId } = setup()
+    const w = new LedgerWriter(db, runId)
+    w.send(send('a'))
+    w.send(send('b', { brokerName: 'broker-b', brokerRoom: 'room2' }))
+    w.send(send('c', { brokerName: 'broker-b', brokerRoom: 'room2' }))
+    w.send(send('d', { status: 'failed', brokerName: 'broker-b', brokerRoom: 'room2' }))
+    deliver(w, 'a', 'consumer-2', 'room2', 'room1', 1500)
+    deliver(w, 'b', 'consumer-2', 'room2', 'room2', 1500)
+    w.flush()
+    expect(new LedgerReader(db).roomFlows(runId)).toEqual([
+      { kind: 'consume', clientId: 'consumer-2', fromRoom: 'room1', toRoom: 'room2', messages: 1 },
+      { kind: 'consume', clientId: 'consumer-2', fromRoom: 'room2', toRoom: 'room2', messages: 1 },
+      { kind: 'produce', clientId: 'producer-1', fromRoom: 'room1', toRoom: 'room1', messages: 1 },
+      { kind: 'produce', clientId: 'producer-1', fromRoom: 'room1', toRoom: 'room2', messages: 2 }
+    ])
+  })
+
   it('keeps each ordered message’s key and sequence, and reads where it was stored and first delivered', () => {
     const { db, runId } = setup()
     const w = new LedgerWriter(db, runId)

@@ -9,6 +9,7 @@ import type {
   LedgerReader,
   LossSummary,
   ProducerStats,
+  RoomFlowRow,
   SelectionRow,
   StoredEvent
 } from './ledger-reader'
@@ -70,6 +71,8 @@ export interface RunSnapshot {
   transactional?: TransactionalMessage[]
   /** Every delivery's position and time, for the fail-back checker. */
   deliveries: DeliveryAt[]
+  /** What each client moved between rooms (the traffic section). */
+  roomFlows: RoomFlowRow[]
 }
 
 const CONTROLLER_EVENTS = [
@@ -164,6 +167,7 @@ export function takeRunSnapshot(reader: LedgerReader, q: SnapshotQuery): RunSnap
     skipped: Object.fromEntries(reader.skippedSends(q.runId)),
     workerExits: reader.events(q.runId, { kinds: ['worker-exit'] }),
     sendLatency: reader.sendLatencyByScope(q.runId),
+    roomFlows: reader.roomFlows(q.runId),
     ...(q.controller ? { controller: controllerSnapshot(reader, q.runId, q.controller) } : {}),
     ...(q.delayed ? { delayed: reader.delayedMessages(q.runId) } : {}),
     ...(q.ordered ? { ordered: reader.orderedMessages(q.runId) } : {}),

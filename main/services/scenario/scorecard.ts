@@ -1,3 +1,4 @@
+import { trafficLines } from '../../../common/scenario/traffic-text'
 import { formatMs } from '../../../common/scenario/duration'
 import type { ScenarioReport } from '../../../common/scenario/schema'
 
@@ -212,6 +213,7 @@ export function formatScorecard(r: ScenarioReport): string {
           .join('; ')
     )
   }
+  if (r.traffic) lines.push(...trafficLines(r.traffic).map((l) => `  ${l}`))
   lines.push('', 'gates')
   for (const g of r.gates) {
     lines.push(`  ${g.passed ? 'PASS' : 'FAIL'}  ${g.name}: ${g.actual ?? '—'} (limit ${g.limit})`)

@@ -1,6 +1,7 @@
 import {
   ArrowLeft,
   Download,
+  FileText,
   FolderOpen,
   Loader2,
   PlayCircle,
@@ -184,7 +185,7 @@ const RunDetailView = memo(function RunDetailView({ detail }: { detail: RunDetai
     [plots.markers, origin]
   )
   const shown = events.length > MAX_EVENTS_SHOWN ? events.slice(-MAX_EVENTS_SHOWN) : events
-  const { closeRun, exportRun, deleteRun } = useRunsStore.getState()
+  const { closeRun, exportRun, exportRunHtml, deleteRun } = useRunsStore.getState()
   const back = useRef<HTMLButtonElement>(null)
   useEffect(() => {
     // The Open button that had focus is gone; keep focus (and Escape) inside the dialog.
@@ -210,6 +211,15 @@ const RunDetailView = memo(function RunDetailView({ detail }: { detail: RunDetai
           onClick={() => void exportRun(run.id)}
         >
           <Download size={12} aria-hidden="true" /> Export
+        </button>
+        <button
+          type="button"
+          className="btn btn-small"
+          aria-label={`Export run ${run.id} as HTML`}
+          title="A self-contained report to share: opens in any browser, phones included"
+          onClick={() => void exportRunHtml(run.id)}
+        >
+          <FileText size={12} aria-hidden="true" /> HTML
         </button>
         <button
           type="button"

@@ -6,6 +6,7 @@ import {
   controllerFacts,
   delayedFacts,
   failbackFacts,
+  trafficFacts,
   failoverLine,
   formatGateValue,
   formatRto,
@@ -229,6 +230,7 @@ export const Scorecard = memo(function Scorecard({ report }: { report: ScenarioR
         </>
       )}
       <FactSection title="Fail-back" facts={failbackFacts(report.failback)} />
+      <FactSection title="Cross-room traffic" facts={trafficFacts(report.traffic)} />
       <FactSection title="Controller mode" facts={controllerFacts(report.controller)} />
       <h3 className="sub-title">Failovers</h3>
       {report.failovers.length ? (

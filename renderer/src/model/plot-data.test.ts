@@ -4,6 +4,7 @@ import type { StoredEvent } from './plot-data'
 import {
   delayedFacts,
   failbackFacts,
+  trafficFacts,
   orderRows,
   orderMarkers,
   transactionRows,
@@ -574,5 +575,30 @@ describe('failbackFacts', () => {
       { label: 'java', value: 'duplicates 0 / 12, rewinds 2', bad: true }
     ])
     expect(failbackFacts(undefined)).toEqual([])
+  })
+})
+
+describe('trafficFacts', () => {
+  it('shows what crossed rooms, its pace and each direction; nothing for older reports', () => {
+    expect(trafficFacts(undefined)).toEqual([])
+    const facts = trafficFacts({
+      links: [
+        {
+          fromRoom: 'room1',
+          toRoom: 'room2',
+          produce: { messages: 10, bytes: 10_240 },
+          consume: { messages: 0, bytes: 0 }
+        }
+      ],
+      totalBytes: 102_400,
+      crossRoomBytes: 10_240,
+      crossRoomShare: 0.1,
+      crossRoomBytesPerHour: 1_048_576
+    })
+    expect(facts.map((f) => `${f.label}: ${f.value}`)).toEqual([
+      'crossed rooms: 10.0 KiB of 100.0 KiB (10.0 %)',
+      'at this pace: 1.0 MiB/h',
+      'room1 → room2: produce 10.0 KiB, consume 0 B'
+    ])
   })
 })

@@ -1,3 +1,4 @@
+import { formatBytes } from '../../../common/scenario/traffic-text'
 import type {
   DelayedLaneReport,
   DelayedReport,
@@ -350,6 +351,29 @@ export function controllerFacts(c: ScenarioReport['controller']): ScorecardFact[
 }
 
 /** The Fail-back section's facts; none for a run that repaired nothing and never read back. */
+/** The Cross-room traffic section: the summary and each direction between rooms. */
+export function trafficFacts(t: ScenarioReport['traffic']): ScorecardFact[] {
+  if (!t) return []
+  const share = t.crossRoomShare === null ? '–' : `${(t.crossRoomShare * 100).toFixed(1)} %`
+  return [
+    {
+      label: 'crossed rooms',
+      value: `${formatBytes(t.crossRoomBytes)} of ${formatBytes(t.totalBytes)} (${share})`,
+      bad: false
+    },
+    ...(t.crossRoomBytesPerHour === null
+      ? []
+      : [
+          { label: 'at this pace', value: `${formatBytes(t.crossRoomBytesPerHour)}/h`, bad: false }
+        ]),
+    ...t.links.map((l) => ({
+      label: `${l.fromRoom} → ${l.toRoom}`,
+      value: `produce ${formatBytes(l.produce.bytes)}, consume ${formatBytes(l.consume.bytes)}`,
+      bad: false
+    }))
+  ]
+}
+
 export function failbackFacts(f: ScenarioReport['failback']): ScorecardFact[] {
   if (!f || (f.repairAtMs === null && f.rewinds === 0)) return []
   const worst = f.rewoundQueues[0]

@@ -27,13 +27,15 @@ export interface RunsState {
   closeRun(): void
   deleteRun(id: number): Promise<void>
   exportRun(id: number): Promise<void>
+  /** Saves the run as one self-contained HTML report. */
+  exportRunHtml(id: number): Promise<void>
   /** `runs:changed`: refresh the list when it is shown, and drop a deleted run's detail. */
   applyChanged(runId: number | null): void
 }
 
 /** Saves text as a file through the browser's download (works in Electron too). */
-function download(fileName: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }))
+function download(fileName: string, text: string, type = 'application/json'): void {
+  const url = URL.createObjectURL(new Blob([text], { type }))
   const a = document.createElement('a')
   a.href = url
   a.download = fileName
@@ -120,6 +122,16 @@ export const useRunsStore = create<RunsState>()((set, get) => ({
       toast('success', `Run ${id} exported as ${fileName}`)
     } catch (err) {
       toast('error', `Could not export run ${id}: ${(err as Error).message}`)
+    }
+  },
+
+  async exportRunHtml(id) {
+    try {
+      const { fileName, html } = await invoke('runs:export-html', { id })
+      download(fileName, html, 'text/html')
+      toast('success', `Run ${id} saved as ${fileName}`)
+    } catch (err) {
+      toast('error', `Could not export run ${id} as HTML: ${(err as Error).message}`)
     }
   },
 

@@ -18,6 +18,7 @@ import { delayedReportOf } from './delayed-report'
 import { orderReportOf } from './order-report'
 import { transactionsReportOf } from './transactions-report'
 import { failbackReportOf } from './failback-report'
+import { trafficReportOf } from './traffic-report'
 import type { DrainResult } from './drain'
 import type { AppliedStep, RunContext } from './run-context'
 import { FAULT_ACTIONS, REPAIR_ACTIONS } from './fault'
@@ -263,6 +264,7 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     ...(order ? { order } : {}),
     ...(transactions ? { transactions } : {}),
     failback,
+    traffic: trafficReportOf(snap.roomFlows, plan.clients, times.tWorkEnd - times.t0),
     notes
   }
 }

@@ -16,6 +16,7 @@ import { LedgerWriter } from '../../ledger/ledger-writer'
 import type { Recorder } from '../../ledger/recorder'
 import { RemotingRpc } from '../../remoting/remoting-rpc'
 import { LiveMetricsAggregator, metricsTopology } from '../live-metrics'
+import type { RunMetrics } from '../../metrics/run-metrics'
 import { NamesrvSampler } from '../namesrv-sampler'
 import type { WorkerFactory } from '../../workers/client-fleet'
 import { ClientFleet } from '../../workers/client-fleet'
@@ -34,6 +35,8 @@ export interface RunDeps {
   clock: Clock
   /** Budget for the deployment to route the run's topics and report its name servers. */
   readyTimeoutMs?: number
+  /** The Prometheus metrics of the process's runs (`--metrics`), fed while this run lasts. */
+  metrics?: RunMetrics
 }
 
 /** Where the wiring reports what happens (the Run forwards these as its events). */
@@ -81,6 +84,9 @@ export function wireRun(
   })
   ledger.on('event', on.ledgerEvent)
   ledger.on('error', onLedgerFailure)
+  const prometheus = deps.metrics
+  prometheus?.begin(plan)
+  if (prometheus) ledger.on('event', (e: LedgerEvent) => prometheus.event(e))
   const fleet = new ClientFleet(deps.workers, () => clock.now())
   const abort = plan.loaded.scenario.abort ? new AbortMonitor(plan.loaded.scenario.abort) : null
   const metrics = on.metrics
@@ -95,6 +101,7 @@ export function wireRun(
     writeRows(ledger, rows)
     abort?.feed(rows)
     if (metrics) feedMetrics(metrics, rows)
+    if (prometheus) feedPrometheus(prometheus, rows)
   })
   fleet.on('choice', on.choice)
   fleet.on('worker-exit', (e) => {
@@ -244,6 +251,14 @@ function feedMetrics(metrics: LiveMetricsAggregator, rows: readonly WireRow[]): 
     if (r.k === 's') metrics.send(r)
     else if (r.k === 'd') metrics.delivery(r)
     else metrics.event({ kind: r.kind as LedgerEvent['kind'], clientId: r.clientId, atMs: r.atMs })
+  }
+}
+
+/** Worker rows into the Prometheus metrics (events reach them from the ledger). */
+function feedPrometheus(metrics: RunMetrics, rows: readonly WireRow[]): void {
+  for (const r of rows) {
+    if (r.k === 's') metrics.send(r)
+    else if (r.k === 'd') metrics.delivery(r)
   }
 }
 

@@ -1,0 +1,307 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { nodeStateSchema } from '../../../common/contract/sandbox'
+import type { LedgerEvent } from '../../../common/scenario/events'
+import type { RunPlan } from '../../../common/scenario/run-plan'
+import { listNodes } from '../../../common/topology/model'
+import type { DeliveryRecord, SendRecord } from '../ledger/types'
+
+/** Every node state a `drstudio_node_state` series is kept for (one is 1, the others 0). */
+export const NODE_STATES = nodeStateSchema.options
+
+/** Send latency buckets (seconds): loopback sends take a millisecond, failovers seconds. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+type ClientLabels = Record<'room' | 'client' | 'lane', string>
+
+interface ActiveFault {
+  action: string
+  target: string
+  /** Node faults: the nodes still not up again. Network faults: empty. */
+  nodes: Set<string>
+}
+
+function openMetricsRegistry(): Registry<typeof Registry.OPENMETRICS_CONTENT_TYPE> {
+  const r = new Registry<typeof Registry.OPENMETRICS_CONTENT_TYPE>()
+  r.setContentType(Registry.OPENMETRICS_CONTENT_TYPE)
+  return r
+}
+
+/** Node faults that stay active until their nodes are up again. */
+const NODE_FAULTS = new Set(['kill', 'stop', 'pause'])
+
+/**
+ * The live figures of the runs a process makes, as Prometheus metrics: fed the rows and events
+ * the ledger gets, read on each scrape. One instance serves every run of a process; begin() clears
+ * the previous run's series, so a dashboard shows the run in progress (`drstudio_run_info`).
+ * Metric names and meanings are listed in the README ("Metrics") and the Grafana dashboard.
+ */
+export class RunMetrics {
+  /** Prometheus text format (0.0.4), what `promtool check metrics` reads. */
+  readonly registry = new Registry()
+  /** The same series in OpenMetrics, for scrapers that ask for it. */
+  readonly openMetrics = openMetricsRegistry()
+
+  private readonly runInfo: Gauge
+  private readonly sends: Counter
+  private readonly sendLatency: Histogram
+  private readonly failedAttempts: Counter
+  private readonly deliveries: Counter
+  private readonly duplicates: Counter
+  private readonly crossRoomShare: Gauge
+  private readonly nodeState: Gauge
+  private readonly brokerMaster: Gauge
+  private readonly masterEpoch: Gauge
+  private readonly faultActive: Gauge
+  private readonly faults: Counter
+  private readonly lastRto: Gauge
+
+  private clients = new Map<string, ClientLabels>()
+  /** Keys delivered so far, per lane: a second delivery of one is a duplicate. */
+  private delivered = new Map<string, Set<string>>()
+  private directions = new Map<string, { all: number; cross: number }>()
+  /** Per producer: when its current run of failures began (null: none since its last ack). */
+  private failingSince = new Map<string, number>()
+  private masters = new Map<string, string>()
+  private active = new Map<string, ActiveFault>()
+  private nodes = new Map<string, { room: string; kind: string }>()
+
+  constructor() {
+    const registers = [this.registry, this.openMetrics]
+    const clientLabels = ['room', 'client', 'lane'] as const
+    this.runInfo = new Gauge({
+      name: 'drstudio_run_info',
+      help: 'The run in progress (1): its id, scenario and topology',
+      labelNames: ['run_id', 'scenario', 'topology', 'kind'],
+      registers
+    })
+    this.sends = new Counter({
+      name: 'drstudio_sends_total',
+      help: 'Sends by final outcome (acked or failed); cross_room: the broker that stored it is in another room',
+      labelNames: [...clientLabels, 'status', 'broker_room', 'cross_room'],
+      registers
+    })
+    this.sendLatency = new Histogram({
+      name: 'drstudio_send_latency_seconds',
+      help: 'Acknowledged sends, from when the schedule wanted them made to the acknowledgement',
+      labelNames: clientLabels,
+      buckets: LATENCY_BUCKETS,
+      registers
+    })
+    this.failedAttempts = new Counter({
+      name: 'drstudio_send_attempt_failures_total',
+      help: 'Failed requests to a broker (refused, reset, timeout, retryable code), retried or not',
+      labelNames: [...clientLabels, 'reason'],
+      registers
+    })
+    this.deliveries = new Counter({
+      name: 'drstudio_deliveries_total',
+      help: 'Messages delivered to consumers; cross_room: from a broker in another room',
+      labelNames: [...clientLabels, 'broker_room', 'cross_room'],
+      registers
+    })
+    this.duplicates = new Counter({
+      name: 'drstudio_duplicates_total',
+      help: 'Deliveries of a message its lane had already delivered',
+      labelNames: clientLabels,
+      registers
+    })
+    this.crossRoomShare = new Gauge({
+      name: 'drstudio_cross_room_share',
+      help: 'Share of the run so far that crossed rooms, per lane: sends stored, or deliveries pulled, in another room',
+      labelNames: ['lane', 'direction'],
+      registers
+    })
+    this.nodeState = new Gauge({
+      name: 'drstudio_node_state',
+      help: 'A server node is in this state (1) or not (0)',
+      labelNames: ['node', 'room', 'kind', 'state'],
+      registers
+    })
+    this.brokerMaster = new Gauge({
+      name: 'drstudio_broker_master',
+      help: 'The replica that is the master of its broker group (1) or not (0)',
+      labelNames: ['group', 'node', 'room'],
+      registers
+    })
+    this.masterEpoch = new Gauge({
+      name: 'drstudio_master_epoch',
+      help: "A controller-mode group's master epoch, as the controllers last elected it",
+      labelNames: ['group'],
+      registers
+    })
+    this.faultActive = new Gauge({
+      name: 'drstudio_fault_active',
+      help: 'A fault in force (1): a node fault until its nodes are up again, a network fault until healed',
+      labelNames: ['action', 'target'],
+      registers
+    })
+    this.faults = new Counter({
+      name: 'drstudio_faults_total',
+      help: 'Faults and repairs applied, by action and who applied them (timeline, operator, observed)',
+      labelNames: ['action', 'source'],
+      registers
+    })
+    this.lastRto = new Gauge({
+      name: 'drstudio_last_rto_seconds',
+      help: "A producer's last recovery: from the first failure of a run of failures to its next acknowledged send",
+      labelNames: clientLabels,
+      registers
+    })
+  }
+
+  /** A run begins: clears the previous run's series and learns the clients, nodes and masters. */
+  begin(plan: RunPlan): void {
+    this.registry.resetMetrics()
+    this.clients = new Map()
+    this.delivered = new Map()
+    this.directions = new Map()
+    this.failingSince = new Map()
+    this.masters = new Map()
+    this.active = new Map()
+    this.nodes = new Map()
+    const { topology, scenario } = plan.loaded
+    this.runInfo.set(
+      {
+        run_id: String(plan.runId),
+        scenario: plan.kind === 'scenario' ? scenario.name : '',
+        topology: topology.name,
+        kind: plan.kind
+      },
+      1
+    )
+    for (const c of plan.clients)
+      this.clients.set(c.id, { room: c.room, client: c.id, lane: c.laneName ?? c.lane })
+    for (const n of listNodes(topology)) {
+      if (n.kind === 'producer' || n.kind === 'consumer') continue
+      this.nodes.set(n.id, { room: n.room, kind: n.kind })
+      if (n.kind === 'broker') {
+        const master = n.spec.role === 'master'
+        if (master) this.masters.set(n.spec.brokerName, n.id)
+        this.brokerMaster.set(
+          { group: n.spec.brokerName, node: n.id, room: n.room },
+          master ? 1 : 0
+        )
+      }
+    }
+  }
+
+  /** A producer's final send outcome. */
+  send(r: SendRecord): void {
+    const c = this.labelsOf(r.clientId, r.clientRoom)
+    const cross = r.brokerRoom !== null && r.brokerRoom !== r.clientRoom
+    this.sends.inc({
+      ...c,
+      status: r.status,
+      broker_room: r.brokerRoom ?? '',
+      cross_room: String(cross)
+    })
+    if (r.status === 'failed') {
+      if (!this.failingSince.has(r.clientId)) this.failingSince.set(r.clientId, r.startedAt)
+      return
+    }
+    this.sendLatency.observe(c, (r.endedAt - (r.scheduledAt ?? r.startedAt)) / 1000)
+    this.count(c.lane, 'send', cross)
+    const since = this.failingSince.get(r.clientId)
+    if (since !== undefined) {
+      this.failingSince.delete(r.clientId)
+      this.lastRto.set(c, Math.max(0, r.endedAt - since) / 1000)
+    }
+  }
+
+  /** One delivery to a consumer. */
+  delivery(d: DeliveryRecord): void {
+    const c = this.labelsOf(d.clientId, d.clientRoom)
+    const cross = d.brokerRoom !== null && d.brokerRoom !== d.clientRoom
+    this.deliveries.inc({ ...c, broker_room: d.brokerRoom ?? '', cross_room: String(cross) })
+    this.count(c.lane, 'consume', cross)
+    let seen = this.delivered.get(c.lane)
+    if (!seen) this.delivered.set(c.lane, (seen = new Set()))
+    if (seen.has(d.key)) this.duplicates.inc(c)
+    else seen.add(d.key)
+  }
+
+  /** A ledger event: failed attempts, node states, elections and faults. */
+  event(e: LedgerEvent): void {
+    switch (e.kind) {
+      case 'send-attempt-failed': {
+        if (!e.clientId) return
+        this.failedAttempts.inc({ ...this.labelsOf(e.clientId, e.room), reason: e.data.reason })
+        if (!this.failingSince.has(e.clientId)) this.failingSince.set(e.clientId, e.data.startMs)
+        return
+      }
+      case 'node-state':
+        return this.setNodeState(e.data.nodeId, e.data.room, e.data.kind, e.data.state)
+      case 'master-elected': {
+        const { group, to, toRoom, epoch } = e.data
+        const from = this.masters.get(group)
+        if (from && from !== to) {
+          this.brokerMaster.set({ group, node: from, room: this.nodes.get(from)?.room ?? '' }, 0)
+        }
+        if (to) {
+          this.masters.set(group, to)
+          this.brokerMaster.set({ group, node: to, room: toRoom ?? '' }, 1)
+        } else this.masters.delete(group)
+        this.masterEpoch.set({ group }, epoch)
+        return
+      }
+      case 'fault': {
+        const { action, target, nodes, ok, source, network } = e.data
+        this.faults.inc({ action, source: source ?? 'timeline' })
+        if (!ok || network || !NODE_FAULTS.has(action) || nodes.length === 0) return
+        this.activate(`node:${action}:${target.join(',')}`, action, target.join(','), nodes)
+        return
+      }
+      case 'network-fault': {
+        const key = `net:${e.data.faultId ?? `${e.data.action}:${e.data.target.join(',')}`}`
+        const target = [...e.data.target, ...(e.data.peer ?? [])].join(',')
+        this.activate(key, e.data.action, target, [])
+        return
+      }
+      case 'network-heal': {
+        for (const [key, f] of this.active) {
+          if (!key.startsWith('net:')) continue
+          if (e.data.faultId !== undefined && key !== `net:${e.data.faultId}`) continue
+          this.deactivate(key, f)
+        }
+        return
+      }
+      default:
+        return
+    }
+  }
+
+  private setNodeState(nodeId: string, room: string, kind: string, state: string): void {
+    this.nodes.set(nodeId, { room, kind })
+    for (const s of NODE_STATES)
+      this.nodeState.set({ node: nodeId, room, kind, state: s }, s === state ? 1 : 0)
+    if (state !== 'up' && state !== 'slow') return
+    // A node back up ends the node faults that held it.
+    for (const [key, f] of this.active) {
+      if (!f.nodes.delete(nodeId) || f.nodes.size > 0) continue
+      this.deactivate(key, f)
+    }
+  }
+
+  private activate(key: string, action: string, target: string, nodes: readonly string[]): void {
+    this.active.set(key, { action, target, nodes: new Set(nodes) })
+    this.faultActive.set({ action, target }, 1)
+  }
+
+  private deactivate(key: string, f: ActiveFault): void {
+    this.active.delete(key)
+    this.faultActive.set({ action: f.action, target: f.target }, 0)
+  }
+
+  private count(lane: string, direction: 'send' | 'consume', cross: boolean): void {
+    const k = `${lane}\u0000${direction}`
+    let d = this.directions.get(k)
+    if (!d) this.directions.set(k, (d = { all: 0, cross: 0 }))
+    d.all++
+    if (cross) d.cross++
+    this.crossRoomShare.set({ lane, direction }, d.cross / d.all)
+  }
+
+  private labelsOf(clientId: string, room: string | null): ClientLabels {
+    return this.clients.get(clientId) ?? { room: room ?? '', client: clientId, lane: '' }
+  }
+}
