@@ -471,6 +471,8 @@ export const clientReportSchema = z.object({
   /** One entry per fault window in which this client saw a failure; null = never recovered. */
   rtoMs: z.array(z.number().nullable()),
   maxSendLatencyMs: z.number().nullable().optional(),
+  /** Producers: p99 of acknowledged sends' latency from the schedule (ms). */
+  p99SendLatencyMs: z.number().nullable().optional(),
   /** Producers: sends the open-loop schedule asked for. */
   scheduled: z.number().int().optional(),
   /**
@@ -790,9 +792,10 @@ export const roomTrafficSchema = z.object({
 export type RoomTraffic = z.infer<typeof roomTrafficSchema>
 
 /**
- * Cross-room traffic of a run: what the clients moved between rooms (message bodies: a producer's
- * configured size per acknowledged send, the same per delivery), per direction, and the share of
- * all client traffic that crossed rooms. Replication between a master and its slaves is not in it.
+ * Cross-room traffic of a run: what the clients moved between rooms (message bodies: the sending
+ * producer's configured size, per acknowledged send and per delivery of it), per direction, and
+ * the share of all client traffic that crossed rooms. Replication between a master and its
+ * slaves is not in it.
  */
 export const trafficReportSchema = z.object({
   links: z.array(roomTrafficSchema),
@@ -800,7 +803,7 @@ export const trafficReportSchema = z.object({
   crossRoomBytes: z.number().int(),
   /** crossRoomBytes / totalBytes; null when nothing moved. */
   crossRoomShare: z.number().nullable(),
-  /** Cross-room bytes per hour at the workload's pace (over its duration). */
+  /** Cross-room bytes per hour at the run's pace (workload start to the end of the drain). */
   crossRoomBytesPerHour: z.number().nullable()
 })
 export type TrafficReport = z.infer<typeof trafficReportSchema>

@@ -7,6 +7,7 @@ import { runManagementNode } from '../services/management'
 import { runScenarioCommand } from './scenario-command'
 import { recordedResults } from './recorded-results'
 import { runReportCommand } from './report-command'
+import { runSweepCommand } from './sweep-command'
 import { runClusterInfoCommand, runRouteCommand } from './cluster-commands'
 import { runDiscoverCommand, type DiscoverOptions } from './discover-command'
 import { runSandboxCheck, runSandboxUp } from './sandbox-commands'
@@ -124,6 +125,25 @@ export function buildProgram(): Command {
           metrics?: string
         }
       ) => guarded(() => runScenarioCommand(files, opts))
+    )
+
+  program
+    .command('sweep')
+    .description(
+      'what-if: run a scenario for every combination of client settings or lanes, side by side on one boot, and compare RTO, failed sends, duplicates, cross-room share and send p99'
+    )
+    .argument('<scenario>', 'scenario YAML file')
+    .requiredOption(
+      '--vary <key=values>',
+      'lane=remoting,java-tuned or client.<setting>=v1,v2 (repeat for more axes)',
+      (v: string, prev: string[] = []) => [...prev, v]
+    )
+    .option('--runs <n>', 'runs of every combination; the table shows medians', Number)
+    .option('--json', 'print the result as JSON')
+    .option('--report <dir>', "write every run's report JSON into this folder")
+    .action(
+      (file: string, opts: { vary: string[]; runs?: number; json?: boolean; report?: string }) =>
+        guarded(() => runSweepCommand(file, opts))
     )
 
   program

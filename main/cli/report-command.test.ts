@@ -64,7 +64,8 @@ describe('drstudio report <run> --html', () => {
       ['1', { dataDir }, /say what to write, e.g. --html run-12.html/],
       ['1', { html: 'a.html', dataDir: join(dir, 'empty') }, /no runs recorded yet/],
       ['999', { html: join(dir, 'a.html'), dataDir }, /there is no run 999 in this data folder/],
-      ['1', { compare: true, dataDir }, /--compare needs two or more runs/]
+      ['1', { compare: true, dataDir }, /--compare needs two or more runs/],
+      ['1', { html: 'a.html', json: true, dataDir }, /--json goes with --compare/]
     ]
     for (const [run, opts, message] of cases) {
       const err = sink()

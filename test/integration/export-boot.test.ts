@@ -254,6 +254,8 @@ describe('export boots on real RocketMQ 5.3.3', () => {
     const recorder = new Recorder(openDatabase(join(root, 'ledger.db')))
     try {
       const loaded = loadScenarioFile(join(REPO, 'resources/scenarios/healthy.yaml'))
+      // The exported configs boot and carry traffic: 6 s of it says so.
+      loaded.scenario.workload.duration = 6_000
       const report = await runScenario(
         { recorder, cluster, workers: sourceWorkers(root), clock: systemClock },
         loaded

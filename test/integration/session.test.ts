@@ -101,8 +101,6 @@ describe('interactive session on real RocketMQ', () => {
     expect(on('ledger:event').some((e) => e.kind === 'fault' && e.data.action === 'kill')).toBe(
       true
     )
-    // Some sends through room 2 after the failover.
-    await new Promise((r) => setTimeout(r, 2000))
 
     // A built-in scenario from the Scenarios panel on the running sandbox of the same topology:
     // it reuses it (no second boot), restores broker-1 first, and reports through the engine while

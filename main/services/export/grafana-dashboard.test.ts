@@ -41,18 +41,25 @@ describe('grafanaDashboard', () => {
       ...topology.rooms.map((r) => `Room ${r.name ?? r.id}`)
     ])
     expect(new Set(d.panels.map((p) => p.id)).size).toBe(d.panels.length)
+    const uid = (JSON.parse(json) as { uid: string }).uid
+    expect(uid.length).toBeLessThanOrEqual(40)
+    // Long names that share a start still get uids of their own.
+    const long = (name: string) =>
+      (JSON.parse(grafanaDashboard({ ...topology, name })) as { uid: string }).uid
+    expect(long('a-very-long-topology-name-for-staging')).not.toBe(
+      long('a-very-long-topology-name-for-production')
+    )
     expect(d.annotations.list).toEqual([
-      expect.objectContaining({
-        name: 'Faults',
-        expr: expect.stringContaining('drstudio_faults_total')
-      })
+      expect.objectContaining({ name: 'Faults', expr: 'drstudio_fault_active == 1' })
     ])
   })
 
   it('queries only metrics a run serves, in PromQL promtool accepts', async () => {
     const served = new Set(
       (await new RunMetrics().registry.getMetricsAsJSON()).flatMap((m) =>
-        String(m.type) === 'histogram' ? [`${m.name}_bucket`, `${m.name}_count`, `${m.name}_sum`] : [m.name]
+        String(m.type) === 'histogram'
+          ? [`${m.name}_bucket`, `${m.name}_count`, `${m.name}_sum`]
+          : [m.name]
       )
     )
     const exprs = dashboardExpressions(json)

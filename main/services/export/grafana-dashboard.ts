@@ -157,14 +157,10 @@ export function grafanaDashboard(topology: Topology): string {
         targets: [{ expr: `drstudio_last_rto_seconds{${r}}`, legendFormat: '{{client}}' }]
       },
       {
-        type: 'state-timeline',
+        type: 'table',
         title: 'Nodes',
-        targets: [
-          {
-            expr: `drstudio_node_state{${r}} == 1`,
-            legendFormat: '{{node}} {{state}}'
-          }
-        ]
+        description: 'Each server node and its state now',
+        targets: [{ expr: `drstudio_node_state{${r}} == 1`, legendFormat: '{{node}} {{state}}' }]
       },
       {
         type: 'table',
@@ -175,7 +171,8 @@ export function grafanaDashboard(topology: Topology): string {
   }
   const dashboard = {
     title: `DR Studio: ${topology.name}`,
-    uid: `drstudio-${topology.name}`.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 40),
+    // Grafana uids are at most 40 characters: a short name plus a hash of the whole one.
+    uid: `drstudio-${topology.name.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 22)}-${fnv1a(topology.name)}`,
     tags: ['drstudio', 'rocketmq'],
     timezone: 'browser',
     schemaVersion: 39,
@@ -200,9 +197,10 @@ export function grafanaDashboard(topology: Topology): string {
           datasource: DS,
           enable: true,
           iconColor: 'red',
-          expr: 'changes(drstudio_faults_total[1m]) > 0',
-          titleFormat: '{{action}}',
-          textFormat: 'applied by {{source}}',
+          // A region per fault while it is in force (Grafana joins consecutive samples).
+          expr: 'drstudio_fault_active == 1',
+          titleFormat: '{{action}} {{target}}',
+          textFormat: 'in force',
           step: '5s'
         }
       ]
@@ -220,11 +218,24 @@ function panel(p: Panel): Record<string, unknown> {
     datasource: DS,
     gridPos: p.gridPos,
     fieldConfig: { defaults: p.unit ? { unit: p.unit } : {}, overrides: [] },
+    // Tables show the labels of the series now; plots their history.
+    ...(p.type === 'table' ? { transformations: [{ id: 'labelsToFields', options: {} }] } : {}),
     targets: (p.targets ?? []).map((t, i) => ({
       refId: String.fromCharCode(65 + i),
       datasource: DS,
       expr: t.expr,
-      legendFormat: t.legendFormat
+      legendFormat: t.legendFormat,
+      ...(p.type === 'table' ? { instant: true, range: false, format: 'table' } : {})
     }))
   }
+}
+
+/** 32-bit FNV-1a of a string, as 8 hex digits (stable uids). */
+function fnv1a(text: string): string {
+  let h = 0x811c9dc5
+  for (const ch of Buffer.from(text, 'utf8')) {
+    h ^= ch
+    h = Math.imul(h, 0x01000193) >>> 0
+  }
+  return h.toString(16).padStart(8, '0')
 }

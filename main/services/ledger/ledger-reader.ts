@@ -79,16 +79,18 @@ export interface AckedSendRow {
 const MUST_DELIVER = `s.status = 'acked' AND COALESCE(s.tx_decision, 'commit') = 'commit'
   AND COALESCE(s.tx_end, '') != 'client-rollback'`
 
-/** Read side of the ledger: loss, duplicates, RTO inputs and selections of a run (works mid-run). */
 /** Messages one client moved from one room to another (see LedgerReader.roomFlows). */
 export interface RoomFlowRow {
   kind: 'produce' | 'consume'
   clientId: string
+  /** The producer that sent the messages (their size is its); null when the ledger has no send. */
+  producerId: string | null
   fromRoom: string
   toRoom: string
   messages: number
 }
 
+/** Read side of the ledger: loss, duplicates, RTO inputs and selections of a run (works mid-run). */
 export class LedgerReader {
   constructor(private readonly db: Database) {}
 
@@ -299,15 +301,27 @@ export class LedgerReader {
   }
 
   /** Acknowledged sends' latency from their scheduled time (or start), same-room vs cross-room. */
-  sendLatencyByScope(runId: number): { sameRoom: number[]; crossRoom: number[] } {
+  sendLatencyByScope(runId: number): {
+    sameRoom: number[]
+    crossRoom: number[]
+    byClient: Record<string, number[]>
+  } {
     const rows = this.db
       .prepare(
-        `SELECT ended_at - COALESCE(scheduled_at, started_at) AS l, client_room = broker_room AS same
+        `SELECT client_id AS c, ended_at - COALESCE(scheduled_at, started_at) AS l,
+                client_room = broker_room AS same
            FROM ledger_sends WHERE run_id = ? AND status = 'acked' AND broker_room IS NOT NULL`
       )
-      .all(runId) as { l: number; same: number }[]
-    const out = { sameRoom: [] as number[], crossRoom: [] as number[] }
-    for (const r of rows) (r.same ? out.sameRoom : out.crossRoom).push(r.l)
+      .all(runId) as { c: string; l: number; same: number }[]
+    const out = {
+      sameRoom: [] as number[],
+      crossRoom: [] as number[],
+      byClient: {} as Record<string, number[]>
+    }
+    for (const r of rows) {
+      ;(r.same ? out.sameRoom : out.crossRoom).push(r.l)
+      ;(out.byClient[r.c] ??= []).push(r.l)
+    }
     return out
   }
 
@@ -399,15 +413,17 @@ export class LedgerReader {
   roomFlows(runId: number): RoomFlowRow[] {
     return this.db
       .prepare(
-        `SELECT 'produce' AS kind, client_id AS clientId, client_room AS fromRoom,
-                broker_room AS toRoom, COUNT(*) AS messages
+        `SELECT 'produce' AS kind, client_id AS clientId, client_id AS producerId,
+                client_room AS fromRoom, broker_room AS toRoom, COUNT(*) AS messages
            FROM ledger_sends WHERE run_id = ? AND status = 'acked' AND broker_room IS NOT NULL
           GROUP BY client_id, client_room, broker_room
          UNION ALL
-         SELECT 'consume', client_id, broker_room, client_room, COUNT(*)
-           FROM ledger_deliveries WHERE run_id = ? AND broker_room IS NOT NULL
-          GROUP BY client_id, broker_room, client_room
-         ORDER BY 1, 2, 3, 4`
+         SELECT 'consume', d.client_id, s.client_id, d.broker_room, d.client_room, COUNT(*)
+           FROM ledger_deliveries d
+           LEFT JOIN ledger_sends s ON s.run_id = d.run_id AND s.msg_key = d.msg_key
+          WHERE d.run_id = ? AND d.broker_room IS NOT NULL
+          GROUP BY d.client_id, s.client_id, d.broker_room, d.client_room
+         ORDER BY 1, 2, 3, 4, 5`
       )
       .all(runId, runId) as RoomFlowRow[]
   }

@@ -327,10 +327,38 @@ describe('LedgerReader', () => {
     deliver(w, 'b', 'consumer-2', 'room2', 'room2', 1500)
     w.flush()
     expect(new LedgerReader(db).roomFlows(runId)).toEqual([
-      { kind: 'consume', clientId: 'consumer-2', fromRoom: 'room1', toRoom: 'room2', messages: 1 },
-      { kind: 'consume', clientId: 'consumer-2', fromRoom: 'room2', toRoom: 'room2', messages: 1 },
-      { kind: 'produce', clientId: 'producer-1', fromRoom: 'room1', toRoom: 'room1', messages: 1 },
-      { kind: 'produce', clientId: 'producer-1', fromRoom: 'room1', toRoom: 'room2', messages: 2 }
+      {
+        kind: 'consume',
+        clientId: 'consumer-2',
+        producerId: 'producer-1',
+        fromRoom: 'room1',
+        toRoom: 'room2',
+        messages: 1
+      },
+      {
+        kind: 'consume',
+        clientId: 'consumer-2',
+        producerId: 'producer-1',
+        fromRoom: 'room2',
+        toRoom: 'room2',
+        messages: 1
+      },
+      {
+        kind: 'produce',
+        clientId: 'producer-1',
+        producerId: 'producer-1',
+        fromRoom: 'room1',
+        toRoom: 'room1',
+        messages: 1
+      },
+      {
+        kind: 'produce',
+        clientId: 'producer-1',
+        producerId: 'producer-1',
+        fromRoom: 'room1',
+        toRoom: 'room2',
+        messages: 2
+      }
     ])
   })
 

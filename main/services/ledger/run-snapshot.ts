@@ -64,7 +64,7 @@ export interface RunSnapshot {
   /** Worker processes that died on their own during the run. */
   workerExits: StoredEvent[]
   /** Latencies (ms, from the scheduled time) of acknowledged sends, by whether they crossed rooms. */
-  sendLatency: { sameRoom: number[]; crossRoom: number[] }
+  sendLatency: { sameRoom: number[]; crossRoom: number[]; byClient: Record<string, number[]> }
   controller?: ControllerSnapshot
   delayed?: DelayedMessage[]
   ordered?: OrderedMessage[]

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { defaultDataDir } from '../ledger/data-dir'
 import { MetricsServer, parseMetricsAddress } from './metrics-server'
@@ -15,8 +15,9 @@ export interface MetricsEndpoint {
 /**
  * `--metrics 127.0.0.1:PORT` (CLI) or DRSTUDIO_METRICS (the app): serves the runs' Prometheus
  * metrics there while the command or the app lasts.
- * The per-launch bearer token goes to `<data folder>/metrics.token` (owner-only), which a
- * Prometheus scrape config names as its credentials_file; the file is removed at the end.
+ * The per-launch bearer token goes to `<data folder>/metrics-<port>.token` (owner-only), which a
+ * Prometheus scrape config names as its credentials_file; the file is removed when the command
+ * or the app ends.
  */
 export async function serveMetrics(
   address: string,
@@ -28,9 +29,12 @@ export async function serveMetrics(
   const server = await MetricsServer.start(where, metrics)
   const dir = dataDir ?? defaultDataDir()
   mkdirSync(dir, { recursive: true })
-  const tokenFile = join(dir, 'metrics.token')
-  writeFileSync(tokenFile, server.token, { mode: 0o600 })
-  chmodSync(tokenFile, 0o600)
+  // One file per port: an app and a CLI on the same data folder each keep their own.
+  const tokenFile = join(dir, `metrics-${new URL(server.url).port}.token`)
+  rmSync(tokenFile, { force: true })
+  writeFileSync(tokenFile, server.token, { mode: 0o600, flag: 'wx' })
+  const removeToken = (): void => rmSync(tokenFile, { force: true })
+  process.once('exit', removeToken)
   err.write(`metrics: ${server.url} (bearer token in ${tokenFile})\n`)
   return {
     metrics,
@@ -38,7 +42,8 @@ export async function serveMetrics(
     tokenFile,
     close: async () => {
       await server.close()
-      rmSync(tokenFile, { force: true })
+      process.off('exit', removeToken)
+      removeToken()
     }
   }
 }

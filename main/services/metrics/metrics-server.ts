@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -27,8 +27,7 @@ export function parseMetricsAddress(text: string): MetricsAddress {
 }
 
 /**
- * The metrics endpoint: `GET /metrics` answers the Prometheus text format, or OpenMetrics when the
- * scraper asks for it (Accept). Bound to 127.0.0.1; every request must carry the per-launch bearer
+ * The metrics endpoint: `GET /metrics` answers the Prometheus text format. Bound to 127.0.0.1; every request must carry the per-launch bearer
  * token and a loopback Host header (a web page cannot read it, nor reach it by DNS rebinding).
  */
 export class MetricsServer {
@@ -45,7 +44,8 @@ export class MetricsServer {
   ): Promise<MetricsServer> {
     const server = createServer((req, res) => {
       void answer(req, res, metrics, token, port()).catch((e: unknown) => {
-        res.writeHead(500, { 'content-type': 'text/plain' }).end(`${(e as Error).message}\n`)
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' })
+        res.end(`${(e as Error).message}\n`)
       })
     })
     const port = (): number => (server.address() as AddressInfo).port
@@ -86,7 +86,7 @@ async function answer(
     res.writeHead(421, { 'content-type': 'text/plain' }).end('loopback Host only\n')
     return
   }
-  if (req.headers.authorization !== `Bearer ${token}`) {
+  if (!sameSecret(req.headers.authorization ?? '', `Bearer ${token}`)) {
     res
       .writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' })
       .end('missing or wrong bearer token: see the token file DR Studio printed at start\n')
@@ -100,9 +100,14 @@ async function answer(
     res.writeHead(404, { 'content-type': 'text/plain' }).end('try /metrics\n')
     return
   }
-  const open = (req.headers.accept ?? '').includes('application/openmetrics-text')
-  const registry = open ? metrics.openMetrics : metrics.registry
-  const body = await registry.metrics()
-  res.writeHead(200, { 'content-type': registry.contentType })
+  const body = await metrics.registry.metrics()
+  res.writeHead(200, { 'content-type': metrics.registry.contentType })
   res.end(req.method === 'HEAD' ? undefined : body)
+}
+
+/** Compares a presented secret with the expected one in constant time. */
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given)
+  const b = Buffer.from(expected)
+  return a.length === b.length && timingSafeEqual(a, b)
 }

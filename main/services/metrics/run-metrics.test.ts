@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest'
 import type { LedgerEvent } from '../../../common/scenario/events'
 import { resolveRunPlan } from '../../../common/scenario/run-plan'
 import type { DeliveryRecord, SendRecord } from '../ledger/types'
+import type { WireRow } from '../worker-wire/protocol'
 import { parseScenario } from '../scenario/load-scenario'
-import { RunMetrics } from './run-metrics'
+import { reasonLabel, RunMetrics } from './run-metrics'
 import { checkMetrics } from './test-promtool'
 
 const ROOT = resolve(import.meta.dirname, '../../..')
@@ -54,6 +55,15 @@ const delivery = (key: string, brokerRoom: string): DeliveryRecord => ({
   deliveredAt: 1010
 })
 
+const attemptFailed = (reason: string, startMs: number, endMs: number): WireRow => ({
+  k: 'e',
+  kind: 'send-attempt-failed',
+  clientId: 'producer-1-remoting',
+  room: 'room1',
+  atMs: endMs,
+  data: { key: 'b', brokerName: 'broker-a', brokerRoom: 'room1', reason, startMs, endMs }
+})
+
 const event = <K extends LedgerEvent['kind']>(
   kind: K,
   data: Extract<LedgerEvent, { kind: K }>['data'],
@@ -77,21 +87,16 @@ describe('RunMetrics', () => {
     m.begin(plan())
     const c = { room: 'room1', client: 'producer-1-remoting', lane: 'remoting' }
     m.send(send({ key: 'a' }))
-    m.event(
-      event(
-        'send-attempt-failed',
-        {
-          key: 'b',
-          brokerName: 'broker-a',
-          brokerRoom: 'room1',
-          reason: 'refused',
-          startMs: 2000,
-          endMs: 2001
-        },
-        'producer-1-remoting'
-      )
+    m.rows([
+      attemptFailed('refused', 2000, 2001),
+      // A Java lane's free text is reduced to a few labels.
+      attemptFailed('RemotingConnectException: connect to 127.0.0.1:28734 failed', 2100, 2102),
+      // Acknowledged, but it was in flight before the failure ended: not a recovery.
+      { k: 's', ...send({ key: 'x', startedAt: 1990, endedAt: 2050 }) }
+    ])
+    m.send(
+      send({ key: 'b', status: 'failed', startedAt: 2000, attemptStartedAt: 2200, endedAt: 2500 })
     )
-    m.send(send({ key: 'b', status: 'failed', startedAt: 2000, endedAt: 2500 }))
     m.send(
       send({
         key: 'c',
@@ -103,20 +108,20 @@ describe('RunMetrics', () => {
     )
     expect(
       await value(m, 'drstudio_sends_total', { ...c, status: 'acked', cross_room: 'false' })
-    ).toBe(1)
+    ).toBe(2)
     expect(
       await value(m, 'drstudio_sends_total', { ...c, status: 'acked', cross_room: 'true' })
     ).toBe(1)
     expect(await value(m, 'drstudio_sends_total', { ...c, status: 'failed' })).toBe(1)
     expect(
       await value(m, 'drstudio_send_attempt_failures_total', { ...c, reason: 'refused' })
-    ).toBe(1)
+    ).toBe(2)
     // From the first failed attempt (2000) to the next acknowledgement (3200).
     expect(await value(m, 'drstudio_last_rto_seconds', c)).toBe(1.2)
     expect(
       await value(m, 'drstudio_cross_room_share', { lane: 'remoting', direction: 'send' })
-    ).toBe(0.5)
-    expect(await value(m, 'drstudio_send_latency_seconds_count', c)).toBe(2)
+    ).toBeCloseTo(1 / 3)
+    expect(await value(m, 'drstudio_send_latency_seconds_count', c)).toBe(3)
   })
 
   it('counts deliveries and duplicates per lane', async () => {
@@ -208,6 +213,71 @@ describe('RunMetrics', () => {
     expect(check, check.output).toMatchObject({ ok: true })
     // The check can fail: a duplicate series is refused.
     expect(checkMetrics(`${text}${text}`).ok).toBe(false)
-    expect(await m.openMetrics.metrics()).toMatch(/# EOF\n?$/)
+    m.end()
+    expect(await value(m, 'drstudio_run_info', { run_id: '8' })).toBeUndefined()
+  })
+
+  it('ends faults by their repair or heal, not by any heal, and keeps a fault whose heal failed', async () => {
+    const m = new RunMetrics()
+    m.begin(plan())
+    const active = (action: string, target: string) =>
+      value(m, 'drstudio_fault_active', { action, target })
+    const client = ['producer-1-remoting']
+    m.event(event('fault', { action: 'kill', target: client, nodes: client, ok: true }))
+    m.event(
+      event('fault', {
+        action: 'observed-down',
+        target: ['broker-2'],
+        nodes: ['broker-2'],
+        ok: true,
+        source: 'observed'
+      })
+    )
+    m.event(
+      event('network-fault', { action: 'partition', target: ['room1'], peer: ['room2'], ok: true })
+    )
+    m.event(
+      event('network-fault', { action: 'delay', target: ['room1'], peer: ['room3'], ok: true })
+    )
+    m.event(event('network-fault', { action: 'loss', target: ['room2'], ok: false }))
+    expect(await active('loss', 'room2')).toBeUndefined()
+    // Clients have no node states: their restart ends the kill.
+    m.event(event('fault', { action: 'restart', target: client, nodes: client, ok: true }))
+    expect(await active('kill', 'producer-1-remoting')).toBe(0)
+    m.event(
+      event('fault', {
+        action: 'observed-up',
+        target: ['broker-2'],
+        nodes: ['broker-2'],
+        ok: true,
+        source: 'observed'
+      })
+    )
+    expect(await active('observed-down', 'broker-2')).toBe(0)
+    m.event(event('network-heal', { target: ['room1'], peer: ['room3'], reason: 'nft: busy' }))
+    expect(await active('delay', 'room1,room3')).toBe(1)
+    m.event(event('network-heal', { target: ['room1'], peer: ['room3'] }))
+    expect([
+      await active('delay', 'room1,room3'),
+      await active('partition', 'room1,room2')
+    ]).toEqual([0, 1])
+    m.event(event('network-heal', {}))
+    expect(await active('partition', 'room1,room2')).toBe(0)
+  })
+})
+
+describe('reasonLabel', () => {
+  it("keeps our lane's words and folds free text into a few", () => {
+    expect(
+      [
+        'timeout',
+        'refused',
+        'RemotingTooMuchRequestException: sendDefaultImpl call timeout',
+        'send request to </127.0.0.1:28734> failed: Connection reset',
+        'CODE: 14  DESC: service not available',
+        'DEADLINE_EXCEEDED',
+        'something else entirely'
+      ].map(reasonLabel)
+    ).toEqual(['timeout', 'refused', 'timeout', 'reset', 'code-14', 'timeout', 'other'])
   })
 })

@@ -4,9 +4,10 @@ import type { LedgerEvent } from '../../../common/scenario/events'
 import type { RunPlan } from '../../../common/scenario/run-plan'
 import { listNodes } from '../../../common/topology/model'
 import type { DeliveryRecord, SendRecord } from '../ledger/types'
+import type { WireRow } from '../worker-wire/protocol'
 
 /** Every node state a `drstudio_node_state` series is kept for (one is 1, the others 0). */
-export const NODE_STATES = nodeStateSchema.options
+export const NODE_STATES = [...nodeStateSchema.options, 'observed-down'] as const
 
 /** Send latency buckets (seconds): loopback sends take a millisecond, failovers seconds. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -18,16 +19,29 @@ interface ActiveFault {
   target: string
   /** Node faults: the nodes still not up again. Network faults: empty. */
   nodes: Set<string>
+  /** Network faults: the rooms or nodes at its ends (target, then peer). */
+  ends?: readonly string[]
 }
 
-function openMetricsRegistry(): Registry<typeof Registry.OPENMETRICS_CONTENT_TYPE> {
-  const r = new Registry<typeof Registry.OPENMETRICS_CONTENT_TYPE>()
-  r.setContentType(Registry.OPENMETRICS_CONTENT_TYPE)
-  return r
-}
+/** Node faults that stay active until their nodes are up again, or a repair names them. */
+const NODE_FAULTS = new Set(['kill', 'stop', 'pause', 'observed-down'])
+const NODE_REPAIRS = new Set(['start', 'restart', 'resume', 'observed-up'])
 
-/** Node faults that stay active until their nodes are up again. */
-const NODE_FAULTS = new Set(['kill', 'stop', 'pause'])
+/** Keys remembered per lane for duplicates; past it the older half is forgotten (soak runs). */
+const DUPLICATE_WINDOW_KEYS = 1_000_000
+
+/**
+ * A failure reason as a label: our lane's short words as they are; a Java or gRPC lane's free text
+ * (addresses, timings) reduced to a fixed few, so the series count stays bounded.
+ */
+export function reasonLabel(reason: string): string {
+  if (/^[a-z][a-z0-9-]{0,23}$/.test(reason)) return reason
+  if (/time(d)? ?out|deadline/i.test(reason)) return 'timeout'
+  if (/reset|closed|broken pipe/i.test(reason)) return 'reset'
+  if (/refused|connect/i.test(reason)) return 'refused'
+  const code = /\bcode[ =:]*(\d+)/i.exec(reason)
+  return code ? `code-${code[1]}` : 'other'
+}
 
 /**
  * The live figures of the runs a process makes, as Prometheus metrics: fed the rows and events
@@ -36,10 +50,12 @@ const NODE_FAULTS = new Set(['kill', 'stop', 'pause'])
  * Metric names and meanings are listed in the README ("Metrics") and the Grafana dashboard.
  */
 export class RunMetrics {
-  /** Prometheus text format (0.0.4), what `promtool check metrics` reads. */
+  /**
+   * Prometheus text format (0.0.4), what `promtool check metrics` reads and Prometheus falls back
+   * to. Not OpenMetrics as well: prom-client renames shared counters in place when it formats
+   * OpenMetrics (drops `_total`), which would break the text format's names after one such scrape.
+   */
   readonly registry = new Registry()
-  /** The same series in OpenMetrics, for scrapers that ask for it. */
-  readonly openMetrics = openMetricsRegistry()
 
   private readonly runInfo: Gauge
   private readonly sends: Counter
@@ -59,14 +75,14 @@ export class RunMetrics {
   /** Keys delivered so far, per lane: a second delivery of one is a duplicate. */
   private delivered = new Map<string, Set<string>>()
   private directions = new Map<string, { all: number; cross: number }>()
-  /** Per producer: when its current run of failures began (null: none since its last ack). */
-  private failingSince = new Map<string, number>()
+  /** Per producer: its current run of failures, from the first one's start to the last one's end. */
+  private failing = new Map<string, { since: number; until: number }>()
   private masters = new Map<string, string>()
   private active = new Map<string, ActiveFault>()
   private nodes = new Map<string, { room: string; kind: string }>()
 
   constructor() {
-    const registers = [this.registry, this.openMetrics]
+    const registers = [this.registry]
     const clientLabels = ['room', 'client', 'lane'] as const
     this.runInfo = new Gauge({
       name: 'drstudio_run_info',
@@ -155,7 +171,7 @@ export class RunMetrics {
     this.clients = new Map()
     this.delivered = new Map()
     this.directions = new Map()
-    this.failingSince = new Map()
+    this.failing = new Map()
     this.masters = new Map()
     this.active = new Map()
     this.nodes = new Map()
@@ -196,16 +212,44 @@ export class RunMetrics {
       cross_room: String(cross)
     })
     if (r.status === 'failed') {
-      if (!this.failingSince.has(r.clientId)) this.failingSince.set(r.clientId, r.startedAt)
+      this.failed(r.clientId, r.attemptStartedAt ?? r.startedAt, r.endedAt)
       return
     }
     this.sendLatency.observe(c, (r.endedAt - (r.scheduledAt ?? r.startedAt)) / 1000)
     this.count(c.lane, 'send', cross)
-    const since = this.failingSince.get(r.clientId)
-    if (since !== undefined) {
-      this.failingSince.delete(r.clientId)
-      this.lastRto.set(c, Math.max(0, r.endedAt - since) / 1000)
+    // Recovered by an acknowledgement that came after the failures (not one already in flight).
+    const f = this.failing.get(r.clientId)
+    if (f && r.endedAt >= f.until) {
+      this.failing.delete(r.clientId)
+      this.lastRto.set(c, (r.endedAt - f.since) / 1000)
     }
+  }
+
+  /** Rows of a client worker, in the order they happened: sends, deliveries and its events. */
+  rows(rows: readonly WireRow[]): void {
+    for (const r of rows) {
+      if (r.k === 's') this.send(r)
+      else if (r.k === 'd') this.delivery(r)
+      else if (r.kind === 'send-attempt-failed' && r.clientId) {
+        const d = r.data as { reason: string; startMs: number; endMs: number }
+        this.failedAttempts.inc({
+          ...this.labelsOf(r.clientId, r.room),
+          reason: reasonLabel(d.reason)
+        })
+        this.failed(r.clientId, d.startMs, d.endMs)
+      }
+    }
+  }
+
+  /** The run ended: it is no longer the run in progress. */
+  end(): void {
+    this.runInfo.reset()
+  }
+
+  private failed(clientId: string, start: number, end: number): void {
+    const f = this.failing.get(clientId)
+    if (f) f.until = Math.max(f.until, end)
+    else this.failing.set(clientId, { since: start, until: end })
   }
 
   /** One delivery to a consumer. */
@@ -218,17 +262,15 @@ export class RunMetrics {
     if (!seen) this.delivered.set(c.lane, (seen = new Set()))
     if (seen.has(d.key)) this.duplicates.inc(c)
     else seen.add(d.key)
+    if (seen.size > DUPLICATE_WINDOW_KEYS) {
+      const keep = [...seen].slice(DUPLICATE_WINDOW_KEYS / 2)
+      this.delivered.set(c.lane, new Set(keep))
+    }
   }
 
-  /** A ledger event: failed attempts, node states, elections and faults. */
+  /** An event of the engine (clients' own come with their rows): node states, elections, faults. */
   event(e: LedgerEvent): void {
     switch (e.kind) {
-      case 'send-attempt-failed': {
-        if (!e.clientId) return
-        this.failedAttempts.inc({ ...this.labelsOf(e.clientId, e.room), reason: e.data.reason })
-        if (!this.failingSince.has(e.clientId)) this.failingSince.set(e.clientId, e.data.startMs)
-        return
-      }
       case 'node-state':
         return this.setNodeState(e.data.nodeId, e.data.room, e.data.kind, e.data.state)
       case 'master-elected': {
@@ -247,20 +289,35 @@ export class RunMetrics {
       case 'fault': {
         const { action, target, nodes, ok, source, network } = e.data
         this.faults.inc({ action, source: source ?? 'timeline' })
-        if (!ok || network || !NODE_FAULTS.has(action) || nodes.length === 0) return
+        if (!ok || network) return
+        // A repair ends the node faults of the nodes it names (clients have no node states).
+        if (NODE_REPAIRS.has(action)) for (const n of nodes) this.nodeBack(n)
+        if (!NODE_FAULTS.has(action) || nodes.length === 0) return
         this.activate(`node:${action}:${target.join(',')}`, action, target.join(','), nodes)
         return
       }
       case 'network-fault': {
-        const key = `net:${e.data.faultId ?? `${e.data.action}:${e.data.target.join(',')}`}`
-        const target = [...e.data.target, ...(e.data.peer ?? [])].join(',')
-        this.activate(key, e.data.action, target, [])
+        if (e.data.ok === false) return
+        const ends = [...e.data.target, ...(e.data.peer ?? [])]
+        this.activate(
+          `net:${e.data.action}:${ends.join(',')}`,
+          e.data.action,
+          ends.join(','),
+          [],
+          ends
+        )
         return
       }
       case 'network-heal': {
+        if (e.data.reason) return // the heal failed: the fault is still in force
+        const [target] = e.data.target ?? []
+        const [peer] = e.data.peer ?? []
         for (const [key, f] of this.active) {
           if (!key.startsWith('net:')) continue
-          if (e.data.faultId !== undefined && key !== `net:${e.data.faultId}`) continue
+          // As the network lab matches a heal: no selector heals all; else by its ends.
+          const ends = f.ends ?? []
+          if (target !== undefined && !ends.includes(target)) continue
+          if (peer !== undefined && (f.action === 'isolate' || !ends.includes(peer))) continue
           this.deactivate(key, f)
         }
         return
@@ -274,16 +331,25 @@ export class RunMetrics {
     this.nodes.set(nodeId, { room, kind })
     for (const s of NODE_STATES)
       this.nodeState.set({ node: nodeId, room, kind, state: s }, s === state ? 1 : 0)
-    if (state !== 'up' && state !== 'slow') return
-    // A node back up ends the node faults that held it.
+    if (state === 'up' || state === 'slow') this.nodeBack(nodeId)
+  }
+
+  /** A node serves again: the node faults that held it end once all their nodes do. */
+  private nodeBack(nodeId: string): void {
     for (const [key, f] of this.active) {
       if (!f.nodes.delete(nodeId) || f.nodes.size > 0) continue
       this.deactivate(key, f)
     }
   }
 
-  private activate(key: string, action: string, target: string, nodes: readonly string[]): void {
-    this.active.set(key, { action, target, nodes: new Set(nodes) })
+  private activate(
+    key: string,
+    action: string,
+    target: string,
+    nodes: readonly string[],
+    ends?: readonly string[]
+  ): void {
+    this.active.set(key, { action, target, nodes: new Set(nodes), ...(ends ? { ends } : {}) })
     this.faultActive.set({ action, target }, 1)
   }
 

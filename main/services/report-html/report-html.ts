@@ -3,6 +3,7 @@ import { countersToRates } from '../../../common/scenario/metrics'
 import type { ScenarioReport } from '../../../common/scenario/schema'
 import type { Topology } from '../../../common/topology/schema'
 import { trafficLines } from '../../../common/scenario/traffic-text'
+import { FAULT_ACTIONS } from '../engine/run/fault'
 import type { PlotMarker, PlotSeries } from './svg'
 import { esc, linePlot, topologyPicture } from './svg'
 
@@ -12,6 +13,9 @@ export interface ReportHtmlInput {
   topology: Topology
   counters: readonly CounterSample[]
 }
+
+/** Network faults that slow a room rather than take it out: it is hit all the same. */
+const DEGRADATIONS = new Set(['delay', 'bandwidth', 'one-way'])
 
 /** No scripts, no network: the page carries its styles and pictures inline. */
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -51,9 +55,7 @@ export function reportHtml({ report: r, topology, counters }: ReportHtmlInput): 
   }))
   const hitRooms = new Set(
     r.faults
-      .filter(
-        (f) => f.ok && !f.action.endsWith('-up') && f.action !== 'restart' && f.action !== 'resume'
-      )
+      .filter((f) => f.ok && (FAULT_ACTIONS.has(f.action) || DEGRADATIONS.has(f.action)))
       .flatMap((f) => roomsOf(topology, [...f.target, ...f.nodes]))
   )
   const pairs = new Map<string, number>()
@@ -97,7 +99,9 @@ export function reportHtml({ report: r, topology, counters }: ReportHtmlInput): 
 <style>${STYLE}</style>
 </head>
 <body>
+<main>
 ${body}
+</main>
 <footer><p class="muted">DR Studio run report · every time is seconds from the workload start</p></footer>
 </body>
 </html>

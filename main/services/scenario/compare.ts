@@ -1,5 +1,6 @@
 import type { ScenarioReport } from '../../../common/scenario/schema'
 import { formatBytes } from '../../../common/scenario/traffic-text'
+import { textTable } from './text-table'
 
 /** One figure across the compared runs; `differs` when not every run has the same value. */
 export interface ComparisonRow {
@@ -57,13 +58,7 @@ export function compareReports(reports: readonly ScenarioReport[]): Comparison {
 export function formatComparison(c: Comparison): string {
   const head = ['', ...c.runs.map((r) => `run ${r.runId}`)]
   const body = c.rows.map((row) => [`${row.differs ? '*' : ' '} ${row.figure}`, ...row.values])
-  const widths = head.map((_, i) => Math.max(...[head, ...body].map((line) => line[i]!.length)))
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, i) => cell.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd()
-  return [line(head), ...body.map(line), '', '* differs between the runs', ''].join('\n')
+  return [...textTable([head, ...body]), '', '* differs between the runs', ''].join('\n')
 }
 
 function worstRto(r: ScenarioReport): string {

@@ -1,13 +1,10 @@
+import { textTable } from './text-table'
 import { trafficLines } from '../../../common/scenario/traffic-text'
 import { formatMs } from '../../../common/scenario/duration'
 import type { ScenarioReport } from '../../../common/scenario/schema'
 
-function table(rows: string[][]): string[] {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)))
-  return rows.map((r) =>
-    r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
-  )
-}
+/** The scorecard's tables: names left, figures right. */
+const table = (rows: string[][]): string[] => textTable(rows, (i) => i > 0)
 
 function delayedLines(d: NonNullable<ScenarioReport['delayed']>): string[] {
   const l = d.latenessMs

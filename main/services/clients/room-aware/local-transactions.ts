@@ -3,10 +3,10 @@ import type { TxDecision } from '../../../../common/scenario/transactions'
 /**
  * How long a producer remembers a local transaction: past the point where a broker stops asking
  * (RocketMQ checks a half message at most transactionCheckMax = 15 times, every
- * transactionCheckInterval = 30 s by default, after transactionTimeOut = 6 s), so memory follows
- * the check-back window rather than the length of the run.
+ * transactionCheckInterval = 30 s by default in 5.x and 60 s in 4.x, after transactionTimeOut =
+ * 6 s: at most about 15 min), so memory follows the check-back window, not the run's length.
  */
-export const LOCAL_TRANSACTION_RETENTION_MS = 10 * 60_000
+export const LOCAL_TRANSACTION_RETENTION_MS = 20 * 60_000
 
 interface LocalTransaction {
   decision: TxDecision

@@ -264,7 +264,7 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     ...(order ? { order } : {}),
     ...(transactions ? { transactions } : {}),
     failback,
-    traffic: trafficReportOf(snap.roomFlows, plan.clients, times.tWorkEnd - times.t0),
+    traffic: trafficReportOf(snap.roomFlows, plan.clients, times.tDrainEnd - times.t0),
     notes
   }
 }
@@ -335,7 +335,8 @@ function clientReport(
     duplicates: s?.duplicates ?? 0,
     rtoMs: rto,
     maxSendLatencyMs:
-      s?.maxLatencyMs === null || s?.maxLatencyMs === undefined ? null : round1(s.maxLatencyMs)
+      s?.maxLatencyMs === null || s?.maxLatencyMs === undefined ? null : round1(s.maxLatencyMs),
+    p99SendLatencyMs: nullableRound(percentile(snap.sendLatency.byClient[p.id] ?? [], 99))
   }
   if (!input.workload) return report
   const scheduled = input.workload.scheduled[p.id] ?? 0

@@ -86,7 +86,8 @@ export function wireRun(
   ledger.on('error', onLedgerFailure)
   const prometheus = deps.metrics
   prometheus?.begin(plan)
-  if (prometheus) ledger.on('event', (e: LedgerEvent) => prometheus.event(e))
+  // The engine's own events (node states, faults, elections); clients' come in order with their rows.
+  if (prometheus) ledger.on('event', (e: LedgerEvent) => e.clientId === null && prometheus.event(e))
   const fleet = new ClientFleet(deps.workers, () => clock.now())
   const abort = plan.loaded.scenario.abort ? new AbortMonitor(plan.loaded.scenario.abort) : null
   const metrics = on.metrics
@@ -101,7 +102,7 @@ export function wireRun(
     writeRows(ledger, rows)
     abort?.feed(rows)
     if (metrics) feedMetrics(metrics, rows)
-    if (prometheus) feedPrometheus(prometheus, rows)
+    prometheus?.rows(rows)
   })
   fleet.on('choice', on.choice)
   fleet.on('worker-exit', (e) => {
@@ -168,6 +169,7 @@ export function wireRun(
         await sampler?.stop()
         samplerRpc?.close()
         metrics?.stop()
+        prometheus?.end()
         unwatch()
         await fleet.close()
         await controllers?.close()
@@ -251,14 +253,6 @@ function feedMetrics(metrics: LiveMetricsAggregator, rows: readonly WireRow[]): 
     if (r.k === 's') metrics.send(r)
     else if (r.k === 'd') metrics.delivery(r)
     else metrics.event({ kind: r.kind as LedgerEvent['kind'], clientId: r.clientId, atMs: r.atMs })
-  }
-}
-
-/** Worker rows into the Prometheus metrics (events reach them from the ledger). */
-function feedPrometheus(metrics: RunMetrics, rows: readonly WireRow[]): void {
-  for (const r of rows) {
-    if (r.k === 's') metrics.send(r)
-    else if (r.k === 'd') metrics.delivery(r)
   }
 }
 

@@ -32,10 +32,12 @@ const flow = (
   clientId: string,
   fromRoom: string,
   toRoom: string,
-  messages: number
+  messages: number,
+  producerId: string | null = kind === 'produce' ? clientId : 'p2'
 ): RoomFlowRow => ({
   kind,
   clientId,
+  producerId,
   fromRoom,
   toRoom,
   messages
@@ -74,6 +76,18 @@ describe('trafficReportOf', () => {
     expect(t.crossRoomBytes).toBe(150_000)
     expect(t.crossRoomShare).toBeCloseTo(150_000 / 650_000)
     expect(t.crossRoomBytesPerHour).toBe(150_000 * 60)
+  })
+
+  it("prices a delivery at its sender's size, and one the ledger cannot match at nothing", () => {
+    const t = trafficReportOf(
+      [
+        flow('consume', 'c2', 'room1', 'room2', 5, 'p1'),
+        flow('consume', 'c2', 'room1', 'room2', 2, null)
+      ],
+      clients,
+      1000
+    )
+    expect(t.links[0]!.consume).toEqual({ messages: 7, bytes: 5000 })
   })
 
   it('says nothing moved rather than dividing by zero', () => {

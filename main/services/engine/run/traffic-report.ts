@@ -3,21 +3,22 @@ import type { RoomTraffic, TrafficReport } from '../../../../common/scenario/sch
 import type { RoomFlowRow } from '../../ledger/ledger-reader'
 
 /**
- * The traffic section: each client's room flows priced in body bytes (a producer's configured
- * message size per acknowledged send; a consumer's per delivery is the largest size a producer of
- * its topic sends), summed per direction between rooms, with the cross-room share and pace.
+ * The traffic section: each client's room flows priced in body bytes (the sending producer's
+ * configured message size, for its sends and for every delivery of them), summed per direction
+ * between rooms, with the cross-room share and the pace over `spanMs` (workload start to the end
+ * of the drain, when the last deliveries moved).
  */
 export function trafficReportOf(
   flows: readonly RoomFlowRow[],
   clients: readonly ClientPlan[],
-  workloadMs: number
+  spanMs: number
 ): TrafficReport {
-  const sizeOf = bodySizes(clients)
+  const sizeOf = new Map(clients.map((c) => [c.id, c.messageSize]))
   const links = new Map<string, RoomTraffic>()
   let totalBytes = 0
   let crossRoomBytes = 0
   for (const f of flows) {
-    const bytes = f.messages * (sizeOf.get(f.clientId) ?? 0)
+    const bytes = f.messages * (f.producerId === null ? 0 : (sizeOf.get(f.producerId) ?? 0))
     totalBytes += bytes
     if (f.fromRoom === f.toRoom) continue
     crossRoomBytes += bytes
@@ -42,19 +43,6 @@ export function trafficReportOf(
     totalBytes,
     crossRoomBytes,
     crossRoomShare: totalBytes > 0 ? crossRoomBytes / totalBytes : null,
-    crossRoomBytesPerHour:
-      workloadMs > 0 ? Math.round((crossRoomBytes * 3_600_000) / workloadMs) : null
+    crossRoomBytesPerHour: spanMs > 0 ? Math.round((crossRoomBytes * 3_600_000) / spanMs) : null
   }
-}
-
-/** Body bytes per message of every client: its own size (producers), its topic's (consumers). */
-function bodySizes(clients: readonly ClientPlan[]): Map<string, number> {
-  const byTopic = new Map<string, number>()
-  for (const c of clients) {
-    if (c.role === 'producer')
-      byTopic.set(c.topic, Math.max(byTopic.get(c.topic) ?? 0, c.messageSize))
-  }
-  return new Map(
-    clients.map((c) => [c.id, c.role === 'producer' ? c.messageSize : (byTopic.get(c.topic) ?? 0)])
-  )
 }

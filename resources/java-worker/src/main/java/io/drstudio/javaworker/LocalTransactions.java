@@ -16,10 +16,13 @@ import org.apache.rocketmq.common.message.MessageExt;
  * UNKNOW for a key this producer never decided (e.g. one sent before a restart, or by another
  * producer of the group), and reports each check. A decision is forgotten RETENTION_MS after it
  * was made, past the point where a broker stops asking (transactionCheckMax = 15 rounds of
- * transactionCheckInterval = 30 s by default), so memory follows that window, not the run.
+ * transactionCheckInterval = 30 s by default in 5.x, 60 s in 4.x), so memory follows that window,
+ * not the run. Unlike our lane it cannot tell which broker asks (the stock client's check gives no
+ * reliable broker name), so a half message a timed-out attempt left on a second broker is answered
+ * like the first: committed twice, a duplicate.
  */
 final class LocalTransactions implements TransactionListener {
-    static final long RETENTION_MS = 10 * 60_000L;
+    static final long RETENTION_MS = 20 * 60_000L;
 
     private record Decided(LocalTransactionState state, long at) {}
 

@@ -1,0 +1,93 @@
+import { checkScenario, planClients } from '../../../common/scenario/client-plan'
+import type { LoadedScenario } from '../../../common/scenario/run-plan'
+import type { ScenarioReport } from '../../../common/scenario/schema'
+import type { Run, RunDeps } from '../engine/run/run'
+import { runScenario } from '../engine/scenario-driver'
+import type { SweepFigures, SweepResult } from './sweep-figures'
+import { FIGURES, figuresOf, format, summarizeSweep } from './sweep-figures'
+import type { SweepCombination } from './sweep-plan'
+import { batchesOf, laneEntriesOf } from './sweep-plan'
+import { textTable } from '../scenario/text-table'
+
+/** Lanes per run: each lane is a worker per room and a topic, and this machine has two cores. */
+export const LANES_PER_RUN = 4
+
+export interface SweepOptions {
+  /** Runs of every combination (medians are taken over them); default 1. */
+  runs?: number
+  onOpen?: (run: Run, label: string) => void
+}
+
+/** The scenario with one batch of combinations as its lanes (each its own topic and group). */
+export function sweepScenario(
+  loaded: LoadedScenario,
+  batch: readonly SweepCombination[]
+): LoadedScenario {
+  const { lane: _lane, ...workload } = loaded.scenario.workload
+  const scenario = { ...loaded.scenario, workload: { ...workload, lanes: laneEntriesOf(batch) } }
+  const problems = checkScenario(scenario, loaded.topology)
+  if (problems.length) {
+    throw new Error(`the sweep cannot run this scenario:\n  - ${problems.join('\n  - ')}`)
+  }
+  return { ...loaded, scenario }
+}
+
+/**
+ * A what-if sweep: the scenario's fault script once per run, every combination a lane variant of
+ * the same run where they fit (LANES_PER_RUN), so they meet each fault at the same instant on one
+ * boot of the deployment; repeated `runs` times. Checks every batch before the first run starts.
+ */
+export async function runSweep(
+  deps: RunDeps,
+  loaded: LoadedScenario,
+  combos: readonly SweepCombination[],
+  opts: SweepOptions = {}
+): Promise<{ result: SweepResult; reports: ScenarioReport[] }> {
+  const batches = batchesOf(combos, LANES_PER_RUN).map((batch) => ({
+    batch,
+    loaded: sweepScenario(loaded, batch)
+  }))
+  const measured: { combination: SweepCombination; runId: number; figures: SweepFigures }[] = []
+  const reports: ScenarioReport[] = []
+  for (let i = 0; i < (opts.runs ?? 1); i++) {
+    for (const { batch, loaded: l } of batches) {
+      const label = `run ${i + 1}: ${batch.map((c) => c.name).join(', ')}`
+      const report = await runScenario(deps, l, {
+        ...(opts.onOpen ? { onOpen: (run: Run) => opts.onOpen!(run, label) } : {})
+      })
+      reports.push(report)
+      const plans = planClients(l.scenario, l.topology)
+      for (const c of batch) {
+        measured.push({ combination: c, runId: report.runId, figures: figuresOf(report, plans, c) })
+      }
+    }
+  }
+  return { result: summarizeSweep(loaded.scenario.name, measured), reports }
+}
+
+/** The sweep as a table: a row per combination, the best of each figure starred, then the verdict. */
+export function formatSweep(r: SweepResult): string {
+  const bestOf = new Map(r.best.map((b) => [b.figure, new Set(b.names)]))
+  const head = ['', 'setting', ...FIGURES.map((f) => f.label), 'run ids']
+  const body = r.rows.map((row) => [
+    row.combination.name,
+    row.combination.label,
+    ...FIGURES.map(
+      (f) =>
+        `${format(row.figures[f.key], f.unit)}${bestOf.get(f.key)!.has(row.combination.name) ? ' *' : ''}`
+    ),
+    row.runIds.join(',')
+  ])
+  const label = (name: string) => r.rows.find((x) => x.combination.name === name)!.combination.label
+  return [
+    `sweep of ${r.scenario} (medians; * best)`,
+    ...textTable([head, ...body]),
+    '',
+    ...r.best.map(
+      (b) =>
+        `best ${FIGURES.find((f) => f.key === b.figure)!.label}: ${b.names.map(label).join(' / ')}`
+    ),
+    ...(r.tradeOff ? [`trade-off: ${r.tradeOff}`] : []),
+    ''
+  ].join('\n')
+}
