@@ -17,6 +17,8 @@ class IntegrationOrder extends BaseSequencer {
 /** Unit tests sit beside the code; integration tests (real RocketMQ JVMs) live in test/integration. */
 export default defineConfig({
   test: {
+    // The sequencer is the run's, not a project's (a project's is ignored).
+    sequence: { sequencer: IntegrationOrder },
     projects: [
       {
         test: {
@@ -38,8 +40,7 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 180_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
-          sequence: { sequencer: IntegrationOrder }
+          fileParallelism: false
         }
       }
     ]
