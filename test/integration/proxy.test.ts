@@ -345,7 +345,8 @@ describe('cluster-mode proxies on real RocketMQ 5.3.3 (two-rooms-proxies)', () =
     console.log(`graceful stop of the run took ${Date.now() - t0} ms`)
     expect(sb.status().nodes.every((n) => n.state === 'stopped')).toBe(true)
     // After POP traffic a broker joins its revive threads one by one; with the default eight that
-    // outlasted the 15 s grace and ended in SIGKILL (config.ts reviveQueueNum).
+    // outlasted the grace and ended in SIGKILL (config.ts reviveQueueNum). With one it still takes
+    // ~11 s, hence the 30 s grace (sandbox-options.ts stopGraceMs).
     expect(killed, 'nodes still running after the stop grace period').toEqual([])
     expect(pgrep(runDir)).toEqual([])
   })

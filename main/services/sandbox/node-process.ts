@@ -43,6 +43,8 @@ export const EMBEDDED_CONTROLLER_LINE = /The ControllerManager boot success/
 export type ServerNode = Extract<TopologyNode, { kind: PortedKind }>
 
 const KILL_WAIT_MS = 10_000
+/** Time a JVM gets to write its thread dump before SIGKILL. */
+const THREAD_DUMP_WAIT_MS = 500
 const PROXY_BOOT_ATTEMPTS = 3
 const PROXY_TRANSIENT_BOOT_FAILURE =
   /Remoting(Timeout|Connect|SendRequest|TooMuchRequest)Exception|create system .*topic .* failed/
@@ -300,7 +302,14 @@ export class NodeProcess {
     this.deps.spawner.signal(proc.pid, 'SIGTERM')
     if (this.state === 'paused') this.deps.spawner.signal(proc.pid, 'SIGCONT')
     if (await waitExit(proc, this.deps.stopGraceMs)) return
-    this.deps.progress(this.id, `still running after ${this.deps.stopGraceMs} ms; sending SIGKILL`)
+    // A JVM prints every thread's stack on SIGQUIT: the log then says what the stop was waiting on.
+    const dumped = this.kind !== 'management' && this.deps.spawner.signal(proc.pid, 'SIGQUIT')
+    if (dumped && (await waitExit(proc, THREAD_DUMP_WAIT_MS))) return
+    const where = dumped ? `; thread dump in ${this.logFile}` : ''
+    this.deps.progress(
+      this.id,
+      `still running after ${this.deps.stopGraceMs} ms${where}; sending SIGKILL`
+    )
     this.deps.spawner.signal(proc.pid, 'SIGKILL')
     await waitExit(proc, KILL_WAIT_MS)
   }

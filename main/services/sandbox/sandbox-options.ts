@@ -83,7 +83,11 @@ export interface SandboxOptions {
   workerIds?: (rooms: string[]) => { id: string; room: string }[]
   /** Per-node boot budget (default 90 s). */
   bootTimeoutMs?: number
-  /** SIGTERM → SIGKILL grace period on stop (default 15 s). */
+  /**
+   * SIGTERM → SIGKILL grace period on stop (default 30 s). A 5.x broker after POP traffic needs
+   * ~11 s on 2 cores (its remoting event thread polls every 3 s, the POP merge and revive threads
+   * finish a pass, the store waits 3 s), so 15 s cut some off mid-flush under load.
+   */
   stopGraceMs?: number
   /** Heartbeat-based broker expiry (~10 s instead of 120 s); see brokerProperties. Default true. */
   fastBrokerExpiry?: boolean

@@ -32,6 +32,8 @@ type Behaviour = { boot: true } | { exitCode: number; lines: string[] } | { hang
 class FakeSpawner implements ProcessSpawner {
   readonly procs: FakeProc[] = []
   behaviour: (req: SpawnRequest) => Behaviour = () => ({ boot: true })
+  /** Nodes whose process ignores SIGTERM (a stop that hangs). */
+  readonly ignoresTerm = new Set<string>()
   private nextPid = 5000
 
   spawn(req: SpawnRequest) {
@@ -63,6 +65,8 @@ class FakeSpawner implements ProcessSpawner {
     if (signal === 'SIGSTOP') p.paused = true
     if (signal === 'SIGCONT') p.paused = false
     if (signal === 'SIGKILL') p.exit({ code: null, signal: 'SIGKILL' })
+    if (signal === 'SIGTERM' && [...this.ignoresTerm].some((id) => p.req.logFile.includes(`/${id}/`)))
+      return true
     if (signal === 'SIGTERM' && !p.paused) setTimeout(() => p.exit({ code: 143, signal: null }), 5)
     if (signal === 'SIGCONT' && p.signals.includes('SIGTERM')) p.exit({ code: 143, signal: null })
     return true
@@ -488,6 +492,23 @@ describe('Sandbox (fake processes)', () => {
       'Node proxy-plain (proxy) exited with code 1'
     )
     expect(spawner.byNode('proxy-plain')).toHaveLength(2)
+  })
+
+  it('asks a JVM that outlives the stop grace for a thread dump, then kills it', async () => {
+    await sandbox.start(twoRooms())
+    const progress: string[] = []
+    sandbox.on('progress', (e) => progress.push(`${e.nodeId}: ${e.message}`))
+    spawner.ignoresTerm.add('broker-1')
+    const pid = sandbox.node('broker-1').pid!
+    expect((await sandbox.stopNode('broker-1')).state).toBe('stopped')
+    expect(spawner.procs.find((p) => p.pid === pid)!.signals).toEqual([
+      'SIGTERM',
+      'SIGQUIT',
+      'SIGKILL'
+    ])
+    expect(progress.find((m) => m.includes('SIGKILL'))).toBe(
+      `broker-1: still running after 200 ms; thread dump in ${sandbox.status().runDir}/broker-1/out.log; sending SIGKILL`
+    )
   })
 
   it('pauses, resumes, kills, starts, restarts and stops a node with real signals', async () => {

@@ -378,7 +378,7 @@ export class Sandbox {
       procFs: this.opts.procFs ?? defaultProcFs(),
       env: this.opts.env ?? process.env,
       bootTimeoutMs: this.opts.bootTimeoutMs ?? 90_000,
-      stopGraceMs: this.opts.stopGraceMs ?? 15_000,
+      stopGraceMs: this.opts.stopGraceMs ?? 30_000,
       onState: (s) => this.emitter.emit('node-state', s),
       progress: (nodeId, message) => this.progress(nodeId, message),
       pidStarted: (nodeId, pid) => this.pids.record(nodeId, pid, this.currentRunDir!),
