@@ -1,10 +1,16 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { WebSocket } from 'ws'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { defaultDelayRouterPath } from '../../main/services/network/delay-router'
+import { nodeExec } from '../../main/services/network/exec'
+import { NetworkLab } from '../../main/services/network/lab'
+import { OwnerStore } from '../../main/services/network/owners'
+import { namespacePrefix } from '../../main/services/network/plan'
+import { detectNetworkSupport } from '../../main/services/network/support'
 import { readPidFile } from '../../main/services/sandbox/orphans'
 import { linuxProcFs } from '../../main/services/sandbox/procfs'
 import { buildCli, runCli } from './helpers/cli'
@@ -13,11 +19,16 @@ import { buildCli, runCli } from './helpers/cli'
 // or browser shell) takes every JVM and management node with it. Each case boots two-rooms
 // (4 JVMs + 2 management nodes), kills the engine the moment they are up, and polls /proc.
 // Issue 21, the other end of an engine's life: one left to finish exits right after its verdict.
+// Issue 12: where rooms are namespaces, they outlive the engine; the next start's sweep removes them.
 
 const REPO = resolve(import.meta.dirname, '../..')
 const CLI = join(REPO, 'bin', 'drstudio.js')
 const BOOT_MS = 150_000
 const DEATH_MS = 5_000
+const DELAY_ROUTER = defaultDelayRouterPath(REPO)
+const namespaces =
+  process.platform === 'linux' &&
+  (await detectNetworkSupport(nodeExec, { delayRouter: DELAY_ROUTER })).ok
 
 /** A process as first seen: its start time tells it apart from a later one reusing the pid. */
 interface Seen {
@@ -130,6 +141,23 @@ function expectTwoRoomsChildren(seen: Seen[]): void {
   expect(mgmt.length, seen.map((p) => p.cmd).join('\n')).toBe(2)
 }
 
+/** The network namespaces of the labs `pid` owns (from the owner records, read while it lives). */
+function labsOf(pid: number): string[] {
+  const store = new OwnerStore()
+  const prefixes = store
+    .instances()
+    .filter((i) => store.read(i)?.pid === pid)
+    .map(namespacePrefix)
+  return liveLabs().filter((n) => prefixes.some((p) => n.startsWith(p)))
+}
+
+function liveLabs(): string[] {
+  return execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => l.split(' ')[0]!)
+    .filter((n) => n.startsWith('drs-'))
+}
+
 /** SIGKILLs the engine and returns whichever of its children still run after the deadline. */
 async function killEngineAndPoll(engine: Engine): Promise<string[]> {
   engine.child.kill('SIGKILL')
@@ -160,7 +188,18 @@ describe.runIf(process.platform === 'linux')('children die with a SIGKILLed engi
     const engine = startEngine(['sandbox', 'up', 'resources/topologies/two-rooms.json'])
     await engine.waitFor(/all nodes ready in/)
     expectTwoRoomsChildren(recordChildren(engine))
+    expect(engine.output()).toContain(
+      namespaces ? 'rooms are separate networks' : 'rooms share loopback'
+    )
+    const labs = namespaces ? labsOf(engine.child.pid!) : []
+    if (namespaces) expect(labs.length).toBeGreaterThan(0)
     expect(await killEngineAndPoll(engine)).toEqual([])
+    if (!namespaces) return
+    // Nothing in the kernel ties a namespace to a process: they outlive the SIGKILL, and the next
+    // start's sweep removes every one whose owner is gone.
+    expect(liveLabs().filter((n) => labs.includes(n)).length).toBeGreaterThan(0)
+    await new NetworkLab({ delayRouter: DELAY_ROUTER }).sweep()
+    expect(liveLabs().filter((n) => labs.includes(n))).toEqual([])
   })
 
   it('drstudio scenario run', async () => {

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -8,11 +8,9 @@ import { openDatabase, Recorder } from '../../main/services/ledger/recorder'
 import { LedgerReader } from '../../main/services/ledger/ledger-reader'
 import { defaultDelayRouterPath } from '../../main/services/network/delay-router'
 import { nodeExec } from '../../main/services/network/exec'
-import { NetworkLab } from '../../main/services/network/lab'
 import { detectNetworkSupport } from '../../main/services/network/support'
 import { machineSandboxOptions } from '../../main/services/sandbox/machine-sandbox'
 import { Sandbox } from '../../main/services/sandbox/sandbox'
-import { readPidFile } from '../../main/services/sandbox/orphans'
 import { loadScenarioFile, parseScenario } from '../../main/services/scenario/load-scenario'
 import type { LoadedScenario } from '../../common/scenario/run-plan'
 import type { Topology } from '../../common/topology/schema'
@@ -26,8 +24,8 @@ import { expectNothingLeft, trackHandles, type HandleTracker } from './helpers/l
 // Issue 12: rooms as separate networks, with real JVMs in the namespaces, each topology booted
 // once (a run heals the network and restores nodes before it starts). Each shipped network
 // scenario runs through the headless driver; one more timeline covers the actions they do not (reject,
-// one-way, node-level partition, delay and bandwidth as steps); and a SIGKILLed engine's
-// namespaces are gone after the next start's sweep.
+// one-way, node-level partition, delay and bandwidth as steps). That a SIGKILLed engine's namespaces
+// go at the next start's sweep is checked in engine-death.test.ts, on the engine it kills anyway.
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const SCENARIOS = join(ROOT, 'resources', 'scenarios')
@@ -110,6 +108,10 @@ const failedGates = (r: ScenarioReport): string[] =>
 describe.skipIf(skip)('rooms as separate networks, real JVMs', () => {
   it('room1-isolated: each side keeps serving its own room, 0 lost, normal after the heal; the live driver agrees', async () => {
     const loaded = loadScenarioFile(join(SCENARIOS, 'room1-isolated.yaml'))
+    // The shipped 22 s (cut 5–15 s) shortened, as it runs twice: 6 s cut, 5 s after the heal.
+    loaded.scenario.workload.duration = 14_000
+    loaded.scenario.timeline[0]!.at = 3_000
+    loaded.scenario.timeline[1]!.at = 9_000
     // The timeline's isolation, then the same one as the operator's action on a live run.
     const { timeline: r, live } = await expectParity(runner.deps, run, loaded)
     process.stderr.write(formatScorecard(live) + '\n')
@@ -118,7 +120,13 @@ describe.skipIf(skip)('rooms as separate networks, real JVMs', () => {
   })
 
   it('room1-lossy: 30 % loss on the link room 1 must cross, and 0 acknowledged loss', async () => {
-    const r = await run(loadScenarioFile(join(SCENARIOS, 'room1-lossy.yaml')))
+    const loaded = loadScenarioFile(join(SCENARIOS, 'room1-lossy.yaml'))
+    // The shipped 22 s shortened: broker down 6 s under the loss, 4 s of traffic after the heal.
+    loaded.scenario.workload.duration = 15_000
+    for (const [i, at] of [2_000, 3_000, 9_000, 11_000].entries()) {
+      loaded.scenario.timeline[i]!.at = at
+    }
+    const r = await run(loaded)
     expect(failedGates(r)).toEqual([])
     expect(r.faults.find((f) => f.action === 'loss')).toMatchObject({ ok: true })
   })
@@ -179,75 +187,4 @@ gates: { maxLost: 0 }
     expect(cross.p50Ms!).toBeGreaterThanOrEqual(36)
     expect(same.p50Ms!).toBeLessThan(cross.p50Ms! / 2)
   })
-})
-
-describe.skipIf(skip)('clean-up after the engine is SIGKILLed', () => {
-  it('kills every JVM with its engine, and the next start sweeps the namespaces it left', async () => {
-    if (sandbox.running) await sandbox.stop()
-    booted = null
-    const engineData = mkdtempSync(join(tmpdir(), 'drstudio-it-net-kill-'))
-    const cli = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(ROOT, 'main/cli/index.ts'),
-        'sandbox',
-        'up',
-        join(ROOT, 'resources/topologies/two-rooms.json')
-      ],
-      {
-        cwd: ROOT,
-        env: { ...process.env, DRSTUDIO_DATA_DIR: engineData },
-        stdio: ['ignore', 'pipe', 'pipe']
-      }
-    )
-    let out = ''
-    const ready = new Promise<void>((done, fail) => {
-      const timer = setTimeout(
-        () => fail(new Error(`sandbox up did not get ready:\n${out}`)),
-        120_000
-      )
-      const onData = (c: Buffer): void => {
-        out += c.toString()
-        if (/all nodes ready/.test(out)) {
-          clearTimeout(timer)
-          done()
-        }
-      }
-      cli.stdout.on('data', onData)
-      cli.stderr.on('data', onData)
-    })
-    await ready
-    expect(out).toContain('rooms are separate networks')
-    const labs = (): string[] =>
-      execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })
-        .split('\n')
-        .map((l) => l.split(' ')[0]!)
-        .filter((n) => n.startsWith('drs-'))
-    const before = labs()
-    expect(before.length).toBeGreaterThan(0)
-    const pids = readPidFile(join(engineData, 'sandbox', 'pids.json')).map((e) => e.pid)
-    expect(pids.length).toBe(6)
-    cli.kill('SIGKILL')
-    await new Promise((r) => cli.once('exit', r))
-    const alive = (): number[] =>
-      pids.filter((pid) => {
-        try {
-          process.kill(pid, 0)
-          return true
-        } catch {
-          return false
-        }
-      })
-    const deadline = Date.now() + 5000
-    while (alive().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-    expect(alive()).toEqual([])
-    // The namespaces outlive a SIGKILL (nothing in the kernel ties them to a process); the next
-    // start's sweep removes every one whose owner is gone.
-    expect(labs().filter((n) => before.includes(n)).length).toBeGreaterThan(0)
-    await new NetworkLab({ delayRouter: defaultDelayRouterPath(ROOT) }).sweep()
-    expect(labs().filter((n) => before.includes(n))).toEqual([])
-    rmSync(engineData, { recursive: true, force: true })
-  }, 180_000)
 })
