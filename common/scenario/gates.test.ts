@@ -230,6 +230,25 @@ describe('transaction gate', () => {
     ])
   })
 
+  it('sums the rollbacks clients made without running the local transaction', () => {
+    const rollbacks = (name: string, clientRollbacks: number) =>
+      ({ lane: name, mismatches: 0, committed: 5, clientRollbacks }) as TransactionsLaneReport
+    const gate = (transactions: TransactionsLaneReport[] | null) =>
+      evaluateGates(gatesSchema.parse({ maxTxClientRollbacks: 0 }), {
+        ...quietRun,
+        transactions
+      }).slice(1)
+    expect(gate([rollbacks('remoting', 0), rollbacks('java', 0)])).toMatchObject([
+      { name: 'transactions rolled back by the client unrun (all lanes)', passed: true, actual: 0 }
+    ])
+    expect(gate([rollbacks('remoting', 0), rollbacks('java', 7)])).toMatchObject([
+      { passed: false, actual: 7, limit: 0 }
+    ])
+    expect(gate(null)).toMatchObject([
+      { passed: false, actual: 'no transactional message in this run' }
+    ])
+  })
+
   it('fails a run without transactional messages', () => {
     expect(judge(null)).toMatchObject([
       { passed: false, actual: 'no transactional message in this run' }

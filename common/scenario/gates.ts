@@ -177,6 +177,16 @@ export function evaluateGates(gates: Gates, f: GateFacts): GateResult[] {
       limit: gates.maxTxMismatches
     })
   }
+  if (gates.maxTxClientRollbacks !== undefined) {
+    const lanes = f.transactions ?? []
+    const total = lanes.length ? lanes.reduce((n, l) => n + l.clientRollbacks, 0) : null
+    out.push({
+      name: 'transactions rolled back by the client unrun (all lanes)',
+      passed: total !== null && total <= gates.maxTxClientRollbacks,
+      actual: total ?? 'no transactional message in this run',
+      limit: gates.maxTxClientRollbacks
+    })
+  }
   if (gates.maxFailbackDuplicates !== undefined) {
     const fb = f.failback
     const n = fb && fb.repairAtMs !== null ? fb.duplicatesAfterRepair : null

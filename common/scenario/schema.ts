@@ -395,6 +395,13 @@ export const gatesSchema = z.strictObject({
    * lanes. Fails on a run without transactional messages.
    */
   maxTxMismatches: z.number().int().nonnegative().optional(),
+  /**
+   * Transactional workloads: half messages a client rolled back itself without running the local
+   * transaction (the stock Java client does when the send status is not SEND_OK, e.g. a
+   * synchronous master without its slave: apache/rocketmq#3885), summed over the run's lanes.
+   * Fails on a run without transactional messages.
+   */
+  maxTxClientRollbacks: z.number().int().nonnegative().optional(),
   /** Deliveries beyond a message's first from the run's first repair on (a fail-back's). */
   maxFailbackDuplicates: z.number().int().nonnegative().optional(),
   /** Times a queue's consumption went back below what had been delivered from it. */
@@ -699,6 +706,12 @@ export const transactionsLaneReportSchema = z.object({
   rolledBack: z.number().int(),
   /** Rolled back by the client without running the local transaction (send status not SEND_OK). */
   clientRollbacks: z.number().int(),
+  /**
+   * Half messages the broker stored with a warning (SLAVE_NOT_AVAILABLE, FLUSH_SLAVE_TIMEOUT,
+   * FLUSH_DISK_TIMEOUT: a synchronous master without its slave in time). The stock Java client
+   * rolls these back (clientRollbacks); our lane runs the local transaction.
+   */
+  storedWithWarning: z.number().int().default(0),
   /** Left to the broker's check-back by the plan (checkShare). */
   viaCheck: z.number().int(),
   /**
@@ -714,6 +727,11 @@ export const transactionsLaneReportSchema = z.object({
    * delivered again (a duplicate).
    */
   checkedAfterEnd: z.number().int().default(0),
+  /**
+   * Messages whose check-back came from a broker other than the one that stored the transaction:
+   * a timed-out attempt left a second half message there.
+   */
+  checkedElsewhere: z.number().int().default(0),
   /** committedUndelivered + rolledBackDelivered. */
   mismatches: z.number().int(),
   /** Committed by the local transaction, never delivered. */

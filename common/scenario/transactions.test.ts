@@ -18,25 +18,31 @@ describe('judgeTransactions', () => {
     const r = judgeTransactions(
       [
         msg('c1'),
+        // Stored without its slave (a synchronous master): our lane ran it, and it arrived.
+        msg('c4', { warning: 'SLAVE_NOT_AVAILABLE' }),
         msg('r1', { decision: 'rollback', deliveries: 0 }),
         msg('c2', { end: 'check', checksAnswered: 1 }),
         // Ended, and checked back all the same (the broker lost the end in a crash): delivered twice.
         msg('c3', { checksAnswered: 1, deliveries: 2 }),
+        // A timed-out attempt left a second half message on another broker; its check-back is apart.
+        msg('c5', { checksElsewhere: 1 }),
         msg('f1', { status: 'failed', end: null, deliveries: 0 })
       ],
       'remoting'
     )
     expect(r).toEqual({
       lane: 'remoting',
-      sent: 5,
-      acked: 4,
-      committed: 3,
+      sent: 7,
+      acked: 6,
+      committed: 5,
       rolledBack: 1,
       clientRollbacks: 0,
+      storedWithWarning: 1,
       viaCheck: 1,
       endLost: 0,
       checkedBack: 2,
       checkedAfterEnd: 1,
+      checkedElsewhere: 1,
       mismatches: 0,
       committedUndelivered: 0,
       rolledBackDelivered: 0,

@@ -18,10 +18,17 @@ export interface TransactionalMessage {
   key: string
   producerId: string
   status: 'acked' | 'failed'
+  /** The half message's send status when it was stored with a warning (SLAVE_NOT_AVAILABLE…). */
+  warning?: string | null
   decision: TxDecision
   end: TxEnd | null
-  /** Check-backs about it a producer answered (commit or rollback). */
+  /** Check-backs about it a producer answered (commit or rollback) from the broker that stored it. */
   checksAnswered: number
+  /**
+   * Answered check-backs from another broker: a half message an earlier, timed-out attempt left
+   * there (our lane answers those rollback; the stock client cannot tell and answers its decision).
+   */
+  checksElsewhere?: number
   deliveries: number
 }
 
@@ -43,10 +50,12 @@ export function judgeTransactions(
   let committed = 0
   let rolledBack = 0
   let clientRollbacks = 0
+  let storedWithWarning = 0
   let endLost = 0
   let viaCheck = 0
   let checkedBack = 0
   let checkedAfterEnd = 0
+  let checkedElsewhere = 0
   let committedUndelivered = 0
   let rolledBackDelivered = 0
   let unresolved = 0
@@ -56,7 +65,9 @@ export function judgeTransactions(
   for (const m of messages) {
     if (m.checksAnswered > 0) checkedBack++
     if (m.checksAnswered > 0 && m.end === 'end') checkedAfterEnd++
+    if ((m.checksElsewhere ?? 0) > 0) checkedElsewhere++
     if (m.status === 'acked') acked++
+    if (m.status === 'acked' && m.warning) storedWithWarning++
     const mustDeliver =
       m.status === 'acked' && m.decision === 'commit' && m.end !== 'client-rollback'
     if (m.status === 'acked') {
@@ -83,10 +94,12 @@ export function judgeTransactions(
     committed,
     rolledBack,
     clientRollbacks,
+    storedWithWarning,
     viaCheck,
     endLost,
     checkedBack,
     checkedAfterEnd,
+    checkedElsewhere,
     mismatches: committedUndelivered + rolledBackDelivered,
     committedUndelivered,
     rolledBackDelivered,

@@ -122,3 +122,35 @@ export function isAttachedCluster(topology: Topology): boolean {
 export function needsTimerWheel(topology: Pick<Topology, 'settings'>): boolean {
   return topology.settings.timerWheel || topology.settings.messages === 'delayed'
 }
+
+/** RocketMQ's brokerRole of a broker (a controller-mode replica starts as SLAVE; its master is elected). */
+export function brokerRoleOf(
+  broker: Pick<BrokerSpec, 'role' | 'replication'>
+): 'SYNC_MASTER' | 'ASYNC_MASTER' | 'SLAVE' {
+  if (broker.role !== 'master') return 'SLAVE'
+  return broker.replication === 'sync' ? 'SYNC_MASTER' : 'ASYNC_MASTER'
+}
+
+/**
+ * The room a broker group serves from: its master's. A slave in another room registers with its
+ * master's zone too (the name server keeps one zone per group, the last registration's), and
+ * clients place the group by it. A controller-mode replica is in its own room (the master moves).
+ */
+export function brokerGroupRoom(topology: Topology, broker: NodeOfKind<'broker'>): string {
+  if (broker.spec.role === 'replica') return broker.room
+  const master = nodesOfKind(topology, 'broker').find(
+    (b) =>
+      b.spec.role === 'master' &&
+      b.spec.cluster === broker.spec.cluster &&
+      b.spec.brokerName === broker.spec.brokerName
+  )
+  return master?.room ?? broker.room
+}
+
+/** Every broker group's room by brokerName (see brokerGroupRoom). */
+export function brokerGroupRooms(topology: Topology): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const b of nodesOfKind(topology, 'broker'))
+    out[b.spec.brokerName] ??= brokerGroupRoom(topology, b)
+  return out
+}

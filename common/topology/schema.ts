@@ -110,6 +110,11 @@ export const brokerSchema = z.strictObject({
    * highest epoch and most data; among equals, the lower priority wins.
    */
   electionPriority: z.number().int().min(1).optional(),
+  /**
+   * Masters only: `sync` (SYNC_MASTER) acknowledges a write once its slave has it, and answers
+   * SLAVE_NOT_AVAILABLE (stored on the master alone) while no slave is connected; absent = `async`.
+   */
+  replication: z.enum(['async', 'sync']).optional(),
   /** Where the operator wants the store; exported as a placeholder when absent. */
   storePath: z.string().optional(),
   ...endpointFields,

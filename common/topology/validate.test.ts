@@ -304,6 +304,24 @@ describe('controller mode', () => {
     ).toEqual(['slave-broker-id'])
   })
 
+  it('takes synchronous replication on a master with a slave only, naming the fix', () => {
+    const slave = { id: 's', cluster: 'DrCluster', brokerName: 'broker-a', role: 'slave', brokerId: 1 }
+    expect(
+      problemsOf((d) => {
+        d.rooms[0].brokers[0].replication = 'sync'
+        d.rooms[1].brokers.push(slave)
+      })
+    ).toEqual([])
+    const alone = problemsOf((d) => (d.rooms[0].brokers[0].replication = 'sync'))
+    expect(alone).toEqual([
+      expect.objectContaining({ code: 'sync-master-without-slave', nodeId: 'broker-1' })
+    ])
+    expect(alone[0]!.hint).toContain('add a slave')
+    const onSlave = problemsOf((d) => d.rooms[1].brokers.push({ ...slave, replication: 'sync' }))
+    expect(onSlave.map((x) => x.code)).toEqual(['replication-not-master'])
+    expect(onSlave[0]!.path).toBe('$.rooms[1].brokers[1].replication')
+  })
+
   it('rejects unknown keys in the controllerMode block', () => {
     expect(problemsIn((d) => (d.controllerMode.allAck = true))[0]!.path).toBe(
       '$.controllerMode.allAck'

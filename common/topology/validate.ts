@@ -195,6 +195,18 @@ function controllerModeProblems(topology: Topology): Problem[] {
         hint: 'set brokerId to -1'
       })
     }
+    if (b.spec.role !== 'master' && b.spec.replication !== undefined) {
+      problems.push({
+        code: 'replication-not-master',
+        path: `${b.path}.replication`,
+        nodeId: b.id,
+        message: `"${b.id}" is a ${b.spec.role}; only a master's replication is synchronous or asynchronous`,
+        hint:
+          b.spec.role === 'replica'
+            ? 'remove replication; a controller-mode group sets it with controllerMode.allAckInSyncStateSet'
+            : 'remove replication here and set it on the master of the group'
+      })
+    }
     if (b.spec.role !== 'replica' && b.spec.electionPriority !== undefined) {
       problems.push({
         code: 'election-priority-not-replica',
@@ -206,6 +218,16 @@ function controllerModeProblems(topology: Topology): Problem[] {
     }
   }
   for (const [key, members] of byGroup) {
+    const sync = members.find((b) => b.kind === 'broker' && b.spec.replication === 'sync')
+    if (sync && !members.some((b) => b.kind === 'broker' && b.spec.role === 'slave')) {
+      problems.push({
+        code: 'sync-master-without-slave',
+        path: `${sync.path}.replication`,
+        nodeId: sync.id,
+        message: `"${sync.id}" replicates synchronously but group ${key} has no slave, so every write is answered SLAVE_NOT_AVAILABLE`,
+        hint: 'add a slave (role "slave", brokerId 1) to the group, or remove replication'
+      })
+    }
     const replicas = members.filter((b) => b.kind === 'broker' && b.spec.role === 'replica')
     if (replicas.length === 0 || replicas.length === members.length) continue
     const odd = members.find((b) => b.kind === 'broker' && b.spec.role !== 'replica')!

@@ -1,7 +1,7 @@
-import { nodesOfKind } from '../../../common/topology/model'
+import { brokerGroupRooms } from '../../../common/topology/model'
 import type { RoomSpec, Topology } from '../../../common/topology/schema'
 import type { Endpoints } from './placeholders'
-import { brokerZone, managementOf, NSADDR_SUBGROUP } from './rocketmq-files'
+import { managementOf, NSADDR_SUBGROUP } from './rocketmq-files'
 
 /** Rooms a room's clients fall back to: the ones its clients name, else every other room in document order. */
 export function roomFallbacks(topology: Topology, room: RoomSpec): string[] {
@@ -45,11 +45,7 @@ export function clientJson(topology: Topology, room: RoomSpec, ep: Endpoints): s
 /** client-java.properties: the stock Java remoting client's equivalents, as JVM system properties. */
 export function clientJavaProperties(topology: Topology, room: RoomSpec, ep: Endpoints): string {
   const mgmt = managementOf(topology, room.id)
-  const brokerRooms = new Map<string, string>()
-  for (const b of nodesOfKind(topology, 'broker')) {
-    if (!brokerRooms.has(b.spec.brokerName))
-      brokerRooms.set(b.spec.brokerName, brokerZone(topology, b))
-  }
+  const brokerRooms = Object.entries(brokerGroupRooms(topology))
   const lines = [
     `# Stock Apache RocketMQ Java client (DefaultMQProducer / DefaultMQPushConsumer) in room ${room.id}.`,
     '# These are JVM system properties: pass each as -Dkey=value, or load this file into System',

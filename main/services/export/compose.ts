@@ -1,9 +1,9 @@
 import { Document } from 'yaml'
-import { listNodes } from '../../../common/topology/model'
+import { brokerGroupRoom, listNodes } from '../../../common/topology/model'
 import type { Topology } from '../../../common/topology/schema'
 import type { ServerNode } from './placeholders'
 import { serverNodes } from './placeholders'
-import { brokerZone, proxyZoneEnv } from './rocketmq-files'
+import { proxyZoneEnv } from './rocketmq-files'
 
 export const ROCKETMQ_IMAGE = 'apache/rocketmq:5.3.3'
 export const NODE_IMAGE = 'node:20'
@@ -82,7 +82,7 @@ function service(topology: Topology, node: ServerNode): Record<string, unknown> 
         ...common,
         command: `sh mqbroker -c ${CONF_DIR}/broker.conf`,
         environment: {
-          ROCKETMQ_ZONE: brokerZone(topology, node),
+          ROCKETMQ_ZONE: brokerGroupRoom(topology, node),
           MAX_POSSIBLE_HEAP: '536870912',
           JAVA_OPT_EXT: '-Xms512m -Xmx512m -XX:MaxDirectMemorySize=512m'
         },

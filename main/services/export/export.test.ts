@@ -16,6 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import threeRoomsJson from '../../../resources/topologies/three-rooms.json'
 import twoRoomsJson from '../../../resources/topologies/two-rooms.json'
+import twoRoomsSyncJson from '../../../resources/topologies/two-rooms-sync.json'
 import type { Topology } from '../../../common/topology/schema'
 import { topologySchema } from '../../../common/topology/schema'
 import { managementConfigSchema } from '../management/config'
@@ -88,6 +89,18 @@ describe('broker.conf', () => {
       registerNameServerPeriod: '10000'
     })
     expect(conf.namesrvAddr).toBeUndefined()
+  })
+
+  it('exports a synchronous master as SYNC_MASTER and its slave as SLAVE', () => {
+    const out = renderExport(topologySchema.parse(twoRoomsSyncJson))
+    expect(props(out.get('room1/broker-1/broker.conf')!)).toMatchObject({
+      brokerRole: 'SYNC_MASTER',
+      inSyncReplicas: '2'
+    })
+    expect(props(out.get('room2/broker-1-slave/broker.conf')!)).toMatchObject({
+      brokerRole: 'SLAVE',
+      brokerId: '1'
+    })
   })
 
   it('marks what the topology leaves open as placeholders, never loopback', () => {

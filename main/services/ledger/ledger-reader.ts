@@ -218,23 +218,30 @@ export class LedgerReader {
 
   /**
    * Transactional sends (acknowledged or not): the local transaction's decision, how the broker
-   * learned it, how many check-backs about it a producer answered, and its deliveries.
+   * learned it, how many check-backs about it a producer answered (from the broker that stored
+   * it, and from others: a half message a timed-out attempt left there), and its deliveries.
    */
   transactionalMessages(runId: number): TransactionalMessage[] {
     return this.db
       .prepare(
         `WITH d AS (SELECT msg_key, COUNT(*) AS n FROM ledger_deliveries WHERE run_id = ? GROUP BY msg_key),
-              c AS (SELECT json_extract(data_json, '$.key') AS msg_key, COUNT(*) AS n
+              c AS (SELECT json_extract(data_json, '$.key') AS msg_key,
+                           json_extract(data_json, '$.brokerName') AS broker_name, COUNT(*) AS n
                       FROM ledger_events
                      WHERE run_id = ? AND kind = 'transaction-checked'
                        AND json_extract(data_json, '$.answer') != 'unknown'
-                     GROUP BY 1)
+                     GROUP BY 1, 2)
          SELECT s.msg_key AS key, s.client_id AS producerId, s.status AS status,
+                CASE WHEN s.status = 'acked' THEN s.error END AS warning,
                 s.tx_decision AS decision, s.tx_end AS "end",
-                COALESCE(c.n, 0) AS checksAnswered, COALESCE(d.n, 0) AS deliveries
+                COALESCE((SELECT SUM(c.n) FROM c WHERE c.msg_key = s.msg_key
+                           AND (c.broker_name IS NULL OR s.broker_name IS NULL
+                                OR c.broker_name = s.broker_name)), 0) AS checksAnswered,
+                COALESCE((SELECT SUM(c.n) FROM c WHERE c.msg_key = s.msg_key
+                           AND c.broker_name != s.broker_name), 0) AS checksElsewhere,
+                COALESCE(d.n, 0) AS deliveries
            FROM ledger_sends s
            LEFT JOIN d ON d.msg_key = s.msg_key
-           LEFT JOIN c ON c.msg_key = s.msg_key
           WHERE s.run_id = ? AND s.tx_decision IS NOT NULL
           ORDER BY s.ended_at`
       )

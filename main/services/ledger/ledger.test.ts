@@ -237,13 +237,20 @@ describe('LedgerReader', () => {
     ])
   })
 
-  it('reads transactional sends with their decision, end, answered check-backs and deliveries', () => {
+  it('reads transactional sends with their decision, end, warning, answered check-backs (their broker’s and others’) and deliveries', () => {
     const { db, runId } = setup()
     const w = new LedgerWriter(db, runId)
     w.send(send('t1', { txDecision: 'commit', txEnd: 'end', endedAt: 1001 }))
     w.send(send('t2', { txDecision: 'rollback', txEnd: 'end', endedAt: 1002 }))
     w.send(send('t3', { txDecision: 'commit', txEnd: 'check', endedAt: 1003 }))
-    w.send(send('t4', { txDecision: 'commit', txEnd: 'client-rollback', endedAt: 1004 }))
+    w.send(
+      send('t4', {
+        txDecision: 'commit',
+        txEnd: 'client-rollback',
+        error: 'FLUSH_SLAVE_TIMEOUT',
+        endedAt: 1004
+      })
+    )
     w.send(send('t5', { txDecision: 'commit', txEnd: null, status: 'failed', endedAt: 1005 }))
     w.send(send('plain', { endedAt: 1006 }))
     for (const answer of ['unknown', 'commit', 'commit'] as const)
@@ -252,6 +259,12 @@ describe('LedgerReader', () => {
         brokerName: 'broker-a',
         answer
       })
+    // A timed-out attempt left a second half message of t1 on broker-b; its check-back is apart.
+    w.event('transaction-checked', 'producer-1', 'room1', {
+      key: 't1',
+      brokerName: 'broker-b',
+      answer: 'rollback'
+    })
     deliver(w, 't1', 'consumer-1', 'room1', 'room1', 1500)
     deliver(w, 't3', 'consumer-1', 'room1', 'room1', 1600)
     deliver(w, 't3', 'consumer-2', 'room2', 'room1', 1700)
@@ -263,45 +276,55 @@ describe('LedgerReader', () => {
         key: 't1',
         producerId: 'producer-1',
         status: 'acked',
+        warning: null,
         decision: 'commit',
         end: 'end',
         checksAnswered: 0,
+        checksElsewhere: 1,
         deliveries: 1
       },
       {
         key: 't2',
         producerId: 'producer-1',
         status: 'acked',
+        warning: null,
         decision: 'rollback',
         end: 'end',
         checksAnswered: 0,
+        checksElsewhere: 0,
         deliveries: 0
       },
       {
         key: 't3',
         producerId: 'producer-1',
         status: 'acked',
+        warning: null,
         decision: 'commit',
         end: 'check',
         checksAnswered: 2,
+        checksElsewhere: 0,
         deliveries: 2
       },
       {
         key: 't4',
         producerId: 'producer-1',
         status: 'acked',
+        warning: 'FLUSH_SLAVE_TIMEOUT',
         decision: 'commit',
         end: 'client-rollback',
         checksAnswered: 0,
+        checksElsewhere: 0,
         deliveries: 0
       },
       {
         key: 't5',
         producerId: 'producer-1',
         status: 'failed',
+        warning: null,
         decision: 'commit',
         end: null,
         checksAnswered: 0,
+        checksElsewhere: 0,
         deliveries: 0
       }
     ])

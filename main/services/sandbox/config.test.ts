@@ -104,6 +104,18 @@ describe('brokerProperties', () => {
     expect(p).toMatchObject({ brokerId: 1, brokerRole: 'SLAVE' })
   })
 
+  it('renders a synchronous master as SYNC_MASTER (replication applies to masters only)', () => {
+    const discovery: Discovery = { mode: 'static', namesrvAddr: ['127.0.0.1:1'] }
+    const role = (over: object) => brokerProperties({ ...base, discovery, ...over }).brokerRole
+    expect(role({ replication: 'sync' })).toBe('SYNC_MASTER')
+    // 5.x waits for the slave only with inSyncReplicas 2, and answers before the client's 3 s.
+    const sync = brokerProperties({ ...base, discovery, replication: 'sync', fastBrokerExpiry: true })
+    expect(sync).toMatchObject({ inSyncReplicas: 2, slaveTimeout: 1000 })
+    expect(sync).not.toHaveProperty('enableSlaveActingMaster')
+    expect(role({ replication: 'async' })).toBe('ASYNC_MASTER')
+    expect(role({ role: 'slave', brokerId: 1, replication: 'sync' })).toBe('SLAVE')
+  })
+
   it('turns on heartbeat-based expiry only when asked', () => {
     const discovery: Discovery = { mode: 'static', namesrvAddr: ['127.0.0.1:1'] }
     expect(brokerProperties({ ...base, discovery })).toMatchObject({

@@ -1,4 +1,6 @@
 import { join } from 'node:path'
+import { brokerRoleOf } from '../../../common/topology/model'
+import type { BrokerSpec } from '../../../common/topology/schema'
 import type { ReplicaConfigInput } from './controller-config'
 import { replicaProperties } from './controller-config'
 import type { PropValue } from './prop-value'
@@ -68,6 +70,8 @@ export interface BrokerConfigInput {
   brokerName: string
   brokerId: number
   role: 'master' | 'slave' | 'replica'
+  /** A master's replication (SYNC_MASTER or ASYNC_MASTER); absent = async. */
+  replication?: BrokerSpec['replication']
   /** Controller mode (role `replica`): the quorum and how writes are acknowledged. */
   replica?: ReplicaConfigInput
   port: number
@@ -107,7 +111,7 @@ export function brokerProperties(input: BrokerConfigInput): Record<string, PropV
     brokerClusterName: input.cluster,
     brokerName: input.brokerName,
     brokerId: input.role === 'master' ? 0 : input.brokerId,
-    brokerRole: input.role === 'master' ? 'ASYNC_MASTER' : 'SLAVE',
+    brokerRole: brokerRoleOf(input),
     flushDiskType: 'ASYNC_FLUSH',
     listenPort: input.port,
     haListenPort: input.port + 1,
@@ -162,12 +166,33 @@ export function brokerProperties(input: BrokerConfigInput): Record<string, PropV
     // semantics would let a slave take writes meant for the elected master.
     return { ...props, ...replicaProperties(input.replica ?? { peers: [] }) }
   }
+  if (input.role === 'master' && input.replication === 'sync') {
+    return { ...props, ...syncMasterProperties() }
+  }
   if (input.fastBrokerExpiry) {
     props.enableSlaveActingMaster = true
     props.brokerHeartbeatInterval = 1000
     props.brokerNotActiveTimeoutMillis = 10000
   }
   return props
+}
+
+/**
+ * How long a synchronous master waits for its slave before it answers FLUSH_SLAVE_TIMEOUT (the
+ * message stays stored). RocketMQ's 3 s equals the Java client's send timeout, so the client would
+ * time out first and never see the status the broker answers.
+ */
+export const SYNC_SLAVE_TIMEOUT_MS = 1000
+
+/**
+ * A 5.x SYNC_MASTER waits for a slave only when inSyncReplicas counts one (master included: 2);
+ * with the default 1 it acknowledges at once, like an asynchronous master. It runs without
+ * acting-master semantics (and so without the heartbeat-based expiry): with them a master whose
+ * slave is gone refuses writes at once (IN_SYNC_REPLICAS_NOT_ENOUGH) instead of RocketMQ's default
+ * wait and FLUSH_SLAVE_TIMEOUT, which 4.x answered as SLAVE_NOT_AVAILABLE (apache/rocketmq#3885).
+ */
+export function syncMasterProperties(): Record<string, PropValue> {
+  return { inSyncReplicas: 2, slaveTimeout: SYNC_SLAVE_TIMEOUT_MS }
 }
 
 /** The JSON file main/services/management/standalone.ts reads. */

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { listNodes, needsTimerWheel } from '../../../common/topology/model'
+import { brokerGroupRoom, listNodes, needsTimerWheel } from '../../../common/topology/model'
 import type { Topology } from '../../../common/topology/schema'
 import type { Discovery, ManagementNodeConfig } from './config'
 import { brokerProperties, namesrvProperties, proxyConfig, renderProperties } from './config'
@@ -122,6 +122,7 @@ export function writeNodeConfig(rt: NodeProcess, ctx: NodeCommandContext): Comma
         brokerName: node.spec.brokerName,
         brokerId: node.spec.brokerId,
         role: node.spec.role,
+        ...(node.spec.replication ? { replication: node.spec.replication } : {}),
         ...(node.spec.role === 'replica'
           ? {
               replica: {
@@ -141,7 +142,8 @@ export function writeNodeConfig(rt: NodeProcess, ctx: NodeCommandContext): Comma
         timerWheel: needsTimerWheel(ctx.topology)
       })
       writeFileSync(file, renderProperties(props, header))
-      return brokerCommand(ctx.jvm(), rt.dir, file, rt.room)
+      // A slave registers with its master's zone: the name server keeps one zone per group.
+      return brokerCommand(ctx.jvm(), rt.dir, file, brokerGroupRoom(ctx.topology, node))
     }
     case 'proxy': {
       const file = join(rt.dir, 'rmq-proxy.json')

@@ -134,7 +134,7 @@ function droppedKeys(raw: unknown, parsed: unknown, path = ''): string[] {
 describe('built-in scenarios', () => {
   const files = readdirSync(join(RESOURCES, 'scenarios')).filter((f) => f.endsWith('.yaml'))
 
-  it('ships the six scenarios of the method, three of the gRPC lane, four of the links, four of controller mode, one of delayed, two of ordered and one of transactional messages, one of fail-back', () => {
+  it('ships the six scenarios of the method, three of the gRPC lane, four of the links, four of controller mode, one of delayed, two of ordered and two of transactional messages, one of fail-back', () => {
     expect(files.sort()).toEqual([
       'broker-cut-from-remote-ns.yaml',
       'controller-leader-and-master-kill.yaml',
@@ -157,6 +157,7 @@ describe('built-in scenarios', () => {
       'room1-lossy.yaml',
       'room1-management-down.yaml',
       'transactional-room1-brokers-down.yaml',
+      'transactional-sync-slave-down.yaml',
       'wan-latency.yaml'
     ])
   })
@@ -170,16 +171,19 @@ describe('built-in scenarios', () => {
     const wan = f === 'wan-latency.yaml'
     const controller = f.startsWith('controller-')
     const async = f === 'controller-master-kill-async.yaml'
+    const sync = f === 'transactional-sync-slave-down.yaml'
     expect(l.topology.name).toBe(
       grpc
         ? 'two-rooms-proxies'
-        : wan
-          ? 'two-rooms-wan'
-          : async
-            ? 'three-rooms-controller-async'
-            : controller
-              ? 'three-rooms-controller'
-              : 'two-rooms'
+        : sync
+          ? 'two-rooms-sync'
+          : wan
+            ? 'two-rooms-wan'
+            : async
+              ? 'three-rooms-controller-async'
+              : controller
+                ? 'three-rooms-controller'
+                : 'two-rooms'
     )
     expect(l.scenario.workload.lane).toBe(grpc ? 'grpc' : undefined)
     if (grpc) expect(planClients(l.scenario, l.topology).every((c) => c.lane === 'grpc')).toBe(true)

@@ -108,6 +108,17 @@ function transactionLines(t: NonNullable<ScenarioReport['transactions']>): strin
     ...table(rows).map((r) => `  ${r}`)
   ]
   for (const l of t.lanes) {
+    if (l.storedWithWarning)
+      lines.push(
+        `  ${l.lane}: ${l.storedWithWarning} half message(s) stored with a warning (a synchronous master without its slave); ` +
+          (l.clientRollbacks
+            ? `the client rolled ${l.clientRollbacks} back without running the local transaction (apache/rocketmq#3885)`
+            : 'their local transactions ran and decided')
+      )
+    if (l.checkedElsewhere)
+      lines.push(
+        `  ${l.lane}: ${l.checkedElsewhere} transaction(s) were also checked back by another broker, where a timed-out attempt had left a second half message`
+      )
     if (l.checkedAfterEnd)
       lines.push(
         `  ${l.lane}: ${l.checkedAfterEnd} transaction(s) the producer had ended were checked back again (the broker lost the end); a commit answered again is delivered again`

@@ -124,8 +124,9 @@ describe.each(files)('shipped scenario %s, transactional messages', (file) => {
   const { scenario } = loadScenarioFile(join(DIR, file))
 
   it('gates transactions only on a transactional workload, with a bound a run can exceed', () => {
-    const bound = scenario.gates.maxTxMismatches
-    if (bound === undefined) return
+    const bounds = [scenario.gates.maxTxMismatches, scenario.gates.maxTxClientRollbacks]
+    const bound = Math.max(...bounds.map((b) => b ?? -1))
+    if (bound < 0) return
     // On other messages the gate reads "no transactional message in this run" and always fails.
     expect(scenario.workload.messages).toBe('transactional')
     const producers = planClients(scenario, loadScenarioFile(join(DIR, file)).topology).filter(

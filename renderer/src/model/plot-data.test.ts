@@ -335,10 +335,12 @@ describe('transactionRows', () => {
     committed: 230,
     rolledBack: 60,
     clientRollbacks: 10,
+    storedWithWarning: 10,
     viaCheck: 58,
     endLost: null as number | null,
     checkedBack: 61,
     checkedAfterEnd: 3,
+    checkedElsewhere: 0,
     mismatches: 4,
     committedUndelivered: 3,
     rolledBackDelivered: 1,
@@ -357,6 +359,7 @@ describe('transactionRows', () => {
         ...lane,
         lane: 'remoting',
         clientRollbacks: 0,
+        storedWithWarning: 0,
         endLost: 2,
         mismatches: 0,
         unresolved: 0,
@@ -368,7 +371,7 @@ describe('transactionRows', () => {
   it('shows decisions, check-backs and mismatches per lane, marking the bad cells', () => {
     const [java, ours] = transactionRows(t)
     expect(java).toMatchObject({
-      acked: '300 of 320',
+      acked: '300 of 320 (10 without their slave)',
       rolledBack: '60 + 10 by the client',
       checks: '61 (58 planned, 3 after an end)',
       endLost: 'n/a',
@@ -376,6 +379,7 @@ describe('transactionRows', () => {
       bad: { mismatches: true, unresolved: true, duplicates: false, rolledBack: true }
     })
     expect(ours).toMatchObject({
+      acked: '300 of 320',
       rolledBack: '60',
       endLost: '2',
       mismatches: '0',

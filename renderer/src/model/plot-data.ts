@@ -293,10 +293,10 @@ export interface TransactionRow {
 export function transactionRows(t: NonNullable<ScenarioReport['transactions']>): TransactionRow[] {
   return t.lanes.map((l) => ({
     lane: l.lane,
-    acked: `${l.acked} of ${l.sent}`,
+    acked: `${l.acked} of ${l.sent}${l.storedWithWarning ? ` (${l.storedWithWarning} without their slave)` : ''}`,
     committed: l.committed,
     rolledBack: `${l.rolledBack}${l.clientRollbacks ? ` + ${l.clientRollbacks} by the client` : ''}`,
-    checks: `${l.checkedBack} (${l.viaCheck} planned${l.checkedAfterEnd ? `, ${l.checkedAfterEnd} after an end` : ''})`,
+    checks: `${l.checkedBack} (${l.viaCheck} planned${l.checkedAfterEnd ? `, ${l.checkedAfterEnd} after an end` : ''}${l.checkedElsewhere ? `, ${l.checkedElsewhere} from another broker` : ''})`,
     endLost: l.endLost === null ? 'n/a' : String(l.endLost),
     mismatches: `${l.mismatches}${l.mismatches ? ` (${l.committedUndelivered} committed undelivered, ${l.rolledBackDelivered} rolled back delivered${l.mismatchedKeys.length ? `: ${l.mismatchedKeys.slice(0, 3).join(', ')}${l.mismatches > 3 ? ', …' : ''}` : ''})` : ''}`,
     unresolved: l.unresolved,

@@ -156,6 +156,7 @@ function NodeProperties({ doc, node }: { doc: Topology; node: TopologyNode }) {
     'brokerName',
     'role',
     'brokerId',
+    'replication',
     'storePath',
     'topic',
     'group',
@@ -200,6 +201,19 @@ function NodeProperties({ doc, node }: { doc: Topology; node: TopologyNode }) {
             onChange={(role) => update(node.id, { role })}
           />
           {numberProp(node, 'brokerId', 'Broker id', fields, '0 for a master, 1+ for slaves')}
+          {spec.role === 'master' && (
+            <SelectField
+              label="Replication"
+              value={str(spec.replication) || 'async'}
+              options={[
+                { value: 'async', label: 'asynchronous (ASYNC_MASTER)' },
+                { value: 'sync', label: 'synchronous (SYNC_MASTER)' }
+              ]}
+              hint="Synchronous: a write waits for a slave; without one in time it is stored with FLUSH_SLAVE_TIMEOUT"
+              error={fields.get('replication')}
+              onChange={(v) => update(node.id, { replication: v === 'sync' ? 'sync' : undefined })}
+            />
+          )}
           {textProp(node, 'storePath', 'Store path', fields, { optional: true, mono: true })}
           {endpoint}
         </>

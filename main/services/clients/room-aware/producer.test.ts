@@ -446,6 +446,26 @@ describe('DrProducer, transactional sends', () => {
     ])
   })
 
+  it('a half message stored with a warning (synchronous master, slave gone) still runs its local transaction, and the row keeps the status (apache/rocketmq#3885)', async () => {
+    const { cluster, ledger, producer } = world()
+    live.push(producer)
+    cluster.sendStatus.set('a:10911', 'SLAVE_NOT_AVAILABLE')
+    await producer.start()
+    const sent = await producer.send(tx('commit'))
+    expect(sent).toMatchObject({ ok: true, brokerName: 'broker-a' })
+    // The stock client rolls such a half message back unrun; ours commits what it decided.
+    expect(cluster.ended.map((e) => e.input.end)).toEqual(['commit'])
+    expect(ledger.sends[0]).toMatchObject({
+      status: 'acked',
+      txDecision: 'commit',
+      txEnd: 'end',
+      error: 'SLAVE_NOT_AVAILABLE'
+    })
+    cluster.sendStatus.delete('a:10911')
+    await producer.send(tx('commit'))
+    expect(ledger.sends[1]).toMatchObject({ status: 'acked', error: null })
+  })
+
   it('leaves a viaCheck transaction to the check-back, and answers it from its local transactions', async () => {
     const { cluster, ledger, producer } = world()
     live.push(producer)

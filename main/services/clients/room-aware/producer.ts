@@ -347,7 +347,9 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
         status: 'acked',
         queueId: r.queueId,
         queueOffset: r.queueOffset,
-        error: null
+        // Stored with a warning (a synchronous master without its slave): acknowledged, as the
+        // Java client's SendResult is, with the status kept where its lane keeps it too.
+        error: r.sendStatus === 'SEND_OK' ? null : r.sendStatus
       })
     }
     return outcome(st, r, startedAt, r.endedAt)
@@ -490,7 +492,8 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
         endedAt,
         queueId: q.queueId,
         queueOffset: res.queueOffset,
-        offsetMsgId: res.offsetMsgId
+        offsetMsgId: res.offsetMsgId,
+        sendStatus: res.status
       }
     } catch (e) {
       const endedAt = this.clock.now()

@@ -60,6 +60,20 @@ describe('routeToBrokers', () => {
       }
     ])
   })
+  it("places a group in the topology's room (its master's) before the zone a slave elsewhere registered last", () => {
+    const rooms = routeToBrokers(route, () => undefined, { 'broker-b': 'room1' })
+    expect(rooms.map((b) => [b.brokerName, b.room])).toEqual([
+      ['broker-a', 'room1'],
+      ['broker-b', 'room1'],
+      ['legacy', null]
+    ])
+    // The master's address, where known (a controller-mode group), wins over both.
+    const moved = routeToBrokers(route, (a) => (a === '127.0.0.1:20911' ? 'room3' : undefined), {
+      'broker-b': 'room1'
+    })
+    expect(moved.find((b) => b.brokerName === 'broker-b')!.room).toBe('room3')
+  })
+
   it('lists readable queues of brokers that have a master', () => {
     const qs = readableQueues(routeToBrokers(route))
     expect(qs.map((q) => `${q.brokerName}#${q.queueId}@${q.room}`)).toEqual([

@@ -8,9 +8,9 @@ const PERM_WRITE = 2
 /**
  * Joins a route's broker and queue data into per-broker candidates tagged with their room: the
  * room of the master's address when `roomOfAddress` knows it (a controller-mode group moves its
- * master between rooms, and the name server keeps the zone of whichever replica registered last),
- * else the zone the set registered with, else the room the topology puts it in (brokers started
- * without ROCKETMQ_ZONE).
+ * master between rooms), else the room the topology puts the group in (its master's), else the
+ * zone the group registered with. The zone comes last: the name server keeps the zone of
+ * whichever broker of the group registered last, and a slave in another room may carry its own.
  */
 export function routeToBrokers(
   route: Pick<TopicRoute, 'brokerDatas' | 'queueDatas'>,
@@ -26,8 +26,8 @@ export function routeToBrokers(
         brokerName: b.brokerName,
         room:
           (master !== undefined ? roomOfAddress(master) : undefined) ??
-          b.zoneName ??
           brokerRooms[b.brokerName] ??
+          b.zoneName ??
           null,
         masterAddr: master,
         writeQueues: q && q.perm & PERM_WRITE ? q.writeQueueNums : 0,

@@ -1,6 +1,7 @@
 import type { TxEnd } from '../../../../common/scenario/transactions'
 import type { LedgerEventData } from '../../../../common/scenario/events'
 import type { BrokerCandidate } from './choose-broker'
+import type { SendStatus } from '../../remoting/message-requests'
 
 export interface SendInput {
   /** Message key (UNIQ_KEY); generated when absent. */
@@ -74,6 +75,8 @@ export type Attempt =
       queueOffset: number
       /** The broker's id of the stored message (its commit-log offset inside). */
       offsetMsgId: string
+      /** SEND_OK, or stored with a warning (SLAVE_NOT_AVAILABLE, FLUSH_SLAVE_TIMEOUT, FLUSH_DISK_TIMEOUT). */
+      sendStatus: SendStatus
     }
   | {
       ok: false

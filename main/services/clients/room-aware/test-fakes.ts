@@ -18,6 +18,7 @@ import { encodeStoredMessage } from '../../remoting/message'
 import type { EndTransactionInput } from '../../remoting/transaction-requests'
 import type { TopicRoute } from '../../remoting/types'
 import type { NameServerCandidate } from './choose-name-server'
+import type { SendStatus } from '../../remoting/message-requests'
 import type { ManagementAnswer, ManagementNodeRef, ManagementPort, RemotingPort } from './ports'
 
 /** Records everything clients write, for assertions. */
@@ -88,6 +89,8 @@ export class FakeCluster {
   endsLost = false
   /** Brokers that answer sends only after this many ms (beyond the request timeout: it times out). */
   slow = new Map<string, number>()
+  /** Brokers that store a send with a warning, e.g. a synchronous master without its slave. */
+  sendStatus = new Map<string, Exclude<SendStatus, 'SEND_OK'>>()
 
   route(): TopicRoute {
     const live = [...this.brokers.entries()].filter(([, b]) => b.health !== 'down')
@@ -190,7 +193,7 @@ export class FakeCluster {
           this.backlog.set(q, [...(this.backlog.get(q) ?? []), input.uniqKey ?? ''])
         }
         return {
-          status: 'SEND_OK' as const,
+          status: this.sendStatus.get(addr) ?? ('SEND_OK' as const),
           msgId: input.uniqKey ?? '',
           // Store host 127.0.0.1:10911, then the commit-log offset: 1000 × the send's number.
           offsetMsgId: `7F00000100002A9F${(this.sent.length * 1000).toString(16).toUpperCase().padStart(16, '0')}`,

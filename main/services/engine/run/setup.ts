@@ -6,7 +6,7 @@ import { RemoteError } from '../../remoting/errors'
 import type { ClusterNode } from './cluster-port'
 import { restoreAction } from './cluster-port'
 import type { ClientPlan } from '../../../../common/scenario/client-plan'
-import { topicsOf } from '../../../../common/topology/model'
+import { brokerGroupRooms, topicsOf } from '../../../../common/topology/model'
 import type { Topology } from '../../../../common/topology/schema'
 import type { ClientSpec } from '../../worker-wire/protocol'
 import type { RunContext, RunEndpoints } from './run-context'
@@ -139,9 +139,7 @@ export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
     roomOrder: ctx.plan.rooms,
     managementNodes: own(ctx.endpoints.managementNodes),
     nameServers: own(ctx.endpoints.nameServers),
-    brokerRooms: Object.fromEntries(
-      [...ctx.plan.brokerNameOf].map(([id, name]) => [name, ctx.plan.roomOf.get(id)!])
-    ),
+    brokerRooms: brokerGroupRooms(topology),
     tag: WORKLOAD_TAG,
     ...(plan.role === 'consumer' && ctx.startOffsets.has(names.topicOf(plan.topic))
       ? { startOffsets: ctx.startOffsets.get(names.topicOf(plan.topic))! }

@@ -1,0 +1,104 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { reportSchema } from '../../common/scenario/schema'
+import { openDatabase, Recorder } from '../../main/services/ledger/recorder'
+import { Sandbox } from '../../main/services/sandbox/sandbox'
+import { loadScenarioFile } from '../../main/services/scenario/load-scenario'
+import { formatScorecard } from '../../main/services/scenario/scorecard'
+import type { Headless } from './helpers/headless'
+import { headless } from './helpers/headless'
+import { expectNothingLeft, trackHandles, type HandleTracker } from './helpers/live-handles'
+
+/**
+ * Master/slave groups replicating synchronously across rooms (two-rooms-sync) on real RocketMQ
+ * 5.3.3: apache/rocketmq#3885, transactional messages while a synchronous master's slave is down,
+ * on our lane and the stock Java client's.
+ */
+const ROOT = resolve(import.meta.dirname, '../..')
+const SCENARIO = join(ROOT, 'resources', 'scenarios', 'transactional-sync-slave-down.yaml')
+
+let dataDir: string
+let recorder: Recorder
+let sandbox: Sandbox
+let runner: Headless
+let handles: HandleTracker | undefined
+
+beforeAll(async () => {
+  handles = trackHandles()
+  // The Java lane runs the Java client worker as this checkout builds it.
+  const build = spawnSync(process.execPath, ['scripts/build-java-worker.mjs'], {
+    cwd: ROOT,
+    encoding: 'utf8'
+  })
+  expect(build.status, `${build.stdout}${build.stderr}`).toBe(0)
+  dataDir = mkdtempSync(join(tmpdir(), 'drstudio-it-sync-'))
+  recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
+  sandbox = new Sandbox({ dataDir, repoRoot: ROOT })
+  runner = headless(recorder, sandbox, dataDir)
+  await sandbox.start(loadScenarioFile(SCENARIO).topology)
+}, 240_000)
+
+afterAll(async () => {
+  await sandbox?.stop({ force: true })
+  recorder?.close()
+  const left = spawnSync('pgrep', ['-f', dataDir], { encoding: 'utf8' }).stdout.trim()
+  expect(left).toBe('')
+  if (dataDir && !process.env.KEEP_RUN_DIR) rmSync(dataDir, { recursive: true, force: true })
+  if (handles) await expectNothingLeft(handles, 'since the sandbox was created')
+}, 60_000)
+
+describe('synchronous master/slave pairs across rooms', () => {
+  it('boots broker-a as a SYNC_MASTER that waits for its slave (inSyncReplicas 2)', () => {
+    const conf = readFileSync(join(sandbox.status().runDir!, 'broker-1', 'broker.conf'), 'utf8')
+    expect(conf).toMatch(/^brokerRole=SYNC_MASTER$/m)
+    expect(conf).toMatch(/^inSyncReplicas=2$/m)
+    const slave = readFileSync(
+      join(sandbox.status().runDir!, 'broker-1-slave', 'broker.conf'),
+      'utf8'
+    )
+    expect(slave).toMatch(/^brokerRole=SLAVE$/m)
+  })
+
+  it('#3885: with the slave down the stock Java client rolls transactions back unrun; ours runs them; nothing committed is lost', async () => {
+    const r = await runner.run(loadScenarioFile(SCENARIO))
+    process.stderr.write(formatScorecard(r))
+    expect(reportSchema.safeParse(r).success).toBe(true)
+    const lane = (name: string) => r.transactions!.lanes.find((l) => l.lane === name)!
+    const ours = lane('remoting')
+    const java = lane('java')
+    const kill = r.originMs + r.faults.find((f) => f.action === 'kill')!.atMs
+    // Every send broker-a answered with a warning came after its slave died: before it, the
+    // master had its slave's acknowledgement in time.
+    const warned = recorder.db
+      .prepare(
+        `SELECT client_id AS clientId, error, ended_at AS endedAt FROM ledger_sends
+          WHERE run_id = ? AND status = 'acked' AND error IS NOT NULL`
+      )
+      .all(r.runId) as { clientId: string; error: string; endedAt: number }[]
+    expect(warned.length).toBeGreaterThan(0)
+    expect(new Set(warned.map((w) => w.error))).toEqual(new Set(['FLUSH_SLAVE_TIMEOUT']))
+    expect(warned.every((w) => w.endedAt > kill)).toBe(true)
+    // The stock client rolled the half messages stored with FLUSH_SLAVE_TIMEOUT back itself.
+    expect(java.storedWithWarning).toBeGreaterThan(0)
+    expect(java.clientRollbacks).toBe(java.storedWithWarning)
+    expect(ours.clientRollbacks).toBe(0)
+    // What committed arrived and nothing rolled back did, on both lanes.
+    expect(ours).toMatchObject({ mismatches: 0, unresolved: 0 })
+    expect(java.mismatches).toBe(0)
+    expect(r.totals.lost).toBe(0)
+    const gate = r.gates.find((g) => g.name.startsWith('transactions rolled back by the client'))!
+    expect(gate).toMatchObject({ passed: false, actual: java.clientRollbacks, limit: 0 })
+    console.log(
+      `sync slave down: ` +
+        ['remoting', 'java']
+          .map((n) => {
+            const l = lane(n)
+            return `${n} ${l.acked}/${l.sent} acked, ${l.storedWithWarning} stored with a warning, ${l.clientRollbacks} client rollbacks, ${l.committed} committed, ${l.mismatches} mismatches`
+          })
+          .join('; ')
+    )
+  }, 240_000)
+})
