@@ -74,3 +74,47 @@ test('exports a run as a self-contained HTML report that reads by roles, on a ph
   })
   expect(readFileSync(path, 'utf8')).toContain('<!doctype html>')
 })
+
+/**
+ * Runs ▸ Compare (issue 24): two recorded runs of the same scenario, the second failed with more
+ * duplicates, side by side: the figures that differ are marked, and both runs' send rates share one
+ * axis whose zero is each run's first fault.
+ */
+test('compares two runs side by side, the differing figures marked, plots aligned at the first fault', async ({
+  page,
+  shell
+}) => {
+  const a = recordFinishedRun(shell.dataDir)
+  const b = recordFinishedRun(shell.dataDir, (report) => {
+    report.passed = false
+    const totals = report.totals as { duplicates: number }
+    totals.duplicates += 40
+  })
+  await page
+    .getByRole('toolbar', { name: 'Main toolbar' })
+    .getByRole('button', { name: 'Runs', exact: true })
+    .click()
+  const runs = page.getByRole('dialog', { name: 'Runs' })
+  const compare = runs.getByRole('button', { name: /^Compare/ })
+  await expect(compare).toBeDisabled()
+  await runs.getByRole('checkbox', { name: `Select run ${a} to compare` }).check()
+  // Keyboard too: Space ticks the focused box.
+  await runs.getByRole('checkbox', { name: `Select run ${b} to compare` }).focus()
+  await page.keyboard.press('Space')
+  await expect(compare).toHaveAccessibleName('Compare 2 runs')
+  await compare.click()
+  const table = runs.getByRole('table', { name: `Runs ${a}, ${b} side by side` })
+  await expect(
+    table.getByRole('row', { name: /^verdict \(differs\) PASSED FAILED$/ })
+  ).toBeVisible()
+  await expect(table.getByRole('row', { name: /^duplicates \(differs\) \d+ \d+$/ })).toBeVisible()
+  await expect(table.getByRole('row', { name: /^lost 0 0$/ })).toBeVisible()
+  await expect(
+    runs.getByRole('img', {
+      name: new RegExp(`^Send rate per run for run ${a}, run ${b}; faults: first fault: kill`)
+    })
+  ).toBeVisible()
+  await runs.getByRole('button', { name: 'All runs' }).click()
+  await expect(runs.getByRole('table', { name: 'Past runs' })).toBeVisible()
+  await page.keyboard.press('Escape')
+})

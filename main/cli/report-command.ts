@@ -5,7 +5,8 @@ import { reportSchema } from '../../common/scenario/schema'
 import { defaultDataDir } from '../services/ledger/data-dir'
 import { openDatabase, Recorder } from '../services/ledger/recorder'
 import { runReportHtml } from '../services/report-html/run-report-html'
-import { compareReports, formatComparison } from '../services/scenario/compare'
+import { compareReports } from '../../common/scenario/compare'
+import { formatComparison } from '../services/scenario/compare-text'
 
 export interface ReportCommandOptions {
   /** Write the run's self-contained HTML report here (one run). */

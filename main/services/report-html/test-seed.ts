@@ -12,14 +12,20 @@ export const RECORDED_RUN_FIXTURE = resolve(
 
 /**
  * Records the fixture's run into a data folder's ledger as a finished run (its report, topology
- * and client counters), as the app would have; returns its run id. For tests of what reads runs.
+ * and client counters), as the app would have; returns its run id. For tests of what reads runs;
+ * `edit` changes the report first (a second run that differs from the first).
  */
-export function seedRecordedRun(dataDir: string, fixture = RECORDED_RUN_FIXTURE): number {
+export function seedRecordedRun(
+  dataDir: string,
+  edit: (report: Record<string, unknown> & { passed: boolean }) => void = () => {},
+  fixture = RECORDED_RUN_FIXTURE
+): number {
   const raw = JSON.parse(readFileSync(fixture, 'utf8')) as {
-    report: { scenario: string; topology: string; passed: boolean }
+    report: Record<string, unknown> & { scenario: string; topology: string; passed: boolean }
     topology: unknown
     counters: CounterSample[]
   }
+  edit(raw.report)
   mkdirSync(dataDir, { recursive: true })
   const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
   try {

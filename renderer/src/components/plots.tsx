@@ -101,12 +101,15 @@ export const TimePlot = memo(function TimePlot({
   title,
   unit,
   data,
-  markers
+  markers,
+  xLabel = 'seconds since start'
 }: {
   title: string
   unit: string
   data: TimeSeriesData
   markers: readonly FaultMarker[]
+  /** What the x axis counts from. */
+  xLabel?: string
 }) {
   const empty = !data.xs.length || !data.series.length
   const ref = usePlot(
@@ -134,12 +137,12 @@ export const TimePlot = memo(function TimePlot({
                   value: (_u: uPlot, v: number | null) => (v === null ? '–' : v.toFixed(1))
                 }))
               ],
-              axes: [axis('seconds since start'), axis(unit)],
+              axes: [axis(xLabel), axis(unit)],
               hooks: { draw: [markerHook(markers)] }
             },
             data: [data.xs, ...data.series.map((s) => s.values)] as uPlot.AlignedData
           },
-    [data, markers, empty]
+    [data, markers, empty, xLabel]
   )
   const clients = data.series.map((s) => s.clientId).join(', ')
   return (

@@ -1,5 +1,6 @@
 import {
   ArrowLeft,
+  Columns2,
   Download,
   FileText,
   FolderOpen,
@@ -24,6 +25,7 @@ import { Dialog } from './dialog'
 import { EventList } from './event-list'
 import { NamesrvSwimlanes } from './namesrv-swimlanes'
 import { BarPlot, TimePlot } from './plots'
+import { CompareView } from './compare-view'
 import { Scorecard } from './scorecard'
 import { namesrvSamples } from '../../../common/replay/divergence'
 
@@ -73,7 +75,8 @@ const RunsTable = memo(function RunsTable() {
   const loading = useRunsStore((s) => s.loading)
   const error = useRunsStore((s) => s.error)
   const opening = useRunsStore((s) => s.detailLoading)
-  const { openRun, exportRun, deleteRun } = useRunsStore.getState()
+  const selected = useRunsStore((s) => s.selected)
+  const { openRun, exportRun, deleteRun, toggleSelected } = useRunsStore.getState()
   if (error) {
     return (
       <p className="field-error" role="alert">
@@ -92,6 +95,9 @@ const RunsTable = memo(function RunsTable() {
     <table className="grid-table runs-table" aria-label="Past runs">
       <thead>
         <tr>
+          <th scope="col">
+            <span className="sr-only">Compare</span>
+          </th>
           <th scope="col" className="num">
             Run
           </th>
@@ -108,6 +114,14 @@ const RunsTable = memo(function RunsTable() {
       <tbody>
         {rows.map((r) => (
           <tr key={r.id}>
+            <td>
+              <input
+                type="checkbox"
+                aria-label={`Select run ${r.id} to compare`}
+                checked={selected.includes(r.id)}
+                onChange={() => toggleSelected(r.id)}
+              />
+            </td>
             <td className="num mono">{r.id}</td>
             <td>{r.topologyName}</td>
             <td>{r.scenarioName ?? <span className="muted">interactive</span>}</td>
@@ -284,6 +298,9 @@ export const RunsView = memo(function RunsView() {
   const open = useRunsStore((s) => s.open)
   const detail = useRunsStore((s) => s.detail)
   const loading = useRunsStore((s) => s.loading)
+  const comparison = useRunsStore((s) => s.comparison)
+  const selected = useRunsStore((s) => s.selected)
+  const comparing = useRunsStore((s) => s.compareLoading)
   if (!open) return null
   const close = () => useRunsStore.getState().setOpen(false)
   return (
@@ -293,7 +310,23 @@ export const RunsView = memo(function RunsView() {
       onClose={close}
       footer={
         <>
-          {!detail && (
+          {!detail && !comparison && (
+            <button
+              type="button"
+              className="btn"
+              title="Tick two or more runs: their figures side by side, plots aligned at the first fault"
+              disabled={selected.length < 2 || comparing}
+              onClick={() => void useRunsStore.getState().compareSelected()}
+            >
+              {comparing ? (
+                <Loader2 size={14} className="spin" aria-hidden="true" />
+              ) : (
+                <Columns2 size={14} aria-hidden="true" />
+              )}{' '}
+              Compare{selected.length ? ` ${selected.length} runs` : ''}
+            </button>
+          )}
+          {!detail && !comparison && (
             <button
               type="button"
               className="btn"
@@ -310,7 +343,13 @@ export const RunsView = memo(function RunsView() {
         </>
       }
     >
-      {detail ? <RunDetailView detail={detail} /> : <RunsTable />}
+      {comparison ? (
+        <CompareView comparison={comparison} />
+      ) : detail ? (
+        <RunDetailView detail={detail} />
+      ) : (
+        <RunsTable />
+      )}
     </Dialog>
   )
 })

@@ -1,7 +1,10 @@
 import { create } from 'zustand'
 import type { RequestOutput, RunRowView } from '../../../common/contract'
+import type { Comparison } from '../../../common/scenario/compare'
+import { compareReports } from '../../../common/scenario/compare'
 import type { ScenarioReport } from '../../../common/scenario/schema'
 import { invoke } from '../lib/bridge'
+import type { ComparedRun } from '../model/compare-plots'
 import { parseReport } from '../model/plot-data'
 import { toast, useUiStore } from './ui-store'
 
@@ -14,6 +17,15 @@ export interface RunDetail {
   counters: RunDetailRaw['counters']
 }
 
+/** Runs side by side: their figures, and what the overlaid plots read. */
+export interface RunComparison {
+  runs: ComparedRun[]
+  table: Comparison
+}
+
+/** How many runs one comparison shows (one colour each). */
+export const MAX_COMPARED = 6
+
 export interface RunsState {
   open: boolean
   rows: RunRowView[]
@@ -21,6 +33,14 @@ export interface RunsState {
   error: string | null
   detail: RunDetail | null
   detailLoading: number | null
+  /** Runs ticked for Compare, in the order ticked. */
+  selected: number[]
+  comparison: RunComparison | null
+  compareLoading: boolean
+  toggleSelected(id: number): void
+  /** Loads the ticked runs and shows them side by side (two or more, each with a report). */
+  compareSelected(): Promise<void>
+  closeCompare(): void
   setOpen(open: boolean): void
   refresh(): Promise<void>
   openRun(id: number): Promise<void>
@@ -53,9 +73,53 @@ export const useRunsStore = create<RunsState>()((set, get) => ({
   error: null,
   detail: null,
   detailLoading: null,
+  selected: [],
+  comparison: null,
+  compareLoading: false,
+
+  toggleSelected(id) {
+    const { selected } = get()
+    if (selected.includes(id)) set({ selected: selected.filter((x) => x !== id) })
+    else if (selected.length >= MAX_COMPARED)
+      toast('info', `Compare shows up to ${MAX_COMPARED} runs; untick one first`)
+    else set({ selected: [...selected, id] })
+  },
+
+  async compareSelected() {
+    const ids = get().selected
+    if (ids.length < 2) return
+    set({ compareLoading: true })
+    try {
+      const got = await Promise.all(ids.map((id) => invoke('runs:get', { id })))
+      const runs = got.map((r) => ({
+        runId: r.run.id,
+        startedAt: r.run.startedAt,
+        report: parseReport(r.report),
+        events: r.events,
+        counters: r.counters
+      }))
+      const missing = runs.filter((r) => !r.report).map((r) => r.runId)
+      if (missing.length) {
+        toast(
+          'error',
+          `Run ${missing.join(', ')} has no report (still running, or stopped before one was written); untick it to compare the rest`
+        )
+        return
+      }
+      set({ comparison: { runs, table: compareReports(runs.map((r) => r.report!)) } })
+    } catch (err) {
+      toast('error', `Could not compare runs ${ids.join(', ')}: ${(err as Error).message}`)
+    } finally {
+      set({ compareLoading: false })
+    }
+  },
+
+  closeCompare() {
+    set({ comparison: null })
+  },
 
   setOpen(open) {
-    set({ open, ...(open ? {} : { detail: null }) })
+    set({ open, ...(open ? {} : { detail: null, comparison: null }) })
     if (open) void get().refresh()
   },
 
@@ -105,7 +169,10 @@ export const useRunsStore = create<RunsState>()((set, get) => ({
     try {
       const { deleted } = await invoke('runs:delete', { id })
       if (get().detail?.run.id === id) set({ detail: null })
-      set({ rows: get().rows.filter((r) => r.id !== id) })
+      set({
+        rows: get().rows.filter((r) => r.id !== id),
+        selected: get().selected.filter((x) => x !== id)
+      })
       toast(
         deleted ? 'success' : 'info',
         deleted ? `Run ${id} deleted` : `Run ${id} was already gone`

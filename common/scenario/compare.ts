@@ -1,6 +1,5 @@
-import type { ScenarioReport } from '../../../common/scenario/schema'
-import { formatBytes } from '../../../common/scenario/traffic-text'
-import { textTable } from './text-table'
+import type { ScenarioReport } from './schema'
+import { formatBytes } from './traffic-text'
 
 /** One figure across the compared runs; `differs` when not every run has the same value. */
 export interface ComparisonRow {
@@ -15,7 +14,7 @@ export interface Comparison {
 }
 
 /**
- * Runs side by side (`drstudio report A B --compare`): verdict, totals, the worst recovery, send
+ * Runs side by side (`drstudio report A B --compare`, Runs ▸ Compare in the app): verdict, totals, the worst recovery, send
  * latency, cross-room traffic and every gate any of them has, in one row per figure. A gate a
  * run did not have reads `—`.
  */
@@ -52,13 +51,6 @@ export function compareReports(reports: readonly ScenarioReport[]): Comparison {
     })
   }
   return { runs: reports.map((r) => ({ runId: r.runId, scenario: r.scenario })), rows }
-}
-
-/** The comparison as a text table; figures that differ between runs are marked `*`. */
-export function formatComparison(c: Comparison): string {
-  const head = ['', ...c.runs.map((r) => `run ${r.runId}`)]
-  const body = c.rows.map((row) => [`${row.differs ? '*' : ' '} ${row.figure}`, ...row.values])
-  return [...textTable([head, ...body]), '', '* differs between the runs', ''].join('\n')
 }
 
 function worstRto(r: ScenarioReport): string {

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest'
+import { compareReports } from './compare'
+import type { ScenarioReport } from './schema'
+
+const report = (runId: number, over: Partial<ScenarioReport>): ScenarioReport =>
+  ({
+    scenario: 'room1-brokers-down',
+    runId,
+    passed: true,
+    totals: { sent: 100, acked: 100, failed: 0, consumed: 100, lost: 0, duplicates: 0 },
+    clients: [{ rtoMs: [120] }, { rtoMs: [] }],
+    latency: [{ scope: 'same-room', sends: 90, p50Ms: 1, p99Ms: 4 }],
+    gates: [{ name: 'lost messages', passed: true, actual: 0, limit: 0 }],
+    ...over
+  }) as unknown as ScenarioReport
+
+describe('compareReports', () => {
+  it('lines up figures and gates, marking the ones that differ', () => {
+    const c = compareReports([
+      report(1, {}),
+      report(2, {
+        passed: false,
+        clients: [{ rtoMs: [null] }] as never,
+        gates: [
+          { name: 'lost messages', passed: true, actual: 0, limit: 0 },
+          { name: 'worst RTO (ms)', passed: false, actual: 'never', limit: 500 }
+        ]
+      })
+    ])
+    const row = (figure: string) => c.rows.find((r) => r.figure === figure)
+    expect(row('verdict')).toEqual({
+      figure: 'verdict',
+      values: ['PASSED', 'FAILED'],
+      differs: true
+    })
+    expect(row('worst RTO')!.values).toEqual(['120 ms', 'never recovered'])
+    expect(row('send p99 same-room')).toMatchObject({ values: ['4 ms', '4 ms'], differs: false })
+    expect(row('send p99 cross-room')!.values).toEqual(['—', '—'])
+    expect(row('gate: worst RTO (ms)')!.values).toEqual(['—', 'FAIL never'])
+  })
+})
