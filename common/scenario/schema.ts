@@ -810,10 +810,22 @@ export const roomTrafficSchema = z.object({
 export type RoomTraffic = z.infer<typeof roomTrafficSchema>
 
 /**
+ * Commit-log bytes one way between two rooms by replication: each slave's (or non-master
+ * replica's) own commit log grew by them from workload start to the end of the drain, copied from
+ * the master it named (the brokers' HA status), whole stored messages with their headers.
+ */
+export const replicationTrafficSchema = z.object({
+  fromRoom: z.string(),
+  toRoom: z.string(),
+  bytes: z.number().int(),
+  pairs: z.array(z.object({ master: z.string(), slave: z.string(), bytes: z.number().int() }))
+})
+export type ReplicationTraffic = z.infer<typeof replicationTrafficSchema>
+
+/**
  * Cross-room traffic of a run: what the clients moved between rooms (message bodies: the sending
  * producer's configured size, per acknowledged send and per delivery of it), per direction, and
- * the share of all client traffic that crossed rooms. Replication between a master and its
- * slaves is not in it.
+ * the share of all client traffic that crossed rooms; and apart from it, what replication moved.
  */
 export const trafficReportSchema = z.object({
   links: z.array(roomTrafficSchema),
@@ -822,7 +834,12 @@ export const trafficReportSchema = z.object({
   /** crossRoomBytes / totalBytes; null when nothing moved. */
   crossRoomShare: z.number().nullable(),
   /** Cross-room bytes per hour at the run's pace (workload start to the end of the drain). */
-  crossRoomBytesPerHour: z.number().nullable()
+  crossRoomBytesPerHour: z.number().nullable(),
+  /**
+   * Replication between rooms (and within one: fromRoom = toRoom), per direction; null when the
+   * run could not read it (no slave or replica, or the brokers did not answer).
+   */
+  replication: z.array(replicationTrafficSchema).nullable().default(null)
 })
 export type TrafficReport = z.infer<typeof trafficReportSchema>
 

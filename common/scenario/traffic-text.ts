@@ -28,6 +28,10 @@ export function trafficLines(t: TrafficReport): string[] {
     ...t.links.map(
       (l) =>
         `${l.fromRoom} → ${l.toRoom}: produce ${l.produce.messages} msgs / ${formatBytes(l.produce.bytes)}, consume ${l.consume.messages} msgs / ${formatBytes(l.consume.bytes)}`
+    ),
+    ...(t.replication ?? []).map(
+      (r) =>
+        `${r.fromRoom} → ${r.toRoom}: replication ${formatBytes(r.bytes)} of commit log (${r.pairs.map((p) => `${p.master} → ${p.slave}`).join(', ')})`
     )
   ]
 }

@@ -86,4 +86,16 @@ describe('RemotingRpc admin reads', () => {
     expect(await rpc.getBrokerRuntimeInfo(s.address)).toEqual({ msgPutTotalTodayNow: '12' })
     expect(s.received[0]?.code).toBe(RequestCode.GET_BROKER_RUNTIME_INFO)
   })
+  it('GET_BROKER_HA_STATUS reads a slave’s master and commit-log reach (a stand-in broker)', async () => {
+    const { s, rpc } = await stub((cmd, socket) =>
+      stubReply(socket, cmd, 0, {
+        body: '{"haClientRuntimeInfo":{"activated":true,"lastReadTimestamp":1,"masterAddr":"127.0.0.1:20912","maxOffset":4096,"transferredByteInSecond":0},"haConnectionInfo":[],"inSyncSlaveNums":0,"master":false,"masterCommitLogMaxOffset":0}'
+      })
+    )
+    expect(await rpc.getBrokerHaStatus(s.address)).toMatchObject({
+      master: false,
+      haClientRuntimeInfo: { masterAddr: '127.0.0.1:20912', maxOffset: 4096 }
+    })
+    expect(s.received[0]?.code).toBe(RequestCode.GET_BROKER_HA_STATUS)
+  })
 })

@@ -2,7 +2,8 @@ import { RequestCode, ResponseCode } from './codes'
 import type { RemotingRequest } from './connection'
 import type { CallOptions, RemotingInvoker } from './remoting-calls'
 import { call, expectCode, parseBody, toExtFields } from './remoting-calls'
-import { consumerListSchema, kvTableSchema } from './types'
+import type { HaRuntimeInfo } from './types'
+import { consumerListSchema, haRuntimeInfoSchema, kvTableSchema } from './types'
 
 /** Input of UPDATE_AND_CREATE_TOPIC; defaults give a 4+4 queue read-write topic. */
 export interface CreateTopicInput {
@@ -27,6 +28,16 @@ export async function getBrokerRuntimeInfo(
 ): Promise<Record<string, string>> {
   const res = await call(rpc, brokerAddress, { code: RequestCode.GET_BROKER_RUNTIME_INFO }, options)
   return parseBody(brokerAddress, res, kvTableSchema, 'KVTable').table
+}
+
+/** GET_BROKER_HA_STATUS (907): the broker's replication state (`mqadmin haStatus`), read-only. */
+export async function getBrokerHaStatus(
+  rpc: RemotingInvoker,
+  brokerAddress: string,
+  options: CallOptions = {}
+): Promise<HaRuntimeInfo> {
+  const res = await call(rpc, brokerAddress, { code: RequestCode.GET_BROKER_HA_STATUS }, options)
+  return parseBody(brokerAddress, res, haRuntimeInfoSchema, 'HARuntimeInfo')
 }
 
 /** UPDATE_AND_CREATE_TOPIC (17) to one master broker, which then registers it with its namesrvs. */

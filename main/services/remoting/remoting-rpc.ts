@@ -19,7 +19,13 @@ import * as nameserver from './nameserver-requests'
 import type { CallOptions } from './remoting-calls'
 import * as transactions from './transaction-requests'
 import type { EndTransactionInput } from './transaction-requests'
-import type { ClusterInfo, MessageQueueRef, ReplicasInfo, TopicRoute } from './types'
+import type {
+  ClusterInfo,
+  HaRuntimeInfo,
+  MessageQueueRef,
+  ReplicasInfo,
+  TopicRoute
+} from './types'
 
 export type { CallOptions } from './remoting-calls'
 export { toExtFields } from './remoting-calls'
@@ -142,6 +148,11 @@ export class RemotingRpc extends EventEmitter<RemotingClientEvents> {
     options: CallOptions = {}
   ): Promise<Record<string, string>> {
     return brokerAdmin.getBrokerRuntimeInfo(this, brokerAddress, options)
+  }
+
+  /** GET_BROKER_HA_STATUS (907): the broker's replication state (`mqadmin haStatus`), read-only. */
+  getBrokerHaStatus(brokerAddress: string, options: CallOptions = {}): Promise<HaRuntimeInfo> {
+    return brokerAdmin.getBrokerHaStatus(this, brokerAddress, options)
   }
 
   /** UPDATE_AND_CREATE_TOPIC (17) to one master broker, which then registers it with its namesrvs. */

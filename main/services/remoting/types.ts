@@ -95,6 +95,21 @@ export const topicListSchema = z.object({
 })
 
 /** KVTable (GET_BROKER_RUNTIME_INFO and friends): string → string. */
+/**
+ * HARuntimeInfo (GET_BROKER_HA_STATUS): a master lists its slaves' connections; a slave (or a
+ * controller-mode replica that is not master) names the master it copies from (its HA address,
+ * brokerIP2:haListenPort) and how far its commit log reaches.
+ */
+export const haRuntimeInfoSchema = z.object({
+  master: z.boolean(),
+  masterCommitLogMaxOffset: z.number().optional(),
+  inSyncSlaveNums: z.number().optional(),
+  haClientRuntimeInfo: z
+    .object({ masterAddr: z.string().nullish(), maxOffset: z.number() })
+    .nullish()
+})
+export type HaRuntimeInfo = z.infer<typeof haRuntimeInfoSchema>
+
 export const kvTableSchema = z.object({
   table: z
     .record(z.string(), z.string())

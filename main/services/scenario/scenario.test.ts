@@ -134,7 +134,7 @@ function droppedKeys(raw: unknown, parsed: unknown, path = ''): string[] {
 describe('built-in scenarios', () => {
   const files = readdirSync(join(RESOURCES, 'scenarios')).filter((f) => f.endsWith('.yaml'))
 
-  it('ships the six scenarios of the method, three of the gRPC lane, four of the links, four of controller mode, one of delayed, two of ordered and two of transactional messages, one of fail-back', () => {
+  it('ships the six scenarios of the method, three of the gRPC lane, four of the links, four of controller mode, one of delayed, three of ordered and two of transactional messages, one of fail-back', () => {
     expect(files.sort()).toEqual([
       'broker-cut-from-remote-ns.yaml',
       'controller-leader-and-master-kill.yaml',
@@ -147,6 +147,7 @@ describe('built-in scenarios', () => {
       'grpc-room1-brokers-down.yaml',
       'grpc-room1-proxy-down.yaml',
       'healthy.yaml',
+      'ordered-pair-down.yaml',
       'ordered-room1-brokers-down.yaml',
       'ordered-room1-consumers-down.yaml',
       'room1-broker-paused.yaml',
@@ -171,7 +172,7 @@ describe('built-in scenarios', () => {
     const wan = f === 'wan-latency.yaml'
     const controller = f.startsWith('controller-')
     const async = f === 'controller-master-kill-async.yaml'
-    const sync = f === 'transactional-sync-slave-down.yaml'
+    const sync = f === 'transactional-sync-slave-down.yaml' || f === 'ordered-pair-down.yaml'
     expect(l.topology.name).toBe(
       grpc
         ? 'two-rooms-proxies'

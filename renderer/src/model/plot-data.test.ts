@@ -597,12 +597,23 @@ describe('trafficFacts', () => {
       totalBytes: 102_400,
       crossRoomBytes: 10_240,
       crossRoomShare: 0.1,
-      crossRoomBytesPerHour: 1_048_576
+      crossRoomBytesPerHour: 1_048_576,
+      replication: [
+        {
+          fromRoom: 'room1',
+          toRoom: 'room2',
+          bytes: 204_800,
+          pairs: [{ master: 'broker-1', slave: 'broker-1-slave', bytes: 204_800 }]
+        },
+        // A slave in its master's room: not cross-room, not listed.
+        { fromRoom: 'room2', toRoom: 'room2', bytes: 1, pairs: [] }
+      ]
     })
     expect(facts.map((f) => `${f.label}: ${f.value}`)).toEqual([
       'crossed rooms: 10.0 KiB of 100.0 KiB (10.0 %)',
       'at this pace: 1.0 MiB/h',
-      'room1 → room2: produce 10.0 KiB, consume 0 B'
+      'room1 → room2: produce 10.0 KiB, consume 0 B',
+      'room1 → room2 replication: 200.0 KiB (broker-1 → broker-1-slave)'
     ])
   })
 })

@@ -370,7 +370,14 @@ export function trafficFacts(t: ScenarioReport['traffic']): ScorecardFact[] {
       label: `${l.fromRoom} → ${l.toRoom}`,
       value: `produce ${formatBytes(l.produce.bytes)}, consume ${formatBytes(l.consume.bytes)}`,
       bad: false
-    }))
+    })),
+    ...(t.replication ?? [])
+      .filter((r) => r.fromRoom !== r.toRoom)
+      .map((r) => ({
+        label: `${r.fromRoom} → ${r.toRoom} replication`,
+        value: `${formatBytes(r.bytes)} (${r.pairs.map((p) => `${p.master} → ${p.slave}`).join(', ')})`,
+        bad: false
+      }))
   ]
 }
 

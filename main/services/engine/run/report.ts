@@ -4,6 +4,7 @@ import { TRANSACTION_CHECK_AFTER_MS, TRANSACTION_CHECK_INTERVAL_MS } from '../..
 import type {
   ClientReport,
   FailoverReport,
+  ReplicationTraffic,
   ScenarioReport,
   SelectionReport
 } from '../../../../common/scenario/schema'
@@ -46,6 +47,8 @@ export interface ReportInput {
   /** Why the abort block stopped the workload early (the run then fails), if it did. */
   aborted?: string | null
   snapshot: RunSnapshot
+  /** What replication moved between rooms over the workload and drain, when it could be read. */
+  replication?: ReplicationTraffic[] | null
 }
 
 const round1 = (n: number): number => Math.round(n * 10) / 10
@@ -264,7 +267,12 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     ...(order ? { order } : {}),
     ...(transactions ? { transactions } : {}),
     failback,
-    traffic: trafficReportOf(snap.roomFlows, plan.clients, times.tDrainEnd - times.t0),
+    traffic: trafficReportOf(
+      snap.roomFlows,
+      plan.clients,
+      times.tDrainEnd - times.t0,
+      input.replication ?? null
+    ),
     notes
   }
 }

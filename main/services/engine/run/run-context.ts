@@ -24,7 +24,7 @@ export type AdminRemoting = Pick<
   RemotingRpc,
   'updateAndCreateTopic' | 'getRouteInfoByTopic' | 'close'
 > &
-  Partial<Pick<RemotingRpc, 'getMaxOffset'>>
+  Partial<Pick<RemotingRpc, 'getMaxOffset' | 'getBrokerHaStatus'>>
 
 /** A fault applied during a run (timeline step, operator action or observation), for the report. */
 export interface AppliedStep {

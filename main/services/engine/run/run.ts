@@ -4,13 +4,20 @@ import type { ClientChoice, LedgerEvent } from '../../../../common/scenario/even
 import type { LiveMetrics } from '../../../../common/contract/runs'
 import type { LoadedScenario, RunKind, RunPlan } from '../../../../common/scenario/run-plan'
 import { resolveRunPlan } from '../../../../common/scenario/run-plan'
-import type { FaultReport, FaultSource, ScenarioReport } from '../../../../common/scenario/schema'
+import type {
+  FaultReport,
+  FaultSource,
+  ReplicationTraffic,
+  ScenarioReport
+} from '../../../../common/scenario/schema'
 import { delayOf } from '../../../../common/scenario/schema'
 import type { Recorder } from '../../ledger/recorder'
 import { drain } from './drain'
 import type { DrainResult } from './drain'
 import type { RunFault } from './fault'
 import { applyFault } from './fault'
+import type { ReplicaSample } from './replication'
+import { replicasOfRun, replicationTraffic } from './replication'
 import { shapeReport, snapshotFor } from './report'
 import type { AppliedStep, RunContext, RunProgress } from './run-context'
 import type { RunDeps, RunWiring } from './run-wiring'
@@ -73,6 +80,8 @@ export class Run extends EventEmitter<RunEvents> {
   private readonly startedAt = new Date()
   private readonly tStart: number
   private tSettle = 0
+  /** The replicas' commit-log reach as the workload began (null: nothing replicates). */
+  private replicasAtStart: ReplicaSample[] | null = null
   private workload: StartedWorkload | undefined
   private starting: Promise<void> | undefined
   private finishing: Promise<ScenarioReport> | undefined
@@ -233,7 +242,15 @@ export class Run extends EventEmitter<RunEvents> {
       'workload',
       `${producers} producers ${durationMs === null ? 'sending until the run stops' : `for ${durationMs} ms`}`
     )
+    this.replicasAtStart = await replicasOfRun(ctx)
     this.workload = await startWorkload(ctx, durationMs)
+  }
+
+  /** What replication moved since the workload began, read from the brokers before they go. */
+  private async replicationSince(ctx: RunContext): Promise<ReplicationTraffic[] | null> {
+    if (!this.replicasAtStart) return null
+    const end = await replicasOfRun(ctx)
+    return end && replicationTraffic(this.replicasAtStart, end, ctx.cluster.status().nodes)
   }
 
   /** Throws when the run must not go on: stopped, cancelled or its ledger failed. */
@@ -287,6 +304,7 @@ export class Run extends EventEmitter<RunEvents> {
       })
     }
     const tDrainEnd = ctx.clock.now()
+    const replication = await this.replicationSince(ctx)
     await this.wiring.close()
     if (this.ctx.ledger.failure) return this.endWithError(this.ctx.ledger.failure)
     if (this.hardCtrl.signal.aborted) return this.endWithError(this.cancelReason())
@@ -309,7 +327,8 @@ export class Run extends EventEmitter<RunEvents> {
       workload: result,
       drain: drained,
       aborted: this.abortedBecause,
-      snapshot: snapshotFor(ctx, t0)
+      snapshot: snapshotFor(ctx, t0),
+      replication
     })
     // A run without clients judged nothing: it only recorded what happened to the nodes.
     const verdict = this.plan.clients.length === 0 ? 'stopped' : report.passed ? 'passed' : 'failed'

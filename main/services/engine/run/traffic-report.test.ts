@@ -96,7 +96,8 @@ describe('trafficReportOf', () => {
       totalBytes: 0,
       crossRoomBytes: 0,
       crossRoomShare: null,
-      crossRoomBytesPerHour: null
+      crossRoomBytesPerHour: null,
+      replication: null
     })
   })
 })
@@ -109,10 +110,18 @@ describe('trafficLines', () => {
       '1.5 KiB',
       '5.0 GiB'
     ])
-    const t = trafficReportOf([flow('produce', 'p1', 'room1', 'room2', 3)], clients, 3_600_000)
+    const t = trafficReportOf([flow('produce', 'p1', 'room1', 'room2', 3)], clients, 3_600_000, [
+      {
+        fromRoom: 'room1',
+        toRoom: 'room2',
+        bytes: 2_000_000,
+        pairs: [{ master: 'broker-1', slave: 'broker-1-slave', bytes: 2_000_000 }]
+      }
+    ])
     expect(trafficLines(t)).toEqual([
       'cross-room client traffic: 2.9 KiB of 2.9 KiB (100.0 %), 2.9 KiB/h at this pace',
-      'room1 → room2: produce 3 msgs / 2.9 KiB, consume 0 msgs / 0 B'
+      'room1 → room2: produce 3 msgs / 2.9 KiB, consume 0 msgs / 0 B',
+      'room1 → room2: replication 1.9 MiB of commit log (broker-1 → broker-1-slave)'
     ])
   })
 })

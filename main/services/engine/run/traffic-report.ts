@@ -1,17 +1,22 @@
 import type { ClientPlan } from '../../../../common/scenario/client-plan'
-import type { RoomTraffic, TrafficReport } from '../../../../common/scenario/schema'
+import type {
+  ReplicationTraffic,
+  RoomTraffic,
+  TrafficReport
+} from '../../../../common/scenario/schema'
 import type { RoomFlowRow } from '../../ledger/ledger-reader'
 
 /**
  * The traffic section: each client's room flows priced in body bytes (the sending producer's
  * configured message size, for its sends and for every delivery of them), summed per direction
  * between rooms, with the cross-room share and the pace over `spanMs` (workload start to the end
- * of the drain, when the last deliveries moved).
+ * of the drain, when the last deliveries moved); and what replication moved (see replication.ts).
  */
 export function trafficReportOf(
   flows: readonly RoomFlowRow[],
   clients: readonly ClientPlan[],
-  spanMs: number
+  spanMs: number,
+  replication: ReplicationTraffic[] | null = null
 ): TrafficReport {
   const sizeOf = new Map(clients.map((c) => [c.id, c.messageSize]))
   const links = new Map<string, RoomTraffic>()
@@ -43,6 +48,7 @@ export function trafficReportOf(
     totalBytes,
     crossRoomBytes,
     crossRoomShare: totalBytes > 0 ? crossRoomBytes / totalBytes : null,
-    crossRoomBytesPerHour: spanMs > 0 ? Math.round((crossRoomBytes * 3_600_000) / spanMs) : null
+    crossRoomBytesPerHour: spanMs > 0 ? Math.round((crossRoomBytes * 3_600_000) / spanMs) : null,
+    replication
   }
 }

@@ -1,0 +1,99 @@
+import type { ReplicationTraffic } from '../../../../common/scenario/schema'
+import type { HaRuntimeInfo } from '../../remoting/types'
+import type { ClusterNode } from './cluster-port'
+import type { RunContext } from './run-context'
+
+/** One non-master broker's replication state at an instant (GET_BROKER_HA_STATUS). */
+export interface ReplicaSample {
+  nodeId: string
+  /** The HA address of the master it copies from (brokerIP2:haListenPort), if it has one. */
+  masterHaAddress: string | null
+  /** How far its own commit log reaches, in bytes. */
+  maxOffset: number
+}
+
+/** What sampling needs: the brokers' HA status, read-only. */
+export type HaStatusReader = (address: string) => Promise<HaRuntimeInfo>
+
+const SAMPLE_TIMEOUT_MS = 2000
+
+/**
+ * Every answering broker that is not a master, with the master it copies from and its commit-log
+ * reach. A broker that does not answer in time is left out (its traffic is then not counted).
+ */
+export async function sampleReplicas(
+  nodes: readonly ClusterNode[],
+  read: HaStatusReader
+): Promise<ReplicaSample[]> {
+  const brokers = nodes.filter((n) => n.kind === 'broker' && n.state === 'up' && n.address)
+  const answers = await Promise.all(
+    brokers.map(async (n) => {
+      const info = await Promise.race([
+        read(n.address!),
+        new Promise<null>((r) => setTimeout(() => r(null), SAMPLE_TIMEOUT_MS).unref())
+      ]).catch(() => null)
+      if (!info || info.master || !info.haClientRuntimeInfo) return null
+      return {
+        nodeId: n.nodeId,
+        masterHaAddress: info.haClientRuntimeInfo.masterAddr ?? null,
+        maxOffset: info.haClientRuntimeInfo.maxOffset
+      }
+    })
+  )
+  return answers.filter((a): a is ReplicaSample => a !== null)
+}
+
+/** A broker's HA address: RocketMQ listens for slaves on listenPort + 1 unless told otherwise. */
+function haAddressOf(address: string): string {
+  const i = address.lastIndexOf(':')
+  return `${address.slice(0, i)}:${Number(address.slice(i + 1)) + 1}`
+}
+
+/**
+ * Replication between rooms: each replica's commit-log growth from `start` to `end`, attributed
+ * to the master it named at the end (else at the start), summed per direction. A replica seen
+ * only once, or whose log shrank (its store was wiped), is left out.
+ */
+export function replicationTraffic(
+  start: readonly ReplicaSample[],
+  end: readonly ReplicaSample[],
+  nodes: readonly ClusterNode[]
+): ReplicationTraffic[] {
+  const byHa = new Map(
+    nodes
+      .filter((n) => n.kind === 'broker' && n.address)
+      .map((n) => [haAddressOf(n.address!), n])
+  )
+  const room = new Map(nodes.map((n) => [n.nodeId, n.room]))
+  const before = new Map(start.map((s) => [s.nodeId, s]))
+  const flows = new Map<string, ReplicationTraffic>()
+  for (const e of end) {
+    const s = before.get(e.nodeId)
+    const master = byHa.get(e.masterHaAddress ?? '') ?? byHa.get(s?.masterHaAddress ?? '')
+    const toRoom = room.get(e.nodeId)
+    if (!s || !master || !toRoom || e.maxOffset < s.maxOffset) continue
+    const bytes = e.maxOffset - s.maxOffset
+    const k = `${master.room}\u0000${toRoom}`
+    const f = flows.get(k) ?? { fromRoom: master.room, toRoom, bytes: 0, pairs: [] }
+    f.bytes += bytes
+    f.pairs.push({ master: master.nodeId, slave: e.nodeId, bytes })
+    flows.set(k, f)
+  }
+  return [...flows.values()].sort(
+    (a, b) => a.fromRoom.localeCompare(b.fromRoom) || a.toRoom.localeCompare(b.toRoom)
+  )
+}
+
+/**
+ * The run's replicas now, or null when there is nothing to read: the topology has no slave or
+ * replica, or the admin client cannot ask for HA status.
+ */
+export async function replicasOfRun(ctx: RunContext): Promise<ReplicaSample[] | null> {
+  const read = ctx.admin.getBrokerHaStatus?.bind(ctx.admin)
+  const { topology } = ctx.plan.loaded
+  const replicated = topology.rooms.some((r) => r.brokers.some((b) => b.role !== 'master'))
+  if (!read || !replicated) return null
+  return sampleReplicas(ctx.cluster.status().nodes, (address) =>
+    read(address, { timeoutMs: SAMPLE_TIMEOUT_MS })
+  )
+}
