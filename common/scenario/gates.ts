@@ -4,10 +4,12 @@ import type {
   FailoverReport,
   GateResult,
   Gates,
+  HeadroomReport,
   OrderLaneReport,
   TransactionsLaneReport,
   Takeover
 } from './schema'
+import { worstHeadroomShare } from './headroom'
 
 /** Measured facts of a run that gates are judged against. */
 export interface GateFacts {
@@ -40,6 +42,8 @@ export interface GateFacts {
   transactions?: readonly TransactionsLaneReport[] | null
   /** The fail-back checker's figures; absent in hand-made facts (the gates then read none). */
   failback?: FailbackReport
+  /** Offered against carried load per fault window; absent in hand-made facts. */
+  headroom?: readonly HeadroomReport[]
 }
 
 const round = (n: number, digits = 4): number => Math.round(n * 10 ** digits) / 10 ** digits
@@ -175,6 +179,15 @@ export function evaluateGates(gates: Gates, f: GateFacts): GateResult[] {
           ? 'no transaction committed in this run'
           : 'no transactional message in this run'),
       limit: gates.maxTxMismatches
+    })
+  }
+  if (gates.minThroughputDuringFault !== undefined) {
+    const worst = worstHeadroomShare(f.headroom ?? [])
+    out.push({
+      name: 'acknowledged share of the offered rate during faults (worst window)',
+      passed: worst !== null && worst >= gates.minThroughputDuringFault,
+      actual: worst ?? 'no fault window in this run',
+      limit: gates.minThroughputDuringFault
     })
   }
   if (gates.maxTxClientRollbacks !== undefined) {

@@ -402,6 +402,12 @@ export const gatesSchema = z.strictObject({
    * Fails on a run without transactional messages.
    */
   maxTxClientRollbacks: z.number().int().nonnegative().optional(),
+  /**
+   * Headroom: in every fault window (a fault to the first repair after it, or the workload end),
+   * the acknowledged rate as a share of the offered rate (sends scheduled); the worst window is
+   * judged. Fails on a run without a fault window of a second or more.
+   */
+  minThroughputDuringFault: z.number().min(0).max(2).optional(),
   /** Deliveries beyond a message's first from the run's first repair on (a fail-back's). */
   maxFailbackDuplicates: z.number().int().nonnegative().optional(),
   /** Times a queue's consumption went back below what had been delivered from it. */
@@ -843,6 +849,23 @@ export const trafficReportSchema = z.object({
 })
 export type TrafficReport = z.infer<typeof trafficReportSchema>
 
+/**
+ * One fault window's load: offered (sends scheduled) against carried (sends acknowledged), per
+ * second, in total and per room (offered by a room's clients, carried by a room's brokers).
+ */
+export const headroomReportSchema = z.object({
+  fault: z.string(),
+  /** Relative to the workload start; untilMs is the first repair after it or the workload end. */
+  atMs: z.number(),
+  untilMs: z.number(),
+  offeredPerS: z.number(),
+  carriedPerS: z.number(),
+  /** carried / offered; null when nothing was offered. */
+  share: z.number().nullable(),
+  rooms: z.array(z.object({ room: z.string(), offeredPerS: z.number(), carriedPerS: z.number() }))
+})
+export type HeadroomReport = z.infer<typeof headroomReportSchema>
+
 export const reportSchema = z.object({
   kind: z.literal('drstudio/scenario-report'),
   version: z.literal(1),
@@ -900,6 +923,8 @@ export const reportSchema = z.object({
     .optional(),
   /** What the clients moved between rooms (absent in reports made before it was measured). */
   traffic: trafficReportSchema.optional(),
+  /** Per fault window, the load offered against the load the rooms left carried. */
+  headroom: z.array(headroomReportSchema).optional(),
   /**
    * Send latency of acknowledged sends, same-room against cross-room (from each send's scheduled
    * time, so a stalled sender cannot hide its stall): what a link between rooms costs.

@@ -131,6 +131,26 @@ describe.skipIf(skip)('rooms as separate networks, real JVMs', () => {
     expect(r.faults.find((f) => f.action === 'loss')).toMatchObject({ ok: true })
   })
 
+  it('room1-brokers-down-thin-link: room 2 cannot carry room 1’s load over a 200 kbit/s link, and the headroom gate says so (issue 24)', async () => {
+    const r = await run(loadScenarioFile(join(SCENARIOS, 'room1-brokers-down-thin-link.yaml')))
+    expect(r.faults.every((f) => f.ok)).toBe(true)
+    const kill = r.headroom!.find((h) => h.fault === 'kill all brokers of room1')!
+    const room = (id: string) => kill.rooms.find((x) => x.room === id)!
+    // Room 1's clients kept offering their 200 msg/s; with its brokers out nothing was stored
+    // there (but a send in flight as they died).
+    expect(room('room1').offeredPerS).toBeGreaterThan(150)
+    expect(room('room1').carriedPerS).toBeLessThan(1)
+    // Room 2's broker took what came through the link, not room 1's whole load.
+    expect(room('room2').carriedPerS).toBeLessThan(
+      room('room1').offeredPerS + room('room2').offeredPerS
+    )
+    expect(kill.share).toBeLessThan(0.9)
+    const gate = r.gates.find((g) => g.name.startsWith('acknowledged share of the offered rate'))!
+    expect(gate).toMatchObject({ passed: false, limit: 0.9 })
+    expect(gate.actual).toBeLessThanOrEqual(kill.share!)
+    console.log(`thin link: ${r.headroom!.map((h) => JSON.stringify(h)).join('; ')}`)
+  })
+
   it('broker-cut-from-remote-ns: room 2’s name server stops listing broker-1 while room 1’s keeps it', async () => {
     const r = await run(loadScenarioFile(join(SCENARIOS, 'broker-cut-from-remote-ns.yaml')))
     expect(failedGates(r)).toEqual([])

@@ -295,6 +295,33 @@ export class LedgerReader {
     ].sort((a, b) => a.startMs - b.startMs)
   }
 
+  /**
+   * The load of a window [fromMs, toMs): sends scheduled in it by the sending client's room, and
+   * sends acknowledged in it by the room of the broker that stored them.
+   */
+  windowLoad(
+    runId: number,
+    fromMs: number,
+    toMs: number
+  ): { offered: { room: string; sends: number }[]; carried: { room: string; acked: number }[] } {
+    const offered = this.db
+      .prepare(
+        `SELECT client_room AS room, COUNT(*) AS sends FROM ledger_sends
+          WHERE run_id = ? AND COALESCE(scheduled_at, started_at) >= ? AND COALESCE(scheduled_at, started_at) < ?
+          GROUP BY client_room ORDER BY client_room`
+      )
+      .all(runId, fromMs, toMs) as { room: string; sends: number }[]
+    const carried = this.db
+      .prepare(
+        `SELECT broker_room AS room, COUNT(*) AS acked FROM ledger_sends
+          WHERE run_id = ? AND status = 'acked' AND broker_room IS NOT NULL
+            AND ended_at >= ? AND ended_at < ?
+          GROUP BY broker_room ORDER BY broker_room`
+      )
+      .all(runId, fromMs, toMs) as { room: string; acked: number }[]
+    return { offered, carried }
+  }
+
   /** Latencies (ms) of acknowledged sends whose start lies in [fromMs, toMs). */
   sendLatencies(runId: number, fromMs = -Infinity, toMs = Infinity): number[] {
     return (

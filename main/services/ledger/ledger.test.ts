@@ -339,6 +339,24 @@ describe('LedgerReader', () => {
     expect(reader.ackedSendsTo(runId, ['broker-a']).map((r) => r.key)).toEqual(['plain'])
   })
 
+  it('reads a window’s load: sends scheduled by client room, acknowledgements by broker room', () => {
+    const { db, runId } = setup()
+    const w = new LedgerWriter(db, runId)
+    // Scheduled in the window, acknowledged by room 2 in it; one acknowledged after it; one failed.
+    w.send(send('a', { scheduledAt: 6100, startedAt: 6100, endedAt: 6300, brokerRoom: 'room2' }))
+    w.send(send('b', { scheduledAt: 9900, startedAt: 9900, endedAt: 10_400, brokerRoom: 'room2' }))
+    w.send(send('c', { scheduledAt: 7000, startedAt: 7000, endedAt: 7400, status: 'failed' }))
+    w.send(send('d', { clientRoom: 'room2', scheduledAt: 5000, startedAt: 5000, endedAt: 6200 }))
+    w.flush()
+    expect(new LedgerReader(db).windowLoad(runId, 6000, 10_000)).toEqual({
+      offered: [{ room: 'room1', sends: 3 }],
+      carried: [
+        { room: 'room1', acked: 1 },
+        { room: 'room2', acked: 1 }
+      ]
+    })
+  })
+
   it('sums what each client moved between rooms, produce and consume, failed sends left out', () => {
     const { db, runId } = setup()
     const w = new LedgerWriter(db, runId)

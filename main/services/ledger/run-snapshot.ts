@@ -1,6 +1,7 @@
 import type { DelayedMessage } from '../../../common/scenario/delayed'
 import type { OrderedMessage } from '../../../common/scenario/order'
 import type { TransactionalMessage } from '../../../common/scenario/transactions'
+import type { FaultWindowCounts } from '../../../common/scenario/headroom'
 import type { DeliveryAt } from '../../../common/scenario/failback'
 import type { Op } from '../../../common/scenario/metrics'
 import type { MasterChange, OffsetSample, RpoSend } from '../../../common/scenario/rpo'
@@ -33,6 +34,8 @@ export interface SnapshotQuery {
   ordered?: boolean
   /** Transactional workloads: read every transactional send's decision, end and deliveries. */
   transactional?: boolean
+  /** Fault windows (epoch ms) whose offered and carried load the headroom figures need. */
+  faultWindows?: { fault: string; atMs: number; untilMs: number }[]
 }
 
 /** What the ledger says about a controller-mode run: the RPO inputs and the quorum's history. */
@@ -73,6 +76,8 @@ export interface RunSnapshot {
   deliveries: DeliveryAt[]
   /** What each client moved between rooms (the traffic section). */
   roomFlows: RoomFlowRow[]
+  /** Each fault window's offered and carried load (epoch ms), for the headroom figures. */
+  faultWindows: (FaultWindowCounts & { fault: string })[]
 }
 
 const CONTROLLER_EVENTS = [
@@ -168,6 +173,10 @@ export function takeRunSnapshot(reader: LedgerReader, q: SnapshotQuery): RunSnap
     workerExits: reader.events(q.runId, { kinds: ['worker-exit'] }),
     sendLatency: reader.sendLatencyByScope(q.runId),
     roomFlows: reader.roomFlows(q.runId),
+    faultWindows: (q.faultWindows ?? []).map((w) => ({
+      ...w,
+      ...reader.windowLoad(q.runId, w.atMs, w.untilMs)
+    })),
     ...(q.controller ? { controller: controllerSnapshot(reader, q.runId, q.controller) } : {}),
     ...(q.delayed ? { delayed: reader.delayedMessages(q.runId) } : {}),
     ...(q.ordered ? { ordered: reader.orderedMessages(q.runId) } : {}),

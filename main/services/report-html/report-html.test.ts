@@ -67,4 +67,29 @@ describe('reportHtml', () => {
     expect(aborted).toContain('ABORTED')
     expect(aborted).toContain('Stopped by the abort block:</strong> failed sends over 50 %')
   })
+  it('shows the headroom of each fault window when the report has it, and nothing when not', () => {
+    const input = fixture()
+    expect(reportHtml(input)).not.toContain('Headroom')
+    const html = reportHtml({
+      ...input,
+      report: {
+        ...input.report,
+        headroom: [
+          {
+            fault: 'kill all brokers of room1',
+            atMs: 6000,
+            untilMs: 10_000,
+            offeredPerS: 40,
+            carriedPerS: 30,
+            share: 0.75,
+            rooms: [{ room: 'room2', offeredPerS: 20, carriedPerS: 30 }]
+          }
+        ]
+      }
+    })
+    expect(html).toContain('>Headroom</h2>')
+    expect(html).toContain(
+      '<li>kill all brokers of room1 (6.0–10.0 s): carried 30.0 of 40.0 msg/s offered (75.0 %); room2 offered 20.0, carried 30.0</li>'
+    )
+  })
 })

@@ -3,6 +3,7 @@ import { countersToRates } from '../../../common/scenario/metrics'
 import type { ScenarioReport } from '../../../common/scenario/schema'
 import type { Topology } from '../../../common/topology/schema'
 import { trafficLines } from '../../../common/scenario/traffic-text'
+import { headroomLine } from '../../../common/scenario/headroom'
 import { FAULT_ACTIONS } from '../engine/run/fault'
 import type { PlotMarker, PlotSeries } from './svg'
 import { esc, linePlot, topologyPicture } from './svg'
@@ -82,6 +83,14 @@ export function reportHtml({ report: r, topology, counters }: ReportHtmlInput): 
           'Cross-room traffic',
           `<ul>${trafficLines(r.traffic)
             .map((l) => `<li>${esc(l)}</li>`)
+            .join('')}</ul>`
+        )
+      : '',
+    r.headroom?.length
+      ? section(
+          'Headroom',
+          `<p>Messages per second offered by each room's clients and carried by each room's brokers while a fault lasted.</p><ul>${r.headroom
+            .map((h) => `<li>${esc(headroomLine(h))}</li>`)
             .join('')}</ul>`
         )
       : '',

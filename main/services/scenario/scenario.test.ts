@@ -152,6 +152,7 @@ describe('built-in scenarios', () => {
       'ordered-room1-consumers-down.yaml',
       'room1-broker-paused.yaml',
       'room1-brokers-and-namesrv-down.yaml',
+      'room1-brokers-down-thin-link.yaml',
       'room1-brokers-down.yaml',
       'room1-consumers-down.yaml',
       'room1-isolated.yaml',

@@ -1,5 +1,6 @@
 import { textTable } from './text-table'
 import { trafficLines } from '../../../common/scenario/traffic-text'
+import { headroomLine } from '../../../common/scenario/headroom'
 import { formatMs } from '../../../common/scenario/duration'
 import type { ScenarioReport } from '../../../common/scenario/schema'
 
@@ -222,6 +223,12 @@ export function formatScorecard(r: ScenarioReport): string {
     )
   }
   if (r.traffic) lines.push(...trafficLines(r.traffic).map((l) => `  ${l}`))
+  if (r.headroom?.length) {
+    lines.push(
+      "  headroom (msg/s offered by each room's clients, carried by each room's brokers, while a fault lasted):"
+    )
+    lines.push(...r.headroom.map((h) => `    ${headroomLine(h)}`))
+  }
   lines.push('', 'gates')
   for (const g of r.gates) {
     lines.push(`  ${g.passed ? 'PASS' : 'FAIL'}  ${g.name}: ${g.actual ?? '—'} (limit ${g.limit})`)

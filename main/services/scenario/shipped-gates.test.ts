@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { parseRoleSelector } from '../../../common/scenario/selectors'
 import { loadScenarioFile } from './load-scenario'
 import { planClients } from '../../../common/scenario/client-plan'
-import { REPAIR_ACTIONS } from '../engine/run/fault'
+import { FAULT_ACTIONS, REPAIR_ACTIONS } from '../engine/run/fault'
 
 const DIR = join(resolve(import.meta.dirname, '../../..'), 'resources', 'scenarios')
 const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml'))
@@ -27,6 +27,20 @@ describe.each(files)('shipped scenario %s', (file) => {
 
   it('bounds RTO below the workload, so a slow recovery fails it', () => {
     if (g.maxRtoMs !== undefined) expect(g.maxRtoMs).toBeLessThan(scenario.workload.duration)
+  })
+
+  it('gates headroom only with a fault window of a second or more, at a share a run can miss', () => {
+    if (g.minThroughputDuringFault === undefined) return
+    expect(g.minThroughputDuringFault).toBeGreaterThan(0)
+    // Without a fault lasting a second the gate reads "no fault window" and always fails.
+    const steps = [...scenario.timeline].sort((a, b) => a.at - b.at)
+    const windows = steps
+      .filter((s) => FAULT_ACTIONS.has(s.action))
+      .map((s) => {
+        const repair = steps.find((r) => r.at > s.at && REPAIR_ACTIONS.has(r.action))
+        return (repair?.at ?? scenario.workload.duration) - s.at
+      })
+    expect(Math.max(0, ...windows)).toBeGreaterThanOrEqual(1000)
   })
 
   it('asks for shares and counts a run can miss', () => {

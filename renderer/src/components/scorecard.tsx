@@ -7,6 +7,7 @@ import {
   delayedFacts,
   failbackFacts,
   trafficFacts,
+  headroomFacts,
   failoverLine,
   formatGateValue,
   formatRto,
@@ -231,6 +232,7 @@ export const Scorecard = memo(function Scorecard({ report }: { report: ScenarioR
       )}
       <FactSection title="Fail-back" facts={failbackFacts(report.failback)} />
       <FactSection title="Cross-room traffic" facts={trafficFacts(report.traffic)} />
+      <FactSection title="Headroom" facts={headroomFacts(report.headroom)} />
       <FactSection title="Controller mode" facts={controllerFacts(report.controller)} />
       <h3 className="sub-title">Failovers</h3>
       {report.failovers.length ? (

@@ -1,4 +1,5 @@
 import { formatBytes } from '../../../common/scenario/traffic-text'
+import { headroomLine } from '../../../common/scenario/headroom'
 import type {
   DelayedLaneReport,
   DelayedReport,
@@ -379,6 +380,22 @@ export function trafficFacts(t: ScenarioReport['traffic']): ScorecardFact[] {
         bad: false
       }))
   ]
+}
+
+/** Below this carried share of the offered rate a fault window's fact is marked. */
+const HEADROOM_WARN_SHARE = 0.9
+
+/** The Headroom section: per fault window, the load offered against what the rooms left carried. */
+export function headroomFacts(h: ScenarioReport['headroom']): ScorecardFact[] {
+  return (h ?? []).map((w) => {
+    const line = headroomLine(w)
+    const at = line.indexOf('): ')
+    return {
+      label: line.slice(0, at + 1),
+      value: line.slice(at + 3),
+      bad: w.share !== null && w.share < HEADROOM_WARN_SHARE
+    }
+  })
 }
 
 export function failbackFacts(f: ScenarioReport['failback']): ScorecardFact[] {

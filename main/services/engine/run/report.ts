@@ -11,6 +11,7 @@ import type {
 import type { RunSnapshot, SnapshotQuery } from '../../ledger/run-snapshot'
 import { pairKey, takeRunSnapshot } from '../../ledger/run-snapshot'
 import { evaluateGates } from '../../../../common/scenario/gates'
+import { headroomOf } from '../../../../common/scenario/headroom'
 import { delayOf } from '../../../../common/scenario/schema'
 import type { ClientPlan } from '../../../../common/scenario/client-plan'
 import type { RunPlan } from '../../../../common/scenario/run-plan'
@@ -67,8 +68,29 @@ export function faultBoundaries(applied: readonly AppliedStep[]): {
   return { steps, firstFault }
 }
 
-/** Reads the snapshot a run's report needs. */
-export function snapshotFor(ctx: RunContext, t0: number): RunSnapshot {
+/**
+ * Each fault that took something out, from when it hit to the first repair after it (or `endAbs`,
+ * the workload end): the windows headroom is read over.
+ */
+export function faultWindowsOf(
+  applied: readonly AppliedStep[],
+  endAbs: number
+): { fault: string; atMs: number; untilMs: number }[] {
+  const { steps } = faultBoundaries(applied)
+  return steps
+    .filter((s) => FAULT_ACTIONS.has(s.report.action) && s.atAbs < endAbs)
+    .map((s) => ({
+      fault: `${s.report.action} ${s.report.target.join(', ')}`.trim(),
+      atMs: s.atAbs,
+      untilMs: Math.min(
+        endAbs,
+        steps.find((r) => r.atAbs > s.atAbs && REPAIR_ACTIONS.has(r.report.action))?.atAbs ?? endAbs
+      )
+    }))
+}
+
+/** Reads the snapshot a run's report needs; `workEnd` closes fault windows nothing repaired. */
+export function snapshotFor(ctx: RunContext, t0: number, workEnd = Infinity): RunSnapshot {
   const { firstFault } = faultBoundaries(ctx.applied)
   const gates = ctx.plan.loaded.scenario.gates
   const query: SnapshotQuery = {
@@ -80,7 +102,8 @@ export function snapshotFor(ctx: RunContext, t0: number): RunSnapshot {
     consumedAcross: gates.consumedAcross ?? [],
     delayed: ctx.plan.loaded.scenario.workload.messages === 'delayed',
     ordered: ctx.plan.loaded.scenario.workload.messages === 'ordered',
-    transactional: ctx.plan.loaded.scenario.workload.messages === 'transactional'
+    transactional: ctx.plan.loaded.scenario.workload.messages === 'transactional',
+    ...(Number.isFinite(workEnd) ? { faultWindows: faultWindowsOf(ctx.applied, workEnd) } : {})
   }
   const { replicaGroups: groups, names } = ctx.plan
   if (groups.length > 0) {
@@ -175,7 +198,15 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     repairAt: repair?.atAbs ?? null,
     originMs: times.t0
   })
+  const headroom = headroomOf(
+    (snap.faultWindows ?? []).map((w) => ({
+      ...w,
+      atMs: w.atMs - times.t0,
+      untilMs: w.untilMs - times.t0
+    }))
+  )
   const gates = evaluateGates(scenario.gates, {
+    headroom,
     maxDelayLatenessMs: delayed?.latenessMs.max ?? null,
     failback,
     order: order?.lanes ?? null,
@@ -267,6 +298,7 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     ...(order ? { order } : {}),
     ...(transactions ? { transactions } : {}),
     failback,
+    ...(headroom.length ? { headroom } : {}),
     traffic: trafficReportOf(
       snap.roomFlows,
       plan.clients,

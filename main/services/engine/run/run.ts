@@ -327,7 +327,7 @@ export class Run extends EventEmitter<RunEvents> {
       workload: result,
       drain: drained,
       aborted: this.abortedBecause,
-      snapshot: snapshotFor(ctx, t0),
+      snapshot: snapshotFor(ctx, t0, tWorkEnd),
       replication
     })
     // A run without clients judged nothing: it only recorded what happened to the nodes.
