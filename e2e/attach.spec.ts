@@ -20,14 +20,21 @@ import {
 
 // Issue 11: Connect to cluster… on a cluster the operator started by hand (two name servers and two
 // brokers from the same jars, plain config files, a static namesrvAddr, ROCKETMQ_ZONE per room).
-// Then Start runs DR Studio's client against it, and the test (the operator) kills broker-a out of
-// band: producer-room1's edge reroutes to broker-b and broker-a shows down.
+// broker-a gets the operator's own kill and start commands, run from its node menu (the start
+// script brings it back). Then Start runs DR Studio's client against it, and the test (the
+// operator) kills broker-a out of band: producer-room1's edge reroutes to broker-b and broker-a
+// shows down. In that order the cluster boots once and broker-a is never started just for a test.
 test.describe.configure({ mode: 'serial', timeout: 240_000 })
 
 let root: string
 let cluster: HandCluster
 /** broker-a started again by the operator's start script: not a child of the test. */
 let restartedPidFile: string | null = null
+
+/** broker-a's process now: the one the operator's start script brought back, once it did. */
+function brokerAPid(): number {
+  return restartedPidFile ? Number(readFileSync(restartedPidFile, 'utf8')) : cluster.brokers[0].pid
+}
 
 test.beforeAll(async () => {
   test.setTimeout(200_000)
@@ -121,74 +128,6 @@ test('Connect to cluster… from the empty start screen draws the discovered roo
   })
 })
 
-test('Start runs DR Studio’s client on it; a broker killed out of band reroutes producer-room1', async ({
-  page,
-  live
-}, testInfo) => {
-  test.setTimeout(300_000)
-  const d = new DesignerPage(page)
-  const dialog = page.getByRole('dialog', { name: 'Connect to cluster' })
-  const node = (id: string) =>
-    live.canvas.getByRole('group', { name: new RegExp(`\\b${id}\\b.* in room\\d`) })
-  const edge = (client: string, target: string, where: string) =>
-    live.canvas.getByRole('img', { name: `${client} uses broker ${target}, ${where}` })
-
-  await test.step('connect again, with a producer and a consumer per room on the operator’s topic', async () => {
-    await d.tool('New').click()
-    if (await d.discardDialog.isVisible()) {
-      await d.discardDialog.getByRole('button', { name: 'Discard changes' }).click()
-    }
-    await d.canvas.getByRole('button', { name: 'Connect to a running cluster…' }).click()
-    await dialog.getByLabel('Name servers', { exact: true }).fill(cluster.namesrvAddr)
-    await dialog
-      .getByLabel('Room map', { exact: true })
-      .fill(`${cluster.nameServers[0].address}: room1\n${cluster.nameServers[1].address}: room2`)
-    await dialog.getByLabel('Topic for the workload (optional)').fill('payments')
-    await dialog.getByLabel('Add one producer and one consumer per room').check()
-    await dialog.getByRole('button', { name: 'Connect' }).click()
-    await expect(dialog).toBeHidden()
-    await expect(d.room('room1', 4)).toBeVisible()
-  })
-
-  await test.step('Start: producer-room1 sends to broker-a in its own room', async () => {
-    await live.tool('Start').click()
-    await expect(edge('producer-room1', 'broker-a', 'same room (room1)')).toBeAttached({
-      timeout: 120_000
-    })
-    await expect(node('broker-a')).toHaveAccessibleName(/, state up\b/, { timeout: 30_000 })
-  })
-
-  await test.step('broker-a is the operator’s: its menu offers no signal, only how to add commands', async () => {
-    await node('broker-a').getByRole('button', { name: 'Actions for broker-a' }).click()
-    const menu = page.getByRole('menu', { name: 'Actions for broker-a' })
-    await expect(
-      menu.getByRole('menuitem', { name: /^No commands for this node/ })
-    ).toHaveAttribute('aria-disabled', 'true')
-    await expect(
-      menu.getByRole('menuitem', { name: /^(Kill|Pause|Resume|Restart)\b/ })
-    ).toHaveCount(0)
-    await page.keyboard.press('Escape')
-    await expect(menu).toBeHidden()
-  })
-
-  await test.step('the operator kills broker-a out of band: the edge moves, the node shows down', async () => {
-    process.kill(cluster.brokers[0].pid, 'SIGKILL')
-    await expect(edge('producer-room1', 'broker-b', 'cross-room (room1 → room2)')).toBeAttached({
-      timeout: 60_000
-    })
-    await expect(node('broker-a')).toHaveAccessibleName(/, state down\b/, { timeout: 30_000 })
-    await testInfo.attach('canvas after the out-of-band kill', {
-      body: await page.screenshot(),
-      contentType: 'image/png'
-    })
-  })
-
-  await test.step('Stop ends the run', async () => {
-    await live.tool('Stop').click()
-    await expect(live.tool('Start')).toBeEnabled({ timeout: 120_000 })
-  })
-})
-
 test('the operator’s own commands from the node menu: Kill asks once, shows the command, runs it', async ({
   page,
   live,
@@ -209,10 +148,7 @@ test('the operator’s own commands from the node menu: Kill asks once, shows th
   }
   const scripts = operatorScripts(cluster.brokers[0])
 
-  await test.step('the operator brings broker-a back and gives it kill and start commands', async () => {
-    execFileSync('sh', [scripts.start])
-    restartedPidFile = scripts.pidFile
-    await waitForRegistration(cluster)
+  await test.step('the operator gives broker-a kill and start commands', async () => {
     const file = join(root, 'discovered.json')
     const map = join(root, 'rooms.json')
     writeFileSync(
@@ -288,8 +224,78 @@ test('the operator’s own commands from the node menu: Kill asks once, shows th
   await test.step('Start runs the start script without asking again; broker-a answers again', async () => {
     const menu = await menuOf('broker-a')
     await menu.getByRole('menuitem', { name: /^Start/ }).click()
+    restartedPidFile = scripts.pidFile
     await expect(page.getByRole('alertdialog')).toHaveCount(0)
     await expect(node('broker-a')).toHaveAccessibleName(/, state up\b/, { timeout: 60_000 })
+  })
+
+  await test.step('Stop ends the run', async () => {
+    await live.tool('Stop').click()
+    await expect(live.tool('Start')).toBeEnabled({ timeout: 120_000 })
+  })
+})
+
+test('Start runs DR Studio’s client on it; a broker killed out of band reroutes producer-room1', async ({
+  page,
+  live
+}, testInfo) => {
+  test.setTimeout(300_000)
+  const d = new DesignerPage(page)
+  const dialog = page.getByRole('dialog', { name: 'Connect to cluster' })
+  const node = (id: string) =>
+    live.canvas.getByRole('group', { name: new RegExp(`\\b${id}\\b.* in room\\d`) })
+  const edge = (client: string, target: string, where: string) =>
+    live.canvas.getByRole('img', { name: `${client} uses broker ${target}, ${where}` })
+
+  await test.step('connect again, with a producer and a consumer per room on the operator’s topic', async () => {
+    await waitForRegistration(cluster)
+    await d.tool('New').click()
+    if (await d.discardDialog.isVisible()) {
+      await d.discardDialog.getByRole('button', { name: 'Discard changes' }).click()
+    }
+    await d.canvas.getByRole('button', { name: 'Connect to a running cluster…' }).click()
+    await dialog.getByLabel('Name servers', { exact: true }).fill(cluster.namesrvAddr)
+    await dialog
+      .getByLabel('Room map', { exact: true })
+      .fill(`${cluster.nameServers[0].address}: room1\n${cluster.nameServers[1].address}: room2`)
+    await dialog.getByLabel('Topic for the workload (optional)').fill('payments')
+    await dialog.getByLabel('Add one producer and one consumer per room').check()
+    await dialog.getByRole('button', { name: 'Connect' }).click()
+    await expect(dialog).toBeHidden()
+    await expect(d.room('room1', 4)).toBeVisible()
+  })
+
+  await test.step('Start: producer-room1 sends to broker-a in its own room', async () => {
+    await live.tool('Start').click()
+    await expect(edge('producer-room1', 'broker-a', 'same room (room1)')).toBeAttached({
+      timeout: 120_000
+    })
+    await expect(node('broker-a')).toHaveAccessibleName(/, state up\b/, { timeout: 30_000 })
+  })
+
+  await test.step('broker-a is the operator’s: its menu offers no signal, only how to add commands', async () => {
+    await node('broker-a').getByRole('button', { name: 'Actions for broker-a' }).click()
+    const menu = page.getByRole('menu', { name: 'Actions for broker-a' })
+    await expect(
+      menu.getByRole('menuitem', { name: /^No commands for this node/ })
+    ).toHaveAttribute('aria-disabled', 'true')
+    await expect(
+      menu.getByRole('menuitem', { name: /^(Kill|Pause|Resume|Restart)\b/ })
+    ).toHaveCount(0)
+    await page.keyboard.press('Escape')
+    await expect(menu).toBeHidden()
+  })
+
+  await test.step('the operator kills broker-a out of band: the edge moves, the node shows down', async () => {
+    process.kill(brokerAPid(), 'SIGKILL')
+    await expect(edge('producer-room1', 'broker-b', 'cross-room (room1 → room2)')).toBeAttached({
+      timeout: 60_000
+    })
+    await expect(node('broker-a')).toHaveAccessibleName(/, state down\b/, { timeout: 30_000 })
+    await testInfo.attach('canvas after the out-of-band kill', {
+      body: await page.screenshot(),
+      contentType: 'image/png'
+    })
   })
 
   await test.step('Stop ends the run', async () => {

@@ -78,6 +78,14 @@ export class LiveRunPage extends RunShellPage {
     return Number(m![1])
   }
 
+  /** A client's sends (or deliveries) per second as its node shows it now. */
+  async rate(id: ClientId): Promise<number> {
+    const name = (await this.figures(id).getAttribute('aria-label', { timeout: METRICS_MS })) ?? ''
+    const m = /live: ([\d.]+)\/s/.exec(name)
+    expect(m, `rate of ${id} in "${name}"`).not.toBeNull()
+    return Number(m![1])
+  }
+
   /** Polls a broker's TPS until `check` holds (snapshots arrive every ~500 ms). */
   async expectTps(
     id: Extract<NodeId, `broker-${string}`>,
