@@ -217,6 +217,17 @@ export interface LedgerEventData {
     attached?: boolean
   }
   /**
+   * One broker's load when sampled during a run (every second): CPU its process used since the
+   * last sample (100 = one core; null where DR Studio does not run the process), and the requests
+   * waiting in its send thread pool's queue (null when it did not answer).
+   */
+  'broker-load': {
+    nodeId: string
+    room: string
+    cpuPct: number | null
+    sendQueue: number | null
+  }
+  /**
    * What one name server listed when sampled: every broker it knows (with its zone) and, when a
    * topic is sampled, that topic's route. `error` is set when the name server did not answer.
    */

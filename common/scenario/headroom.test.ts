@@ -13,7 +13,13 @@ const roomOut = {
     { room: 'room1', sends: 80 },
     { room: 'room2', sends: 80 }
   ],
-  carried: [{ room: 'room2', acked: 120 }]
+  carried: [{ room: 'room2', acked: 120 }],
+  // Room 1's broker is dead (no samples); room 2's answered, with one sample it could not read.
+  load: [
+    { room: 'room2', cpuPct: 140.5, sendQueue: 3 },
+    { room: 'room2', cpuPct: 180, sendQueue: null },
+    { room: 'room2', cpuPct: null, sendQueue: 12 }
+  ]
 }
 
 describe('headroom', () => {
@@ -27,12 +33,12 @@ describe('headroom', () => {
       carriedPerS: 30,
       share: 0.75,
       rooms: [
-        { room: 'room1', offeredPerS: 20, carriedPerS: 0 },
-        { room: 'room2', offeredPerS: 20, carriedPerS: 30 }
+        { room: 'room1', offeredPerS: 20, carriedPerS: 0, peakCpuPct: null, peakSendQueue: null },
+        { room: 'room2', offeredPerS: 20, carriedPerS: 30, peakCpuPct: 180, peakSendQueue: 12 }
       ]
     })
     expect(headroomLine(h!)).toBe(
-      'kill all brokers of room1 (6.0–10.0 s): carried 30.0 of 40.0 msg/s offered (75.0 %); room1 offered 20.0, carried 0.0; room2 offered 20.0, carried 30.0'
+      'kill all brokers of room1 (6.0–10.0 s): carried 30.0 of 40.0 msg/s offered (75.0 %); room1 offered 20.0, carried 0.0; room2 offered 20.0, carried 30.0 (broker CPU up to 180 %, send queue up to 12)'
     )
   })
 

@@ -12,6 +12,14 @@ export interface FaultWindowCounts {
   offered: readonly { room: string; sends: number }[]
   /** Sends acknowledged in the window, by the room whose broker stored them. */
   carried: readonly { room: string; acked: number }[]
+  /** The brokers' load samples in the window (`broker-load` rows), by room. */
+  load?: readonly { room: string; cpuPct: number | null; sendQueue: number | null }[]
+}
+
+/** The highest non-null value, or null. */
+function peak(values: readonly (number | null)[]): number | null {
+  const known = values.filter((v): v is number => v !== null)
+  return known.length ? Math.max(...known) : null
 }
 
 const rate = (n: number, ms: number): number => Math.round((n / (ms / 1000)) * 10) / 10
@@ -31,11 +39,16 @@ export function headroomOf(windows: readonly FaultWindowCounts[]): HeadroomRepor
       const carried = w.carried.reduce((n, c) => n + c.acked, 0)
       const rooms = [...new Set([...w.offered.map((o) => o.room), ...w.carried.map((c) => c.room)])]
         .sort()
-        .map((room) => ({
-          room,
-          offeredPerS: rate(w.offered.find((o) => o.room === room)?.sends ?? 0, span),
-          carriedPerS: rate(w.carried.find((c) => c.room === room)?.acked ?? 0, span)
-        }))
+        .map((room) => {
+          const load = (w.load ?? []).filter((l) => l.room === room)
+          return {
+            room,
+            offeredPerS: rate(w.offered.find((o) => o.room === room)?.sends ?? 0, span),
+            carriedPerS: rate(w.carried.find((c) => c.room === room)?.acked ?? 0, span),
+            peakCpuPct: peak(load.map((l) => l.cpuPct)),
+            peakSendQueue: peak(load.map((l) => l.sendQueue))
+          }
+        })
       return {
         fault: w.fault,
         atMs: w.atMs,
@@ -58,7 +71,13 @@ export function worstHeadroomShare(headroom: readonly HeadroomReport[]): number 
 export function headroomLine(h: HeadroomReport): string {
   const share = h.share === null ? '–' : `${(h.share * 100).toFixed(1)} %`
   const rooms = h.rooms
-    .map((r) => `${r.room} offered ${r.offeredPerS.toFixed(1)}, carried ${r.carriedPerS.toFixed(1)}`)
+    .map((r) => {
+      const load = [
+        r.peakCpuPct == null ? '' : `broker CPU up to ${r.peakCpuPct} %`,
+        r.peakSendQueue == null ? '' : `send queue up to ${r.peakSendQueue}`
+      ].filter(Boolean)
+      return `${r.room} offered ${r.offeredPerS.toFixed(1)}, carried ${r.carriedPerS.toFixed(1)}${load.length ? ` (${load.join(', ')})` : ''}`
+    })
     .join('; ')
   return `${h.fault} (${(h.atMs / 1000).toFixed(1)}–${(h.untilMs / 1000).toFixed(1)} s): carried ${h.carriedPerS.toFixed(1)} of ${h.offeredPerS.toFixed(1)} msg/s offered (${share}); ${rooms}`
 }

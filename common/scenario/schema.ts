@@ -862,7 +862,17 @@ export const headroomReportSchema = z.object({
   carriedPerS: z.number(),
   /** carried / offered; null when nothing was offered. */
   share: z.number().nullable(),
-  rooms: z.array(z.object({ room: z.string(), offeredPerS: z.number(), carriedPerS: z.number() }))
+  rooms: z.array(
+    z.object({
+      room: z.string(),
+      offeredPerS: z.number(),
+      carriedPerS: z.number(),
+      /** The room's brokers' highest CPU sample in the window (100 = one core); null: not read. */
+      peakCpuPct: z.number().nullable().default(null),
+      /** Their longest send thread pool queue sampled in the window; null: not read. */
+      peakSendQueue: z.number().nullable().default(null)
+    })
+  )
 })
 export type HeadroomReport = z.infer<typeof headroomReportSchema>
 

@@ -4,7 +4,7 @@ import type { Topology } from '../../../common/topology/schema'
 import { topologySettingsSchema } from '../../../common/topology/schema'
 import type { DeliveryRecord, SendRecord } from '../ledger/types'
 import { LiveMetricsAggregator, metricsTopology, withLiveMetrics } from './live-metrics'
-import type { TimerPort } from './namesrv-sampler'
+import type { TimerPort } from './periodic-sweep'
 
 const topology: Topology = {
   kind: 'drstudio/topology',

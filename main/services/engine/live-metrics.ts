@@ -4,7 +4,8 @@ import { percentile } from '../../../common/scenario/metrics'
 import type { Topology } from '../../../common/topology/schema'
 import { listNodes } from '../../../common/topology/model'
 import type { DeliveryRecord, LedgerPort, SendRecord } from '../ledger/types'
-import type { TimerPort } from './namesrv-sampler'
+import type { TimerPort } from './periodic-sweep'
+import { NODE_TIMERS } from './periodic-sweep'
 
 /** What the aggregator knows of the topology: roles, rooms, broker masters and message sizes. */
 export interface MetricsTopology {
@@ -85,15 +86,6 @@ interface LinkTotals {
   messages: number
   bytes: number
   recent: Window
-}
-
-const NODE_TIMERS: TimerPort = {
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms)
-    t.unref?.()
-    return t
-  },
-  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout)
 }
 
 const round1 = (v: number) => Math.round(v * 10) / 10

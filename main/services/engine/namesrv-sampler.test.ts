@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import type { LedgerEventData } from '../../../common/scenario/events'
 import { RemoteError, RemotingTimeoutError } from '../remoting/errors'
 import type { BrokerData, ClusterInfo, TopicRoute } from '../remoting/types'
-import type { NamesrvQueryPort, NamesrvTarget, TimerPort } from './namesrv-sampler'
+import type { NamesrvQueryPort, NamesrvTarget } from './namesrv-sampler'
+import type { TimerPort } from './periodic-sweep'
 import { NamesrvSampler } from './namesrv-sampler'
 
 const broker = (name: string, zone: string, addr: string): BrokerData =>

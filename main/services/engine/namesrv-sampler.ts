@@ -1,6 +1,8 @@
 import type { LedgerEventData, NamesrvViewBroker } from '../../../common/scenario/events'
 import type { BrokerData, ClusterInfo, TopicRoute } from '../remoting/types'
 import { masterAddress } from '../remoting/types'
+import type { TimerPort } from './periodic-sweep'
+import { PeriodicSweep } from './periodic-sweep'
 
 /** The two name-server queries the sampler makes (RemotingRpc has them). */
 export interface NamesrvQueryPort {
@@ -19,11 +21,6 @@ export interface NamesrvTarget {
   address: string
 }
 
-export interface TimerPort {
-  setTimeout(fn: () => void, ms: number): unknown
-  clearTimeout(handle: unknown): void
-}
-
 export interface NamesrvSamplerOptions {
   rpc: NamesrvQueryPort
   /** Read at every sweep: the name servers running now. */
@@ -37,15 +34,6 @@ export interface NamesrvSamplerOptions {
   timeoutMs?: number
   now?: () => number
   timers?: TimerPort
-}
-
-const NODE_TIMERS: TimerPort = {
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms)
-    t.unref?.()
-    return t
-  },
-  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout)
 }
 
 function viewBroker(b: BrokerData): NamesrvViewBroker {
@@ -69,34 +57,25 @@ function message(e: unknown): string {
  * killed broker. Sweeps never overlap: a slow sweep delays the next one.
  */
 export class NamesrvSampler {
-  private readonly intervalMs: number
   private readonly timeoutMs: number
   private readonly now: () => number
-  private readonly timers: TimerPort
-  private timer: unknown = null
-  private running = false
-  private sweeping: Promise<void> | null = null
+  private readonly sweeps: PeriodicSweep
 
   constructor(private readonly opts: NamesrvSamplerOptions) {
-    this.intervalMs = opts.intervalMs ?? 1000
-    this.timeoutMs = opts.timeoutMs ?? Math.min(800, this.intervalMs)
+    const intervalMs = opts.intervalMs ?? 1000
+    this.timeoutMs = opts.timeoutMs ?? Math.min(800, intervalMs)
     this.now = opts.now ?? Date.now
-    this.timers = opts.timers ?? NODE_TIMERS
+    this.sweeps = new PeriodicSweep(() => this.sampleOnce(), intervalMs, opts.timers)
   }
 
   /** Samples at once, then every interval until stop(). */
   start(): void {
-    if (this.running) return
-    this.running = true
-    this.tick()
+    this.sweeps.start()
   }
 
   /** Stops the interval and waits for a sweep in progress (its views are still emitted). */
-  async stop(): Promise<void> {
-    this.running = false
-    if (this.timer !== null) this.timers.clearTimeout(this.timer)
-    this.timer = null
-    await this.sweeping
+  stop(): Promise<void> {
+    return this.sweeps.stop()
   }
 
   /** One sweep over every target; resolves when each has answered or timed out. */
@@ -105,16 +84,6 @@ export class NamesrvSampler {
     const targets = this.opts.targets()
     const views = await Promise.all(targets.map((t) => this.sample(t)))
     for (const v of views) this.opts.emit(v, atMs)
-  }
-
-  private tick(): void {
-    if (!this.running) return
-    this.sweeping = this.sampleOnce()
-      .catch(() => undefined)
-      .finally(() => {
-        this.sweeping = null
-        if (this.running) this.timer = this.timers.setTimeout(() => this.tick(), this.intervalMs)
-      })
   }
 
   private async sample(t: NamesrvTarget): Promise<LedgerEventData['namesrv-view']> {

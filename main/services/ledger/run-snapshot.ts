@@ -173,14 +173,30 @@ export function takeRunSnapshot(reader: LedgerReader, q: SnapshotQuery): RunSnap
     workerExits: reader.events(q.runId, { kinds: ['worker-exit'] }),
     sendLatency: reader.sendLatencyByScope(q.runId),
     roomFlows: reader.roomFlows(q.runId),
-    faultWindows: (q.faultWindows ?? []).map((w) => ({
-      ...w,
-      ...reader.windowLoad(q.runId, w.atMs, w.untilMs)
-    })),
+    faultWindows: faultWindowsRead(reader, q),
     ...(q.controller ? { controller: controllerSnapshot(reader, q.runId, q.controller) } : {}),
     ...(q.delayed ? { delayed: reader.delayedMessages(q.runId) } : {}),
     ...(q.ordered ? { ordered: reader.orderedMessages(q.runId) } : {}),
     ...(q.transactional ? { transactional: reader.transactionalMessages(q.runId) } : {}),
     deliveries: reader.deliveryPositions(q.runId)
   }
+}
+
+/** Each fault window's offered and carried sends, and the brokers' load samples inside it. */
+function faultWindowsRead(
+  reader: LedgerReader,
+  q: SnapshotQuery
+): (FaultWindowCounts & { fault: string })[] {
+  if (!q.faultWindows?.length) return []
+  const load = reader.events(q.runId, { kinds: ['broker-load'] })
+  return q.faultWindows.map((w) => ({
+    ...w,
+    ...reader.windowLoad(q.runId, w.atMs, w.untilMs),
+    load: load
+      .filter((e) => e.atMs >= w.atMs && e.atMs < w.untilMs)
+      .map((e) => {
+        const d = e.data as { room?: string; cpuPct?: number | null; sendQueue?: number | null }
+        return { room: d.room ?? '', cpuPct: d.cpuPct ?? null, sendQueue: d.sendQueue ?? null }
+      })
+  }))
 }

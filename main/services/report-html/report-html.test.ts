@@ -82,7 +82,15 @@ describe('reportHtml', () => {
             offeredPerS: 40,
             carriedPerS: 30,
             share: 0.75,
-            rooms: [{ room: 'room2', offeredPerS: 20, carriedPerS: 30 }]
+            rooms: [
+              {
+                room: 'room2',
+                offeredPerS: 20,
+                carriedPerS: 30,
+                peakCpuPct: null,
+                peakSendQueue: null
+              }
+            ]
           }
         ]
       }

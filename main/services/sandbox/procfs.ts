@@ -11,7 +11,12 @@ export interface ProcFs {
   rssKb(pid: number): number | undefined
   /** Direct children, for summing a process tree. */
   children(pid: number): number[]
+  /** CPU time the process used so far (user + system), in seconds; undefined when unknown. */
+  cpuSeconds?(pid: number): number | undefined
 }
+
+/** /proc reports CPU times in USER_HZ ticks, which Linux fixes at 100 per second for user space. */
+const USER_HZ = 100
 
 function readText(path: string): string | undefined {
   try {
@@ -41,6 +46,15 @@ export const linuxProcFs: ProcFs = {
   rssKb(pid) {
     const v = statusField(pid, 'VmRSS')
     return v === undefined ? undefined : Number.parseInt(v, 10)
+  },
+  cpuSeconds(pid) {
+    const stat = readText(`/proc/${pid}/stat`)
+    if (stat === undefined) return undefined
+    // Fields after the command (which may hold spaces) start at its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const utime = Number(fields[11])
+    const stime = Number(fields[12])
+    return Number.isFinite(utime + stime) ? (utime + stime) / USER_HZ : undefined
   },
   children(pid) {
     const out: number[] = []

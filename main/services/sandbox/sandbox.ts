@@ -193,6 +193,13 @@ export class Sandbox {
       .map((rt) => ({ nodeId: rt.id, pid: rt.proc!.pid }))
   }
 
+  /** CPU seconds a running node's process has used (null: not running, or not readable here). */
+  cpuSeconds(nodeId: string): number | null {
+    const pid = this.nodes.get(nodeId)?.proc?.pid
+    if (!pid || pid <= 0) return null
+    return (this.opts.procFs ?? defaultProcFs()).cpuSeconds?.(pid) ?? null
+  }
+
   /** The exact command line a node runs with (shell-quoted), once the sandbox has planned it. */
   commandLine(nodeId: string): string | undefined {
     const rt = this.runtime(nodeId)

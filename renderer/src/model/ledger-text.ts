@@ -88,6 +88,8 @@ export function describeLedgerEvent(e: LedgerLine): string {
       return `phase ${s(d.phase)}${d.detail ? `: ${s(d.detail)}` : ''}`
     case 'node-state':
       return `${s(d.nodeId)} ${s(d.state)}${d.detail ? `: ${s(d.detail)}` : ''}`
+    case 'broker-load':
+      return `${s(d.nodeId)} CPU ${d.cpuPct === null ? '–' : `${String(d.cpuPct)} %`}, send queue ${d.sendQueue === null ? '–' : String(d.sendQueue)}`
     case 'namesrv-view':
       return d.error
         ? `${s(d.namesrvId)} did not answer: ${s(d.error, '')}`

@@ -91,7 +91,7 @@ export const useTimelineStore = create<TimelineState>()((set, get) => ({
     let changed = false
     for (const e of batch) {
       // Periodic rows would bury the decisions: counters feed the plots, name-server samples the swimlanes.
-      if (e.kind === 'counters' || e.kind === 'namesrv-view') continue
+      if (e.kind === 'counters' || e.kind === 'namesrv-view' || e.kind === 'broker-load') continue
       if (e.runId === runId && isNetworkTwin(e, events)) continue
       if (e.runId !== runId) {
         // A new run starts a new timeline.

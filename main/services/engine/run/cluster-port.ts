@@ -33,6 +33,8 @@ export interface ClusterPort {
   }): () => void
   /** Whether network faults are available, and why not. */
   network?(): { mode: string; faultsDisabled: string | null; faults: readonly unknown[] }
+  /** CPU seconds a node's process has used so far; null when it is not running or not ours. */
+  cpuSeconds?(nodeId: string): number | null
   /** The controller quorum (controller mode): node, room, and the address brokers reach it on. */
   controllers?(): readonly { nodeId: string; room: string; address: string; selfId: string }[]
 }

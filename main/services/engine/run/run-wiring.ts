@@ -17,6 +17,7 @@ import type { Recorder } from '../../ledger/recorder'
 import { RemotingRpc } from '../../remoting/remoting-rpc'
 import { LiveMetricsAggregator, metricsTopology } from '../live-metrics'
 import type { RunMetrics } from '../../metrics/run-metrics'
+import { BrokerLoadSampler } from '../broker-load-sampler'
 import { NamesrvSampler } from '../namesrv-sampler'
 import type { WorkerFactory } from '../../workers/client-fleet'
 import { ClientFleet } from '../../workers/client-fleet'
@@ -138,6 +139,7 @@ export function wireRun(
   const unwatch = watchCluster(ctx, on)
   let controllers: ReturnType<typeof startControllerWatch>
   let sampler: NamesrvSampler | null = null
+  let brokerLoad: BrokerLoadSampler | null = null
   let samplerRpc: RemotingRpc | null = null
   let closing: Promise<void> | undefined
   return {
@@ -162,11 +164,25 @@ export function wireRun(
         now: () => clock.now()
       })
       sampler.start()
+      const rpc = samplerRpc
+      brokerLoad = new BrokerLoadSampler({
+        targets: () =>
+          deps.cluster
+            .status()
+            .nodes.filter((n) => n.kind === 'broker' && n.address && n.state === 'up')
+            .map((n) => ({ nodeId: n.nodeId, room: n.room, address: n.address! })),
+        runtimeInfo: (address, timeoutMs) => rpc.getBrokerRuntimeInfo(address, { timeoutMs }),
+        cpuSeconds: (nodeId) => deps.cluster.cpuSeconds?.(nodeId) ?? null,
+        emit: (load, atMs) => ledger.event('broker-load', null, load.room, load, atMs),
+        now: () => clock.now()
+      })
+      brokerLoad.start()
     },
     close: () =>
       (closing ??= (async () => {
         abort?.stop()
         await sampler?.stop()
+        await brokerLoad?.stop()
         samplerRpc?.close()
         metrics?.stop()
         prometheus?.end()
