@@ -845,7 +845,14 @@ export const trafficReportSchema = z.object({
    * Replication between rooms (and within one: fromRoom = toRoom), per direction; null when the
    * run could not read it (no slave or replica, or the brokers did not answer).
    */
-  replication: z.array(replicationTrafficSchema).nullable().default(null)
+  replication: z.array(replicationTrafficSchema).nullable().default(null),
+  /** The topology's price per GiB crossing rooms (settings.pricePerGb), when it sets one. */
+  pricePerGb: z.number().nullable().default(null),
+  /**
+   * What the cross-room bytes (the clients', and replication's when read) cost per hour at the
+   * run's pace and that price; null without a price or a pace.
+   */
+  costPerHour: z.number().nullable().default(null)
 })
 export type TrafficReport = z.infer<typeof trafficReportSchema>
 

@@ -25,6 +25,7 @@ export function trafficLines(t: TrafficReport): string[] {
       : `, ${formatBytes(t.crossRoomBytesPerHour)}/h at this pace`
   return [
     `cross-room client traffic: ${formatBytes(t.crossRoomBytes)} of ${formatBytes(t.totalBytes)} (${share})${pace}`,
+    ...(costLine(t) ? [costLine(t)!] : []),
     ...t.links.map(
       (l) =>
         `${l.fromRoom} → ${l.toRoom}: produce ${l.produce.messages} msgs / ${formatBytes(l.produce.bytes)}, consume ${l.consume.messages} msgs / ${formatBytes(l.consume.bytes)}`
@@ -34,4 +35,18 @@ export function trafficLines(t: TrafficReport): string[] {
         `${r.fromRoom} → ${r.toRoom}: replication ${formatBytes(r.bytes)} of commit log (${r.pairs.map((p) => `${p.master} → ${p.slave}`).join(', ')})`
     )
   ]
+}
+
+/** The cross-room cost per hour at the topology's price, in words; null without a price. */
+export function costLine(t: TrafficReport): string | null {
+  if (t.pricePerGb == null || t.costPerHour == null) return null
+  const what = t.replication?.some((r) => r.fromRoom !== r.toRoom)
+    ? 'client and replication traffic'
+    : 'client traffic'
+  return `cross-room cost: ${formatCost(t.costPerHour)} per hour at ${t.pricePerGb} per GiB (${what}, at this pace)`
+}
+
+/** A cost with enough digits to be read when it is small. */
+export function formatCost(v: number): string {
+  return v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toPrecision(2)
 }

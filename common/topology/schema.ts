@@ -220,7 +220,13 @@ export const topologySettingsSchema = z.strictObject({
    */
   messages: z.enum(MESSAGE_KINDS).default('normal'),
   /** Live runs of ordered messages: our client's policy (see orderPolicySchema). */
-  orderPolicy: orderPolicySchema.default('wait')
+  orderPolicy: orderPolicySchema.default('wait'),
+  /**
+   * What one GiB crossing rooms costs (your currency; cloud providers bill transfer between zones
+   * or regions per GB): every report's traffic section turns its cross-room bytes into a cost per
+   * hour. Absent: no cost is shown.
+   */
+  pricePerGb: z.number().nonnegative().max(1_000_000).optional()
 })
 
 /**

@@ -607,11 +607,14 @@ describe('trafficFacts', () => {
         },
         // A slave in its master's room: not cross-room, not listed.
         { fromRoom: 'room2', toRoom: 'room2', bytes: 1, pairs: [] }
-      ]
+      ],
+      pricePerGb: 0.02,
+      costPerHour: 0.0004
     })
     expect(facts.map((f) => `${f.label}: ${f.value}`)).toEqual([
       'crossed rooms: 10.0 KiB of 100.0 KiB (10.0 %)',
       'at this pace: 1.0 MiB/h',
+      'cost: 0.00040 per hour at 0.02 per GiB',
       'room1 → room2: produce 10.0 KiB, consume 0 B',
       'room1 → room2 replication: 200.0 KiB (broker-1 → broker-1-slave)'
     ])

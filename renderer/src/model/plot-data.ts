@@ -1,4 +1,4 @@
-import { formatBytes } from '../../../common/scenario/traffic-text'
+import { formatBytes, formatCost } from '../../../common/scenario/traffic-text'
 import { headroomLine } from '../../../common/scenario/headroom'
 import type {
   DelayedLaneReport,
@@ -366,6 +366,15 @@ export function trafficFacts(t: ScenarioReport['traffic']): ScorecardFact[] {
       ? []
       : [
           { label: 'at this pace', value: `${formatBytes(t.crossRoomBytesPerHour)}/h`, bad: false }
+        ]),
+    ...(t.costPerHour == null || t.pricePerGb == null
+      ? []
+      : [
+          {
+            label: 'cost',
+            value: `${formatCost(t.costPerHour)} per hour at ${t.pricePerGb} per GiB`,
+            bad: false
+          }
         ]),
     ...t.links.map((l) => ({
       label: `${l.fromRoom} → ${l.toRoom}`,

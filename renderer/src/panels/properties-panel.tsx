@@ -423,6 +423,21 @@ function TopologyProperties({ doc }: { doc: Topology }) {
           onChange={(v) => set({ settings: { orderPolicy: v as typeof s.orderPolicy } })}
         />
       )}
+      <TextField
+        label="Cross-room price per GiB"
+        type="number"
+        mono
+        value={str(s.pricePerGb)}
+        placeholder="none"
+        hint="Your transfer price between zones or regions: reports show cross-room traffic as a cost per hour"
+        error={errorAt('$.settings.pricePerGb')}
+        onCommit={(v) => {
+          const parsed = parseOptionalNumber(v)
+          if (!parsed.ok) return parsed.error
+          set({ settings: { pricePerGb: parsed.value } })
+          return undefined
+        }}
+      />
       <TopicsEditor doc={doc} errorAt={errorAt} />
     </Section>
   )

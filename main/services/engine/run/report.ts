@@ -303,7 +303,8 @@ export function shapeReport(input: ReportInput): ScenarioReport {
       snap.roomFlows,
       plan.clients,
       times.tDrainEnd - times.t0,
-      input.replication ?? null
+      input.replication ?? null,
+      topology.settings.pricePerGb ?? null
     ),
     notes
   }

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import type { ClientPlan } from '../../../../common/scenario/client-plan'
-import { formatBytes, trafficLines } from '../../../../common/scenario/traffic-text'
+import {
+  costLine,
+  formatBytes,
+  formatCost,
+  trafficLines
+} from '../../../../common/scenario/traffic-text'
 import type { RoomFlowRow } from '../../ledger/ledger-reader'
 import { trafficReportOf } from './traffic-report'
 
@@ -97,7 +102,9 @@ describe('trafficReportOf', () => {
       crossRoomBytes: 0,
       crossRoomShare: null,
       crossRoomBytesPerHour: null,
-      replication: null
+      replication: null,
+      pricePerGb: null,
+      costPerHour: null
     })
   })
 })
@@ -122,6 +129,30 @@ describe('trafficLines', () => {
       'cross-room client traffic: 2.9 KiB of 2.9 KiB (100.0 %), 2.9 KiB/h at this pace',
       'room1 → room2: produce 3 msgs / 2.9 KiB, consume 0 msgs / 0 B',
       'room1 → room2: replication 1.9 MiB of commit log (broker-1 → broker-1-slave)'
+    ])
+  })
+})
+
+describe('cross-room cost', () => {
+  it('prices the cross-room bytes per hour, replication between rooms included', () => {
+    // 3 sends of 1000 bytes in one hour across rooms, and 1 GiB replicated room1 → room2.
+    const replication = [
+      { fromRoom: 'room1', toRoom: 'room2', bytes: 1024 ** 3, pairs: [] },
+      { fromRoom: 'room2', toRoom: 'room2', bytes: 5 * 1024 ** 3, pairs: [] }
+    ]
+    const flows = [flow('produce', 'p1', 'room1', 'room2', 3)]
+    const t = trafficReportOf(flows, clients, 3_600_000, replication, 0.02)
+    expect(t.pricePerGb).toBe(0.02)
+    expect(t.costPerHour).toBeCloseTo(0.02, 4)
+    expect(costLine(t)).toBe(
+      'cross-room cost: 0.020 per hour at 0.02 per GiB (client and replication traffic, at this pace)'
+    )
+    expect(trafficReportOf(flows, clients, 3_600_000, null, null).costPerHour).toBeNull()
+    expect(costLine(trafficReportOf(flows, clients, 3_600_000))).toBeNull()
+    expect(['0.0004', '1.5', '250'].map((v) => formatCost(Number(v)))).toEqual([
+      '0.00040',
+      '1.50',
+      '250'
     ])
   })
 })

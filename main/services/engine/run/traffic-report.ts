@@ -16,7 +16,8 @@ export function trafficReportOf(
   flows: readonly RoomFlowRow[],
   clients: readonly ClientPlan[],
   spanMs: number,
-  replication: ReplicationTraffic[] | null = null
+  replication: ReplicationTraffic[] | null = null,
+  pricePerGb: number | null = null
 ): TrafficReport {
   const sizeOf = new Map(clients.map((c) => [c.id, c.messageSize]))
   const links = new Map<string, RoomTraffic>()
@@ -41,7 +42,17 @@ export function trafficReportOf(
     l[f.kind].messages += f.messages
     l[f.kind].bytes += bytes
   }
+  const replicated = (replication ?? [])
+    .filter((r) => r.fromRoom !== r.toRoom)
+    .reduce((n, r) => n + r.bytes, 0)
+  const billedPerHour =
+    spanMs > 0 ? ((crossRoomBytes + replicated) * 3_600_000) / spanMs / 1024 ** 3 : null
   return {
+    pricePerGb,
+    costPerHour:
+      pricePerGb === null || billedPerHour === null
+        ? null
+        : Math.round(billedPerHour * pricePerGb * 10_000) / 10_000,
     links: [...links.values()].sort(
       (a, b) => a.fromRoom.localeCompare(b.fromRoom) || a.toRoom.localeCompare(b.toRoom)
     ),
