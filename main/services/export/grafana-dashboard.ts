@@ -166,6 +166,16 @@ export function grafanaDashboard(topology: Topology): string {
         type: 'table',
         title: 'Broker masters',
         targets: [{ expr: `drstudio_broker_master{${r}} == 1`, legendFormat: '{{group}} {{node}}' }]
+      },
+      {
+        type: 'timeseries',
+        title: 'Broker CPU and send queue',
+        description:
+          "Headroom: can this room's brokers take another room's load? CPU of the brokers DR Studio runs (100 = one core), and requests waiting in each broker's send queue",
+        targets: [
+          { expr: `drstudio_broker_cpu_percent{${r}}`, legendFormat: 'CPU % {{node}}' },
+          { expr: `drstudio_broker_send_queue{${r}}`, legendFormat: 'send queue {{node}}' }
+        ]
       }
     ])
   }

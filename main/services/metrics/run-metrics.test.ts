@@ -138,6 +138,16 @@ describe('RunMetrics', () => {
     ).toBeCloseTo(2 / 3)
   })
 
+  it('shows each broker’s last sampled CPU and send queue, keeping the last known of each', async () => {
+    const m = new RunMetrics()
+    m.begin(plan())
+    const b = { node: 'broker-2', room: 'room2' }
+    m.event(event('broker-load', { nodeId: 'broker-2', room: 'room2', cpuPct: 42.5, sendQueue: 3 }))
+    m.event(event('broker-load', { nodeId: 'broker-2', room: 'room2', cpuPct: null, sendQueue: 0 }))
+    expect(await value(m, 'drstudio_broker_cpu_percent', b)).toBe(42.5)
+    expect(await value(m, 'drstudio_broker_send_queue', b)).toBe(0)
+  })
+
   it('keeps node states, masters and epochs, and faults active until repaired', async () => {
     const m = new RunMetrics()
     m.begin(plan())

@@ -70,6 +70,8 @@ export class RunMetrics {
   private readonly faultActive: Gauge
   private readonly faults: Counter
   private readonly lastRto: Gauge
+  private readonly brokerCpu: Gauge
+  private readonly brokerSendQueue: Gauge
 
   private clients = new Map<string, ClientLabels>()
   /** Keys delivered so far, per lane: a second delivery of one is a duplicate. */
@@ -161,6 +163,18 @@ export class RunMetrics {
       name: 'drstudio_last_rto_seconds',
       help: "A producer's last recovery: from the first failure of a run of failures to its next acknowledged send",
       labelNames: clientLabels,
+      registers
+    })
+    this.brokerCpu = new Gauge({
+      name: 'drstudio_broker_cpu_percent',
+      help: "CPU a broker's process used over the last second (100 = one core); the brokers DR Studio runs",
+      labelNames: ['node', 'room'],
+      registers
+    })
+    this.brokerSendQueue = new Gauge({
+      name: 'drstudio_broker_send_queue',
+      help: "Requests waiting in a broker's send thread pool queue, sampled every second",
+      labelNames: ['node', 'room'],
       registers
     })
   }
@@ -271,6 +285,12 @@ export class RunMetrics {
   /** An event of the engine (clients' own come with their rows): node states, elections, faults. */
   event(e: LedgerEvent): void {
     switch (e.kind) {
+      case 'broker-load': {
+        const labels = { node: e.data.nodeId, room: e.data.room }
+        if (e.data.cpuPct !== null) this.brokerCpu.set(labels, e.data.cpuPct)
+        if (e.data.sendQueue !== null) this.brokerSendQueue.set(labels, e.data.sendQueue)
+        return
+      }
       case 'node-state':
         return this.setNodeState(e.data.nodeId, e.data.room, e.data.kind, e.data.state)
       case 'master-elected': {
