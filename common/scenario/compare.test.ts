@@ -1,18 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { compareReports } from './compare'
-import type { ScenarioReport } from './schema'
-
-const report = (runId: number, over: Partial<ScenarioReport>): ScenarioReport =>
-  ({
-    scenario: 'room1-brokers-down',
-    runId,
-    passed: true,
-    totals: { sent: 100, acked: 100, failed: 0, consumed: 100, lost: 0, duplicates: 0 },
-    clients: [{ rtoMs: [120] }, { rtoMs: [] }],
-    latency: [{ scope: 'same-room', sends: 90, p50Ms: 1, p99Ms: 4 }],
-    gates: [{ name: 'lost messages', passed: true, actual: 0, limit: 0 }],
-    ...over
-  }) as unknown as ScenarioReport
+import { sketchReport as report } from './test-reports'
 
 describe('compareReports', () => {
   it('lines up figures and gates, marking the ones that differ', () => {

@@ -1,19 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { compareReports } from '../../../common/scenario/compare'
-import type { ScenarioReport } from '../../../common/scenario/schema'
 import { formatComparison } from './compare-text'
-
-const report = (runId: number, over: Partial<ScenarioReport>): ScenarioReport =>
-  ({
-    scenario: 'room1-brokers-down',
-    runId,
-    passed: true,
-    totals: { sent: 100, acked: 100, failed: 0, consumed: 100, lost: 0, duplicates: 0 },
-    clients: [{ rtoMs: [120] }, { rtoMs: [] }],
-    latency: [{ scope: 'same-room', sends: 90, p50Ms: 1, p99Ms: 4 }],
-    gates: [{ name: 'lost messages', passed: true, actual: 0, limit: 0 }],
-    ...over
-  }) as unknown as ScenarioReport
+import { sketchReport as report } from '../../../common/scenario/test-reports'
 
 describe('formatComparison', () => {
   it('prints one row per figure, marking the ones that differ', () => {
