@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { compareReports } from './compare'
-import { sketchReport as report } from './test-reports'
+import { sketchPair } from './test-reports'
 
 describe('compareReports', () => {
   it('lines up figures and gates, marking the ones that differ', () => {
-    const c = compareReports([
-      report(1, {}),
-      report(2, {
-        passed: false,
-        clients: [{ rtoMs: [null] }] as never,
-        gates: [
-          { name: 'lost messages', passed: true, actual: 0, limit: 0 },
-          { name: 'worst RTO (ms)', passed: false, actual: 'never', limit: 500 }
-        ]
-      })
-    ])
+    const c = compareReports(sketchPair())
     const row = (figure: string) => c.rows.find((r) => r.figure === figure)
     expect(row('verdict')).toEqual({
       figure: 'verdict',

@@ -67,8 +67,8 @@ export function worstHeadroomShare(headroom: readonly HeadroomReport[]): number 
   return shares.length ? Math.min(...shares) : null
 }
 
-/** One window in words: the CLI scorecard, the app and the HTML report say the same. */
-export function headroomLine(h: HeadroomReport): string {
+/** One window in words, as a label (the fault and when) and its figures: every view says the same. */
+export function headroomParts(h: HeadroomReport): { label: string; value: string } {
   const share = h.share === null ? '–' : `${(h.share * 100).toFixed(1)} %`
   const rooms = h.rooms
     .map((r) => {
@@ -79,5 +79,14 @@ export function headroomLine(h: HeadroomReport): string {
       return `${r.room} offered ${r.offeredPerS.toFixed(1)}, carried ${r.carriedPerS.toFixed(1)}${load.length ? ` (${load.join(', ')})` : ''}`
     })
     .join('; ')
-  return `${h.fault} (${(h.atMs / 1000).toFixed(1)}–${(h.untilMs / 1000).toFixed(1)} s): carried ${h.carriedPerS.toFixed(1)} of ${h.offeredPerS.toFixed(1)} msg/s offered (${share}); ${rooms}`
+  return {
+    label: `${h.fault} (${(h.atMs / 1000).toFixed(1)}–${(h.untilMs / 1000).toFixed(1)} s)`,
+    value: `carried ${h.carriedPerS.toFixed(1)} of ${h.offeredPerS.toFixed(1)} msg/s offered (${share}); ${rooms}`
+  }
+}
+
+/** One window as a line (the CLI scorecard and the HTML report). */
+export function headroomLine(h: HeadroomReport): string {
+  const { label, value } = headroomParts(h)
+  return `${label}: ${value}`
 }

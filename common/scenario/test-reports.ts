@@ -15,3 +15,16 @@ export const sketchReport = (runId: number, over: Partial<ScenarioReport> = {}):
     gates: [{ name: 'lost messages', passed: true, actual: 0, limit: 0 }],
     ...over
   }) as unknown as ScenarioReport
+
+/** Two runs of one scenario, the second failed with a producer that never recovered. */
+export const sketchPair = (): ScenarioReport[] => [
+  sketchReport(1),
+  sketchReport(2, {
+    passed: false,
+    clients: [{ rtoMs: [null] }] as never,
+    gates: [
+      { name: 'lost messages', passed: true, actual: 0, limit: 0 },
+      { name: 'worst RTO (ms)', passed: false, actual: 'never', limit: 500 }
+    ]
+  })
+]

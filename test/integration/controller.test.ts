@@ -115,8 +115,8 @@ function checked(report: ScenarioReport): ScenarioReport {
 
 const roomOf = (id: string | null) => id?.replace(/^broker-a-/, 'room')
 
-/** broker-a's master (node id) as the leader controller names it now. */
-async function currentMaster(): Promise<string> {
+/** broker-a's master and SyncStateSet as the leader controller has them now. */
+async function brokerAAtLeader() {
   const leader = await Promise.any(
     sandbox.controllers().map(async (c) => {
       const m = await admin.getControllerMetadata(c.address, { timeoutMs: 3000 })
@@ -124,9 +124,12 @@ async function currentMaster(): Promise<string> {
       return m.leaderAddress
     })
   )
-  const info = (await admin.getSyncStateData(leader, ['broker-a'], { timeoutMs: 3000 }))[
-    'broker-a'
-  ]!
+  return (await admin.getSyncStateData(leader, ['broker-a'], { timeoutMs: 3000 }))['broker-a']!
+}
+
+/** broker-a's master (node id) as the leader controller names it now. */
+async function currentMaster(): Promise<string> {
+  const info = await brokerAAtLeader()
   const master = ['broker-a-1', 'broker-a-2', 'broker-a-3'].find(
     (id) => sandbox.node(id).address === info.masterAddress
   )
@@ -193,16 +196,7 @@ describe('controller mode across three rooms (synchronous replication)', () => {
     expect(ready.at).toBeLessThanOrEqual(booted.startedAt)
     // The system under test agrees: the leader names that master with the whole SyncStateSet,
     // the master holds the probe write, and takes a write at once.
-    const leader = await Promise.any(
-      sandbox.controllers().map(async (c) => {
-        const m = await admin.getControllerMetadata(c.address, { timeoutMs: 3000 })
-        if (!m.leaderAddress) throw new Error('no leader')
-        return m.leaderAddress
-      })
-    )
-    const info = (await admin.getSyncStateData(leader, ['broker-a'], { timeoutMs: 3000 }))[
-      'broker-a'
-    ]!
+    const info = await brokerAAtLeader()
     const byAddress = new Map(replicas.map((id) => [sandbox.node(id).address, id]))
     expect(info.inSyncReplicas.map((r) => byAddress.get(r.brokerAddress)).sort()).toEqual(replicas)
     expect(ready.message).toContain(`master ${byAddress.get(info.masterAddress!)} acknowledged`)

@@ -5,6 +5,7 @@ import {
   delayedFacts,
   failbackFacts,
   trafficFacts,
+  headroomFacts,
   orderRows,
   orderMarkers,
   transactionRows,
@@ -618,5 +619,34 @@ describe('trafficFacts', () => {
       'room1 → room2: produce 10.0 KiB, consume 0 B',
       'room1 → room2 replication: 200.0 KiB (broker-1 → broker-1-slave)'
     ])
+  })
+})
+
+describe('headroomFacts', () => {
+  it('labels each fault window and marks one whose rooms carried under 90 % of the offered rate', () => {
+    const room = { offeredPerS: 20, peakCpuPct: null, peakSendQueue: null }
+    const facts = headroomFacts([
+      {
+        fault: 'kill all brokers of room1',
+        atMs: 4000,
+        untilMs: 9000,
+        offeredPerS: 40,
+        carriedPerS: 20.4,
+        share: 0.51,
+        rooms: [
+          { room: 'room1', ...room, carriedPerS: 0.2 },
+          { room: 'room2', ...room, carriedPerS: 20.2, peakCpuPct: 39.6, peakSendQueue: 0 }
+        ]
+      }
+    ])
+    expect(facts).toEqual([
+      {
+        label: 'kill all brokers of room1 (4.0–9.0 s)',
+        value:
+          'carried 20.4 of 40.0 msg/s offered (51.0 %); room1 offered 20.0, carried 0.2; room2 offered 20.0, carried 20.2 (broker CPU up to 39.6 %, send queue up to 0)',
+        bad: true
+      }
+    ])
+    expect(headroomFacts(undefined)).toEqual([])
   })
 })

@@ -1,5 +1,5 @@
 import { formatBytes, formatCost } from '../../../common/scenario/traffic-text'
-import { headroomLine } from '../../../common/scenario/headroom'
+import { headroomParts } from '../../../common/scenario/headroom'
 import type {
   DelayedLaneReport,
   DelayedReport,
@@ -396,15 +396,10 @@ const HEADROOM_WARN_SHARE = 0.9
 
 /** The Headroom section: per fault window, the load offered against what the rooms left carried. */
 export function headroomFacts(h: ScenarioReport['headroom']): ScorecardFact[] {
-  return (h ?? []).map((w) => {
-    const line = headroomLine(w)
-    const at = line.indexOf('): ')
-    return {
-      label: line.slice(0, at + 1),
-      value: line.slice(at + 3),
-      bad: w.share !== null && w.share < HEADROOM_WARN_SHARE
-    }
-  })
+  return (h ?? []).map((w) => ({
+    ...headroomParts(w),
+    bad: w.share !== null && w.share < HEADROOM_WARN_SHARE
+  }))
 }
 
 export function failbackFacts(f: ScenarioReport['failback']): ScorecardFact[] {
