@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 /**
- * Builds the Java client worker (resources/java-worker, the `java*` lanes) with Maven into
- * .rocketmq/java-worker/drstudio-java-worker.jar, against the RocketMQ version pinned in
- * resources/rocketmq/pom.xml. Called by `npm run setup` after the RocketMQ jars are fetched.
+ * Builds the Java side with Maven, against the RocketMQ version pinned in resources/rocketmq/pom.xml:
+ * first the room-aware extension of the stock client (resources/java-dr, `mvn install`ed into the
+ * local Maven repository so the worker and examples/ can depend on it), then the Java client worker
+ * (resources/java-worker, the `java*` lanes). Both jars land in .rocketmq/java-worker/. Called by
+ * `npm run setup` after the RocketMQ jars are fetched.
  *
- * Skips when the jar is newer than every source (pom files and src/main). Tries an offline build
+ * Skips when both jars are newer than every source (pom files and src/main). Tries an offline build
  * first (`mvn -o`, enough once the RocketMQ jars were fetched), then an online one.
- * Flags: --force rebuilds, --test also runs the worker's JUnit tests.
+ * Flags: --force rebuilds, --test also runs both modules' JUnit tests.
  */
 import { spawnSync } from 'node:child_process'
 import {
@@ -22,11 +24,26 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-const project = join(repo, 'resources', 'java-worker')
 const pinPom = join(repo, 'resources', 'rocketmq', 'pom.xml')
 const outDir = join(repo, '.rocketmq', 'java-worker')
-const buildDir = join(outDir, 'build')
-const jar = join(outDir, 'drstudio-java-worker.jar')
+/** In build order: the worker compiles against the extension. */
+const modules = [
+  {
+    name: 'drstudio-rocketmq-dr',
+    what: 'the room-aware extension of the Java client',
+    project: join(repo, 'resources', 'java-dr'),
+    buildDir: join(repo, '.rocketmq', 'java-dr', 'build'),
+    goal: 'install'
+  },
+  {
+    name: 'drstudio-java-worker',
+    what: 'the Java client worker',
+    project: join(repo, 'resources', 'java-worker'),
+    buildDir: join(outDir, 'build'),
+    goal: 'package'
+  }
+]
+const jarOf = (m) => join(outDir, `${m.name}.jar`)
 const force = process.argv.includes('--force')
 const withTests = process.argv.includes('--test')
 
@@ -39,9 +56,9 @@ function fail(msg) {
   process.exit(1)
 }
 
-/** Newest modification time among the files that go into the jar. */
+/** Newest modification time among the files that go into the jars. */
 function newestSource() {
-  let newest = Math.max(statSync(pinPom).mtimeMs, statSync(join(project, 'pom.xml')).mtimeMs)
+  let newest = statSync(pinPom).mtimeMs
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, entry.name)
@@ -49,7 +66,10 @@ function newestSource() {
       else newest = Math.max(newest, statSync(p).mtimeMs)
     }
   }
-  walk(join(project, 'src', 'main'))
+  for (const m of modules) {
+    newest = Math.max(newest, statSync(join(m.project, 'pom.xml')).mtimeMs)
+    walk(join(m.project, 'src', 'main'))
+  }
   return newest
 }
 
@@ -59,26 +79,53 @@ function pinnedVersion() {
   return m[1].trim()
 }
 
-function mvn(version, offline) {
+function mvn(m, version, offline) {
   const args = [
     '-B',
     '-q',
     '-Dstyle.color=never',
     ...(offline ? ['-o'] : []),
     '-f',
-    join(project, 'pom.xml'),
+    join(m.project, 'pom.xml'),
     `-Drocketmq.version=${version}`,
-    `-Ddrstudio.build.dir=${buildDir}`,
+    `-Ddrstudio.build.dir=${m.buildDir}`,
     ...(withTests ? [] : ['-DskipTests']),
-    'package'
+    m.goal
   ]
-  const r = spawnSync('mvn', args, { cwd: project, encoding: 'utf8' })
+  const r = spawnSync('mvn', args, { cwd: m.project, encoding: 'utf8' })
   return { status: r.error ? null : r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}` }
 }
 
+/** Builds one module (offline first) and puts its jar in .rocketmq/java-worker/. */
+function build(m, version) {
+  log(`building ${m.what} against RocketMQ ${version}…`)
+  const started = Date.now()
+  let r = mvn(m, version, true)
+  if (r.status !== 0) {
+    log('offline build failed (the local Maven repository lacks a plugin or jar); retrying online')
+    r = mvn(m, version, false)
+  }
+  if (r.status !== 0) {
+    process.stderr.write(r.output.split('\n').slice(-40).join('\n') + '\n')
+    fail(
+      `mvn exited with ${r.status ?? 'an error'} building ${m.name}. Check network access to Maven Central (or your ` +
+        '~/.m2/settings.xml mirror) and a JDK 17+ on PATH, then run `npm run setup` again.'
+    )
+  }
+  const built = join(m.buildDir, `${m.name}.jar`)
+  if (!existsSync(built)) fail(`Maven finished but ${built} is missing; check ${m.project}/pom.xml`)
+  mkdirSync(outDir, { recursive: true })
+  const tmp = `${jarOf(m)}.tmp-${process.pid}`
+  copyFileSync(built, tmp)
+  renameSync(tmp, jarOf(m))
+  log(`${jarOf(m)} (${((Date.now() - started) / 1000).toFixed(1)} s)`)
+}
+
 function main() {
-  if (!force && !withTests && existsSync(jar) && statSync(jar).mtimeMs > newestSource()) {
-    log(`${jar} is up to date`)
+  const newest = newestSource()
+  const fresh = modules.every((m) => existsSync(jarOf(m)) && statSync(jarOf(m)).mtimeMs > newest)
+  if (!force && !withTests && fresh) {
+    log(`${modules.map(jarOf).join(' and ')} are up to date`)
     return
   }
   const probe = spawnSync('mvn', ['-v'], { encoding: 'utf8' })
@@ -89,27 +136,7 @@ function main() {
     )
   }
   const version = pinnedVersion()
-  log(`building the Java client worker against RocketMQ ${version}…`)
-  const started = Date.now()
-  let r = mvn(version, true)
-  if (r.status !== 0) {
-    log('offline build failed (the local Maven repository lacks a plugin or jar); retrying online')
-    r = mvn(version, false)
-  }
-  if (r.status !== 0) {
-    process.stderr.write(r.output.split('\n').slice(-40).join('\n') + '\n')
-    fail(
-      `mvn exited with ${r.status ?? 'an error'}. Check network access to Maven Central (or your ` +
-        '~/.m2/settings.xml mirror) and a JDK 17+ on PATH, then run `npm run setup` again.'
-    )
-  }
-  const built = join(buildDir, 'drstudio-java-worker.jar')
-  if (!existsSync(built)) fail(`Maven finished but ${built} is missing; check ${project}/pom.xml`)
-  mkdirSync(outDir, { recursive: true })
-  const tmp = `${jar}.tmp-${process.pid}`
-  copyFileSync(built, tmp)
-  renameSync(tmp, jar)
-  log(`${jar} (${((Date.now() - started) / 1000).toFixed(1)} s)`)
+  for (const m of modules) build(m, version)
 }
 
 main()

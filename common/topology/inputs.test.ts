@@ -538,7 +538,7 @@ describe('ids and names', () => {
       {
         code: 'schema',
         message:
-          /lane is the string "grcp"; expected one of "remoting", "java", "java-zone", "java-tuned", "grpc", "baseline"/
+          /lane is the string "grcp"; expected one of "remoting", "java", "java-zone", "java-tuned", "java-dr", "grpc", "baseline"/
       }
     ]
   ]

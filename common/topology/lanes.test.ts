@@ -10,14 +10,15 @@ describe('client lanes', () => {
       'java',
       'java-zone',
       'java-tuned',
+      'java-dr',
       'grpc',
       'baseline'
     ])
   })
 
   it('hosts the java lanes in the Java client worker and the rest in a Node room worker', () => {
-    expect(CLIENT_LANES.filter(isJavaLane)).toEqual(['java', 'java-zone', 'java-tuned'])
-    expect(JAVA_LANES).toEqual(['java', 'java-zone', 'java-tuned'])
+    expect(CLIENT_LANES.filter(isJavaLane)).toEqual(['java', 'java-zone', 'java-tuned', 'java-dr'])
+    expect(JAVA_LANES).toEqual(['java', 'java-zone', 'java-tuned', 'java-dr'])
     expect(NODE_LANES).toEqual(['remoting', 'grpc', 'baseline'])
   })
 
@@ -31,6 +32,7 @@ describe('client lanes', () => {
       java: 'none',
       'java-zone': 'none',
       'java-tuned': 'none',
+      'java-dr': 'none',
       grpc: 'zone-pinned',
       baseline: 'any'
     })

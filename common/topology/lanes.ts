@@ -6,8 +6,9 @@
  * `remoting` (our room-aware client), `grpc` (rocketmq-client-nodejs through zone-pinned proxies,
  * room-aware), `baseline` (rocketmq-client-nodejs on one endpoint, as users configure it), and the
  * stock RocketMQ 5.3.3 Java client: `java` (address server = the room's management node),
- * `java-zone` (RocketMQ zone mode: same-room brokers only, no fallback) and `java-tuned` (the Java
- * client with failover timers set the way an SRE would).
+ * `java-zone` (RocketMQ zone mode: same-room brokers only, no fallback), `java-tuned` (the Java
+ * client with failover timers set the way an SRE would) and `java-dr` (the Java client with our
+ * room-aware extension, the method as operators can ship it in their Java applications).
  */
 
 /**
@@ -69,6 +70,16 @@ export const LANE_TRAITS = {
     summary:
       'Java with 1 s route poll / heartbeat / rebalance, latency fault tolerance and a 400 ms per-request cap',
     messageKinds: ['normal', 'delayed', 'ordered', 'transactional']
+  },
+  'java-dr': {
+    runtime: 'java',
+    grpcSdk: false,
+    proxies: 'none',
+    label: 'java-dr (Java + our extension)',
+    summary:
+      'stock Java client 5.3.3 with our room-aware extension (resources/java-dr: room name servers, same-room sends with failover, AllocateMachineRoomNearby)',
+    // Selector (ordered) and transactional sends stay the stock client's own paths.
+    messageKinds: ['normal', 'delayed']
   },
   grpc: {
     runtime: 'node',

@@ -248,7 +248,11 @@ describe('Java client worker on real RocketMQ 5.3.3', () => {
     managementNodes: [...mgmt].sort((a, b) => Number(b.room === room) - Number(a.room === room)),
     nameServers: [],
     brokerRooms: BROKER_ROOMS,
-    tuning: { sendTimeoutMs: 3000, requestTimeoutMs: 400 }
+    // java-dr keeps the extension's 1 s cap per attempt: eight JVMs starting on two cores answer
+    // past 400 ms at first, and the stock remoting client closes the socket on a timeout, failing
+    // every request in flight on it, so a 400 ms cap would send healthy traffic across rooms.
+    tuning:
+      lane === 'java-dr' ? { sendTimeoutMs: 3000 } : { sendTimeoutMs: 3000, requestTimeoutMs: 400 }
   })
 
   const assignments = async (lane: JavaLane): Promise<Record<string, QueueState[]>> => {
@@ -298,7 +302,7 @@ describe('Java client worker on real RocketMQ 5.3.3', () => {
         specs.set(s.id, s)
       }
     }
-    expect(workers.size).toBe(6)
+    expect(workers.size).toBe(2 * JAVA_LANES.length)
     await Promise.all(
       [...workers.entries()].map(async ([id, w]) => {
         const { room, lane } = lanesOf.get(id)!
@@ -319,7 +323,8 @@ describe('Java client worker on real RocketMQ 5.3.3', () => {
     for (const lane of JAVA_LANES) {
       await Promise.all(ROOMS.map((room) => start(consumerId(room, lane))))
     }
-    // Settled: every queue owned exactly once; java-zone consumers hold their own room's queues.
+    // Settled: every queue owned exactly once; java-zone and java-dr consumers (both
+    // AllocateMachineRoomNearby) hold their own room's queues.
     const allQueues = ['broker-a', 'broker-b'].flatMap((b) => [0, 1, 2, 3].map((q) => `${b}/${q}`))
     for (const lane of JAVA_LANES) {
       const held = async (): Promise<string[]> =>
@@ -327,7 +332,7 @@ describe('Java client worker on real RocketMQ 5.3.3', () => {
           .flatMap(([room, qs]) => qs.map((q) => `${room}:${q.brokerName}/${q.queueId}`))
           .sort()
       const settled = (h: string[]): boolean =>
-        lane === 'java-zone'
+        lane === 'java-zone' || lane === 'java-dr'
           ? h.join() ===
             allQueues.map((q) => `${q.startsWith('broker-a') ? 'room1' : 'room2'}:${q}`).join()
           : h.length === 8 && allQueues.every((q) => h.some((x) => x.endsWith(`:${q}`)))
@@ -364,7 +369,7 @@ describe('Java client worker on real RocketMQ 5.3.3', () => {
     if (!process.env.KEEP_RUN_DIR) rmSync(dataDir, { recursive: true, force: true })
   })
 
-  it('healthy: java-zone sends stay in their room, java reaches both rooms, every ack is delivered', async () => {
+  it('healthy: java-zone and java-dr sends stay in their room, java reaches both rooms, every ack is delivered', async () => {
     const t0 = Date.now() + 300
     for (const w of workers.values()) {
       const producers = [...hostOf.entries()]
@@ -381,6 +386,10 @@ describe('Java client worker on real RocketMQ 5.3.3', () => {
     for (const room of ROOMS) {
       const zone = sends(producerId(room, 'java-zone'))
       expect(zone.every((s) => s.status === 'acked' && s.brokerRoom === room)).toBe(true)
+      // The extension: its room's broker, through its room's name server (the management node's list).
+      const dr = sends(producerId(room, 'java-dr'))
+      expect(dr.every((s) => s.status === 'acked' && s.brokerRoom === room)).toBe(true)
+      expect(dr.every((s) => s.namesrvRoom === room)).toBe(true)
       for (const lane of ['java', 'java-tuned'] as const) {
         const rooms = new Set(sends(producerId(room, lane)).map((s) => s.brokerRoom))
         expect([...rooms].sort()).toEqual(['room1', 'room2'])
@@ -392,8 +401,19 @@ describe('Java client worker on real RocketMQ 5.3.3', () => {
     }
     await expect.poll(undelivered, { timeout: 30_000, interval: 250 }).toEqual([])
     expect(deliveries().some((d) => d.key.includes('-warmup-'))).toBe(false)
-    const zoneDeliveries = deliveries().filter((d) => d.clientId.endsWith('-java-zone'))
-    expect(zoneDeliveries.every((d) => d.brokerRoom === d.clientRoom)).toBe(true)
+    for (const lane of ['java-zone', 'java-dr']) {
+      const own = deliveries().filter((d) => d.clientId.endsWith(`-${lane}`))
+      expect(own.length, lane).toBeGreaterThan(0)
+      expect(own.every((d) => d.brokerRoom === d.clientRoom)).toBe(true)
+    }
+    // java-dr's list came from the management node, its own room's name servers only.
+    const lists = events('namesrv-list', producerId('room1', 'java-dr'))
+    expect(lists[0]?.data).toMatchObject({
+      managementRoom: 'room1',
+      fallback: false,
+      inUse: [expect.any(String)],
+      reason: 'same-room'
+    })
   })
 
   it('a crashed producer is skipped as down, and picked up by id when created again', async () => {
@@ -444,12 +464,12 @@ describe('Java client worker on real RocketMQ 5.3.3', () => {
       .toBeGreaterThan(0)
   })
 
-  it('room 1 broker killed: java fails over room1 → room2, java-zone has no fallback, nothing acknowledged is lost', async () => {
+  it('room 1 broker killed: java and java-dr fail over room1 → room2, java-zone has no fallback, nothing acknowledged is lost', async () => {
     const killedAt = Date.now()
     await sb.act('broker-1', 'kill')
     const failovers = (lane: JavaLane): EventRow[] =>
       events('broker-failover', producerId('room1', lane)).filter((e) => e.atMs >= killedAt)
-    for (const lane of ['java', 'java-tuned'] as const) {
+    for (const lane of ['java', 'java-tuned', 'java-dr'] as const) {
       const id = producerId('room1', lane)
       const failedOnA = (): EventRow[] =>
         events('send-attempt-failed', id).filter(
@@ -459,12 +479,12 @@ describe('Java client worker on real RocketMQ 5.3.3', () => {
         sends(id).filter(
           (s) => s.status === 'acked' && s.brokerName === 'broker-b' && s.startedAt >= killedAt
         ).length
-      // java-tuned skips a broker that answered slowly (latency fault, 30 s) and polls routes every
-      // second: when broker-a was isolated before the kill and a poll dropped it before any send
-      // reached it, nothing failed and there is nothing to fail over from. Stock java does neither.
+      // java-tuned and java-dr poll routes every second (and java-tuned skips a broker that
+      // answered slowly): when a poll dropped broker-a before any send reached it, nothing failed
+      // and there is nothing to fail over from. Stock java does neither.
       const settled = (): boolean =>
         failovers(lane).length > 0 ||
-        (lane === 'java-tuned' && failedOnA().length === 0 && ackedOnBSinceKill() >= 40)
+        (lane !== 'java' && failedOnA().length === 0 && ackedOnBSinceKill() >= 40)
       await expect
         .poll(settled, { timeout: 20_000, interval: 200, message: `${lane}: no failover` })
         .toBe(true)

@@ -269,7 +269,7 @@ describe('plan and checks', () => {
     expect(() =>
       base({ workload: { messages: 'delayed', lanes: ['remoting', 'grpc'] } }, 'two-rooms-proxies')
     ).toThrow(
-      /the grpc lane cannot send delayed messages yet \(lanes that can: remoting, java, java-zone, java-tuned\)/
+      /the grpc lane cannot send delayed messages yet \(lanes that can: remoting, java, java-zone, java-tuned, java-dr\)/
     )
     expect(() => base({ workload: { delay: '5s' } })).toThrow(
       /workload.delay applies to delayed messages only/
@@ -280,6 +280,10 @@ describe('plan and checks', () => {
       base({ workload: { messages: 'ordered', lanes: ['java', 'grpc'] } }, 'two-rooms-proxies')
     ).toThrow(
       /the grpc lane cannot send ordered messages yet \(lanes that can: remoting, java, java-zone, java-tuned\)/
+    )
+    // The extension leaves selector and transactional sends to the stock client: refused up front.
+    expect(() => base({ workload: { messages: 'transactional', lanes: ['java-dr'] } })).toThrow(
+      /the java-dr lane cannot send transactional messages yet/
     )
     expect(() => base({ workload: { orderKeys: 8 } })).toThrow(
       /workload.orderKeys applies to ordered messages only/

@@ -98,14 +98,17 @@ describe('planJavaWorkers', () => {
     ])
   })
 
-  it('keeps JVM-wide tuning for java-tuned only', () => {
+  it('keeps JVM-wide tuning for java-tuned and java-dr only', () => {
     const tuning = { requestTimeoutMs: 400, rebalanceIntervalMs: 3000, sendTimeoutMs: 3000 }
-    const [stock, tuned] = planJavaWorkers([
+    const [stock, tuned, dr] = planJavaWorkers([
       spec('p1', 'room1', 'java', { tuning }),
-      spec('p2', 'room1', 'java-tuned', { tuning })
+      spec('p2', 'room1', 'java-tuned', { tuning }),
+      spec('p3', 'room1', 'java-dr', { tuning })
     ])
     expect(stock!.tuning).toEqual({})
     expect(tuned!.tuning).toEqual({ requestTimeoutMs: 400, rebalanceIntervalMs: 3000 })
+    // The extension's request timeout is per client; only the rebalance interval is JVM-wide.
+    expect(dr!.tuning).toEqual({ rebalanceIntervalMs: 3000 })
   })
 
   it('refuses two clients of one JVM that need different address servers, naming both', () => {
@@ -126,6 +129,14 @@ describe('planJavaWorkers', () => {
         spec('c1', 'room1', 'java-tuned', { tuning: { requestTimeoutMs: 800 } })
       ])
     ).toThrow(/java-tuned clients p1 and c1 in room room1 differ/)
+    expect(() =>
+      planJavaWorkers([
+        spec('p1', 'room1', 'java-dr', { tuning: { rebalanceIntervalMs: 1000 } }),
+        spec('c1', 'room1', 'java-dr', { tuning: { rebalanceIntervalMs: 2000 } })
+      ])
+    ).toThrow(
+      /java-dr clients p1 and c1 in room room1 differ in rebalanceIntervalMs, which is JVM-wide/
+    )
   })
 })
 
@@ -154,9 +165,11 @@ describe('javaWorkerCommand', () => {
     )
     const cp = cmd.argv[cmd.argv.indexOf('-cp') + 1]
     expect(cp).toBe(
-      ['/app/.rocketmq/java-worker/drstudio-java-worker.jar', join('/app/.rocketmq/lib', '*')].join(
-        delimiter
-      )
+      [
+        '/app/.rocketmq/java-worker/drstudio-java-worker.jar',
+        '/app/.rocketmq/java-worker/drstudio-rocketmq-dr.jar',
+        join('/app/.rocketmq/lib', '*')
+      ].join(delimiter)
     )
     expect(cmd.argv.at(-1)).toBe(JAVA_WORKER_MAIN)
     expect(cmd.cwd).toBe('/run/java-room1-java')
@@ -188,6 +201,15 @@ describe('javaWorkerCommand', () => {
     expect(
       props(command(plan({ lane: 'java-tuned', tuning: { requestTimeoutMs: 2500 } })).argv)
     ).toContain('-Dcom.rocketmq.remoting.client.connect.timeout=2500')
+  })
+
+  it('java-dr: our consumer’s 1 s rebalance unless tuned, nothing of zone mode or java-tuned', () => {
+    const dr = props(command(plan({ lane: 'java-dr' })).argv)
+    expect(dr).toContain('-Drocketmq.client.rebalance.waitInterval=1000')
+    expect(dr.some((p) => /rocketmq\.zone|connect\.timeout/.test(p))).toBe(false)
+    expect(
+      props(command(plan({ lane: 'java-dr', tuning: { rebalanceIntervalMs: 4000 } })).argv)
+    ).toContain('-Drocketmq.client.rebalance.waitInterval=4000')
   })
 
   it('without a management node: no address server (the worker sets the static list per client)', () => {

@@ -1,4 +1,4 @@
-import { delimiter, join } from 'node:path'
+import { delimiter, dirname, join } from 'node:path'
 import { scrubEnv } from '../sandbox/jvm'
 import type { JavaLane } from '../../../common/topology/lanes'
 import { isJavaLane } from '../../../common/topology/lanes'
@@ -15,6 +15,8 @@ import type { WorkerCommand } from './worker-connection'
  */
 
 export const JAVA_WORKER_JAR = 'drstudio-java-worker.jar'
+/** The room-aware extension of the Java client (resources/java-dr), which the java-dr lane loads. */
+export const JAVA_DR_JAR = 'drstudio-rocketmq-dr.jar'
 export const JAVA_WORKER_MAIN = 'io.drstudio.javaworker.Main'
 
 /** Where scripts/build-java-worker.mjs puts the jar (`npm run setup` builds it). */
@@ -22,8 +24,15 @@ export function javaWorkerJar(repoRoot: string): string {
   return join(repoRoot, '.rocketmq', 'java-worker', JAVA_WORKER_JAR)
 }
 
+/** The extension's jar, next to the worker's: the build script puts both in one folder. */
+export function javaDrJarBeside(workerJar: string): string {
+  return join(dirname(workerJar), JAVA_DR_JAR)
+}
+
 /** java-tuned's JVM-wide defaults when the scenario gives no tuning. */
 export const TUNED_JVM_DEFAULTS = { requestTimeoutMs: 1000, rebalanceIntervalMs: 2000 } as const
+/** java-dr's JVM-wide rebalance interval when the scenario gives none: our consumer's 1 s. */
+export const DR_JVM_DEFAULTS = { rebalanceIntervalMs: 1000 } as const
 
 /** One JVM's worth of Java clients. */
 export interface JavaWorkerPlan {
@@ -69,7 +78,9 @@ export function planJavaWorkers(specs: ClientSpec[]): JavaWorkerPlan[] {
             requestTimeoutMs: spec.tuning.requestTimeoutMs,
             rebalanceIntervalMs: spec.tuning.rebalanceIntervalMs
           })
-        : {}
+        : lane === 'java-dr'
+          ? pickDefined({ rebalanceIntervalMs: spec.tuning.rebalanceIntervalMs })
+          : {}
     const plan = plans.get(workerId)
     if (!plan) {
       plans.set(workerId, {
@@ -92,8 +103,11 @@ export function planJavaWorkers(specs: ClientSpec[]): JavaWorkerPlan[] {
     }
     if (JSON.stringify(plan.tuning) !== JSON.stringify(tuning)) {
       throw new Error(
-        `java-tuned clients ${first.id} and ${spec.id} in room ${spec.room} differ in requestTimeoutMs or ` +
-          'rebalanceIntervalMs, which are JVM-wide for the Java client; give them the same tuning'
+        `${lane} clients ${first.id} and ${spec.id} in room ${spec.room} differ in ` +
+          (lane === 'java-dr'
+            ? 'rebalanceIntervalMs, which is'
+            : 'requestTimeoutMs or rebalanceIntervalMs, which are') +
+          ' JVM-wide for the Java client; give them the same tuning'
       )
     }
     plan.clients.push(spec)
@@ -165,12 +179,19 @@ export function javaWorkerCommand(input: JavaWorkerCommandInput): WorkerCommand 
       `-Dcom.rocketmq.remoting.client.connect.timeout=${Math.max(1000, t.requestTimeoutMs)}`
     )
   }
+  if (plan.lane === 'java-dr') {
+    // RebalanceService.waitInterval (stock 20 s), JVM-wide: the extension's consumers rebalance as ours do.
+    const t = { ...DR_JVM_DEFAULTS, ...plan.tuning }
+    props.push(`-Drocketmq.client.rebalance.waitInterval=${t.rebalanceIntervalMs}`)
+  }
   const java = [
     input.java,
     ...JAVA_WORKER_JVM,
     ...props,
     '-cp',
-    [input.workerJar, join(input.rocketmqLib, '*')].join(delimiter),
+    [input.workerJar, javaDrJarBeside(input.workerJar), join(input.rocketmqLib, '*')].join(
+      delimiter
+    ),
     JAVA_WORKER_MAIN
   ]
   return {

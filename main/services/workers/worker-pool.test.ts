@@ -228,9 +228,10 @@ describe('workerIdsFor', () => {
         'baseline-worker-room1',
         'java-worker-room1',
         'java-zone-worker-room1',
-        'java-tuned-worker-room1'
+        'java-tuned-worker-room1',
+        'java-dr-worker-room1'
       ].map((id) => ({ id, room: 'room1' }))
     )
-    expect(workerIdsFor(['room1', 'room2'])).toHaveLength(12)
+    expect(workerIdsFor(['room1', 'room2'])).toHaveLength(14)
   })
 })

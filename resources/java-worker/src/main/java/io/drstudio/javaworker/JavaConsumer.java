@@ -33,7 +33,8 @@ final class JavaConsumer extends HostedClient {
 
     @Override
     void start(long timeoutMs) throws Exception {
-        DefaultMQPushConsumer c = new DefaultMQPushConsumer(spec.group);
+        DefaultMQPushConsumer c = spec.lane == Lane.JAVA_DR ? DrClients.consumer(spec, outbox)
+            : new DefaultMQPushConsumer(spec.group);
         c.setInstanceName(instanceName);
         c.setUnitName(unitName());
         if (spec.managementNodes.isEmpty()) c.setNamesrvAddr(spec.staticNamesrvAddr());

@@ -75,7 +75,8 @@ final class JavaProducer extends HostedClient {
 
     @Override
     void start(long timeoutMs) throws Exception {
-        DefaultMQProducer p = spec.transactional ? transactionalProducer() : new DefaultMQProducer(spec.group);
+        DefaultMQProducer p = spec.lane == Lane.JAVA_DR ? DrClients.producer(spec, outbox)
+            : spec.transactional ? transactionalProducer() : new DefaultMQProducer(spec.group);
         p.setInstanceName(instanceName);
         p.setUnitName(unitName());
         if (spec.managementNodes.isEmpty()) p.setNamesrvAddr(spec.staticNamesrvAddr());

@@ -20,7 +20,9 @@ enum Lane {
     /** RocketMQ's own room awareness: zone mode (name-server filter) + AllocateMachineRoomNearby. */
     JAVA_ZONE("java-zone"),
     /** The best a Java user can configure without our client. */
-    JAVA_TUNED("java-tuned");
+    JAVA_TUNED("java-tuned"),
+    /** The stock client with DR Studio's room-aware extension (resources/java-dr), see {@link DrClients}. */
+    JAVA_DR("java-dr");
 
     /** Stock DefaultMQProducer.sendMsgTimeout (5.3.3 DefaultMQProducer.java:116). */
     static final long STOCK_SEND_TIMEOUT_MS = 3000;
@@ -55,6 +57,11 @@ enum Lane {
      */
     void applyProducer(ClientSpec spec, DefaultMQProducer p) {
         p.setSendMsgTimeout((int) spec.tuning("sendTimeoutMs", STOCK_SEND_TIMEOUT_MS));
+        if (this == JAVA_DR) {
+            // Its own attempts and isolation replace retries and the fault strategy; heartbeats as ours.
+            p.setHeartbeatBrokerInterval((int) spec.tuning("heartbeatIntervalMs", TUNED_INTERVAL_MS));
+            return;
+        }
         if (this != JAVA_TUNED) return;
         long budget = spec.tuning("sendTimeoutMs", STOCK_SEND_TIMEOUT_MS);
         long perRequest = Math.min(budget, spec.tuning("requestTimeoutMs", TUNED_REQUEST_TIMEOUT_MS));

@@ -1,0 +1,109 @@
+package io.drstudio.rocketmq.dr;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+import org.apache.rocketmq.client.exception.MQBrokerException;
+import org.apache.rocketmq.client.exception.MQClientException;
+import org.apache.rocketmq.common.message.MessageQueue;
+
+/**
+ * The attempts of one send, within its timeout: which queue each tries, how long it may take, what a
+ * failure does (isolate the broker, try the next), and what the listener hears. Shared by the sync,
+ * async and oneway paths of {@link RoomAwareProducer}; knows nothing of the network.
+ */
+final class SendAttempts {
+    /** A topic's brokers with writable queues, from the client's route table. */
+    @FunctionalInterface
+    interface Routes {
+        List<BrokerView> brokersOf(String topic) throws MQClientException;
+    }
+
+    /** What one producer's sends share. */
+    static final class Shared {
+        final RoomAwareConfig config;
+        final BrokerIsolation isolation;
+        final Routes routes;
+        final LongSupplier clock;
+        final Set<Integer> retryResponseCodes;
+        final AtomicInteger cursor = new AtomicInteger();
+        /** The broker each topic's sends went to last, so the listener hears of changes only. */
+        final Map<String, String> lastBroker = new ConcurrentHashMap<>();
+
+        Shared(RoomAwareConfig config, BrokerIsolation isolation, Routes routes, LongSupplier clock,
+            Set<Integer> retryResponseCodes) {
+            this.config = config;
+            this.isolation = isolation;
+            this.routes = routes;
+            this.clock = clock;
+            this.retryResponseCodes = retryResponseCodes;
+        }
+    }
+
+    /** One attempt: the broker and queue, and the most it may take. */
+    record Attempt(BrokerView broker, MessageQueue queue, long timeoutMs) {
+    }
+
+    private final Shared shared;
+    private final String topic;
+    private final long deadline;
+    private final Set<String> tried = new HashSet<>();
+    private Attempt firstFailed;
+    private Exception last;
+
+    SendAttempts(Shared shared, String topic, long timeoutMs) {
+        this.shared = shared;
+        this.topic = topic;
+        this.deadline = shared.clock.getAsLong() + timeoutMs;
+    }
+
+    /** The next attempt, or null when the time is up or every broker was tried. */
+    synchronized Attempt next() throws MQClientException {
+        long remaining = deadline - shared.clock.getAsLong();
+        if (remaining <= 0) return null;
+        List<BrokerView> brokers = shared.routes.brokersOf(topic);
+        int cursor = shared.cursor.getAndIncrement();
+        BrokerChooser.Choice choice = BrokerChooser.choose(shared.config.room(), brokers, shared.isolation, tried, cursor);
+        if (choice == null) return null;
+        BrokerView b = choice.broker();
+        tried.add(b.name());
+        // The last candidate gets what is left; before it, a hung broker costs one request timeout.
+        long timeout = BrokerChooser.untried(brokers, tried) == 0 ? remaining
+            : Math.min(remaining, shared.config.requestTimeoutMs());
+        String previous = shared.lastBroker.put(topic, b.name());
+        if (!b.name().equals(previous)) shared.config.listener().brokerChosen(topic, b.name(), b.room(), choice.reason());
+        return new Attempt(b, b.queue(cursor), timeout);
+    }
+
+    /**
+     * A failed attempt: isolates its broker so the next attempt (and other sends) go elsewhere. A
+     * broker's answer that no retry can change (the message is refused) is thrown back instead.
+     */
+    synchronized void failed(Attempt a, Exception e) throws MQBrokerException {
+        if (e instanceof MQBrokerException be && !shared.retryResponseCodes.contains(be.getResponseCode())) throw be;
+        last = e;
+        if (firstFailed == null) firstFailed = a;
+        long isolatedFor = shared.isolation.isolate(a.broker().name());
+        shared.config.listener().brokerIsolated(a.broker().name(), a.broker().room(), isolatedFor, e);
+    }
+
+    /** A successful attempt: its broker is healthy; a success after a failure elsewhere is a failover. */
+    synchronized void succeeded(Attempt a) {
+        shared.isolation.succeeded(a.broker().name());
+        if (firstFailed != null && !firstFailed.broker().name().equals(a.broker().name())) {
+            shared.config.listener().failedOver(topic, firstFailed.broker().name(), firstFailed.broker().room(),
+                a.broker().name(), a.broker().room());
+        }
+    }
+
+    /** Why the send gave up: the last attempt's error, or no broker to try. */
+    synchronized Exception failure() {
+        if (last != null) return last;
+        return new MQClientException("no broker with writable queues of topic " + topic + " is left to try"
+            + (tried.isEmpty() ? " (no route: check that the topic exists and the name servers are up)" : ""), null);
+    }
+}

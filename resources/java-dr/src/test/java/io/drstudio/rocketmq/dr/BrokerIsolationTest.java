@@ -1,0 +1,63 @@
+package io.drstudio.rocketmq.dr;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class BrokerIsolationTest {
+    private final AtomicLong now = new AtomicLong(10_000);
+    private final BrokerIsolation isolation = new BrokerIsolation(1000, 5000, now::get);
+
+    @Test
+    void aFailedBrokerIsIsolatedForTheBaseTimeThenTriedAgain() {
+        assertEquals(1000, isolation.isolate("broker-a"));
+        assertTrue(isolation.isIsolated("broker-a"));
+        assertFalse(isolation.isIsolated("broker-b"));
+        assertEquals(11_000, isolation.isolatedUntil("broker-a"));
+        now.addAndGet(1000);
+        assertFalse(isolation.isIsolated("broker-a"));
+    }
+
+    @Test
+    void failuresInARowDoubleTheTimeUpToTheCap() {
+        assertEquals(1000, isolation.isolate("broker-a"));
+        now.addAndGet(1000);
+        assertEquals(2000, isolation.isolate("broker-a"));
+        now.addAndGet(2000);
+        assertEquals(4000, isolation.isolate("broker-a"));
+        now.addAndGet(4000);
+        assertEquals(5000, isolation.isolate("broker-a"));
+        now.addAndGet(5000);
+        assertEquals(5000, isolation.isolate("broker-a"));
+    }
+
+    @Test
+    void aFailureWhileIsolatedIsTheSameStrike() {
+        isolation.isolate("broker-a");
+        now.addAndGet(300);
+        assertEquals(700, isolation.isolate("broker-a"));
+        now.addAndGet(700);
+        assertEquals(2000, isolation.isolate("broker-a"));
+    }
+
+    @Test
+    void oneSuccessForgetsTheHistory() {
+        isolation.isolate("broker-a");
+        now.addAndGet(1000);
+        isolation.isolate("broker-a");
+        isolation.succeeded("broker-a");
+        assertFalse(isolation.isIsolated("broker-a"));
+        assertEquals(0, isolation.isolatedUntil("broker-a"));
+        assertEquals(1000, isolation.isolate("broker-a"));
+    }
+
+    @Test
+    void refusesTimesThatCannotWork() {
+        assertThrows(IllegalArgumentException.class, () -> new BrokerIsolation(0, 10, now::get));
+        assertThrows(IllegalArgumentException.class, () -> new BrokerIsolation(100, 10, now::get));
+    }
+}

@@ -1,0 +1,109 @@
+package io.drstudio.javaworker;
+
+import com.alibaba.fastjson2.JSONArray;
+import com.alibaba.fastjson2.JSONObject;
+import io.drstudio.rocketmq.dr.NameServerEntry;
+import io.drstudio.rocketmq.dr.NameServerSelection;
+import io.drstudio.rocketmq.dr.RoomAwareConfig;
+import io.drstudio.rocketmq.dr.RoomAwareListener;
+import io.drstudio.rocketmq.dr.RoomAwareProducer;
+import io.drstudio.rocketmq.dr.RoomAwarePushConsumer;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The `java-dr` lane: the stock client with DR Studio's room-aware extension (resources/java-dr),
+ * configured from the client's spec exactly as an application would from its room's values, with
+ * the timers our own client uses. The extension's listener writes the ledger rows our client
+ * writes (namesrv-list, management-fallback, broker-isolated); sends, failovers and deliveries are
+ * recorded by the same hooks as every Java lane's.
+ */
+final class DrClients {
+    /** Where the spec gives no tuning: the extension's 1 s request cap, our client's 1 s route and management polls. */
+    static final long REQUEST_TIMEOUT_MS = 1000;
+    static final long INTERVAL_MS = 1000;
+
+    private DrClients() {
+    }
+
+    static RoomAwareProducer producer(ClientSpec spec, Outbox outbox) {
+        refuseKinds(spec);
+        return new RoomAwareProducer(spec.group, config(spec, outbox));
+    }
+
+    static RoomAwarePushConsumer consumer(ClientSpec spec, Outbox outbox) {
+        refuseKinds(spec);
+        return new RoomAwarePushConsumer(spec.group, config(spec, outbox));
+    }
+
+    /** Ordered and transactional sends go through the stock client's own paths, which the extension leaves as they are. */
+    private static void refuseKinds(ClientSpec spec) {
+        if (spec.orderly || spec.transactional) {
+            throw new WorkerException("unsupported", "client " + spec.id + " on lane java-dr: the extension covers plain and "
+                + "delayed messages; run ordered or transactional workloads on java, java-tuned or remoting");
+        }
+    }
+
+    static RoomAwareConfig config(ClientSpec spec, Outbox outbox) {
+        RoomAwareConfig.Builder b = RoomAwareConfig.builder(spec.room)
+            .requestTimeout(spec.tuning("requestTimeoutMs", REQUEST_TIMEOUT_MS))
+            .routePoll(spec.tuning("routeRefreshMs", INTERVAL_MS))
+            .pollInterval(spec.tuning("managementRefreshMs", INTERVAL_MS))
+            .listener(new LedgerListener(spec, outbox));
+        for (ClientSpec.ManagementNode m : spec.managementNodes) b.managementNode(m.room(), m.url());
+        for (Map.Entry<String, String> e : spec.brokerRooms.entrySet()) b.brokerRoom(e.getKey(), e.getValue());
+        return b.build();
+    }
+
+    /** The extension's decisions as the ledger events our client writes. */
+    private static final class LedgerListener implements RoomAwareListener {
+        private final ClientSpec spec;
+        private final Outbox outbox;
+
+        LedgerListener(ClientSpec spec, Outbox outbox) {
+            this.spec = spec;
+            this.outbox = outbox;
+        }
+
+        @Override
+        public void nameServersChanged(NameServerSelection selection, List<NameServerEntry> entries, String managementRoom,
+            boolean managementFallback) {
+            JSONArray available = new JSONArray();
+            for (NameServerEntry e : entries) {
+                if (!e.available()) continue;
+                JSONObject n = new JSONObject();
+                n.put("id", e.id());
+                n.put("room", e.room());
+                n.put("address", e.address());
+                available.add(n);
+            }
+            JSONObject data = new JSONObject();
+            data.put("managementRoom", managementRoom);
+            data.put("fallback", managementFallback);
+            data.put("available", available);
+            data.put("inUse", selection.addresses());
+            data.put("reason", selection.reason().wire);
+            outbox.event("namesrv-list", spec.id, spec.room, data);
+        }
+
+        @Override
+        public void managementChanged(String answeringRoom, String ownRoomError) {
+            if (spec.room.equals(answeringRoom)) return;
+            JSONObject data = new JSONObject();
+            data.put("fromRoom", spec.room);
+            data.put("toRoom", answeringRoom);
+            data.put("reason", ownRoomError);
+            outbox.event("management-fallback", spec.id, spec.room, data);
+        }
+
+        @Override
+        public void brokerIsolated(String brokerName, String brokerRoom, long isolatedForMs, Throwable cause) {
+            JSONObject data = new JSONObject();
+            data.put("brokerName", brokerName);
+            data.put("brokerRoom", brokerRoom);
+            data.put("reason", String.valueOf(cause));
+            data.put("isolatedForMs", isolatedForMs);
+            outbox.event("broker-isolated", spec.id, spec.room, data);
+        }
+    }
+}
