@@ -33,7 +33,8 @@ describe('scenarioSchema', () => {
     expect(s.workload.duration).toBe(15000)
     expect(s.workload.drainTimeout).toBe(20000)
     expect(s.timeline[0]!.at).toBe(5000)
-    expect(s.client.requestTimeout).toBe(400)
+    // Each lane's own unless the scenario says (laneRequestTimeoutMs).
+    expect(s.client.requestTimeout).toBeUndefined()
     expect(s.gates.maxLost).toBe(0)
   })
   it('names the bad duration', () => {

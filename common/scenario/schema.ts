@@ -155,7 +155,8 @@ export const clientTuningSchema = z.strictObject({
   policy: selectionPolicySchema.optional(),
   routeRefresh: durationSchema.optional(),
   sendTimeout: durationSchema.default(3000),
-  requestTimeout: durationSchema.default(400),
+  /** Absent: each lane's own (laneRequestTimeoutMs: 400 ms for ours, 1 s for java-dr). */
+  requestTimeout: durationSchema.optional(),
   probeInterval: durationSchema.default(200),
   managementRefresh: durationSchema.default(1000),
   heartbeatInterval: durationSchema.default(1000),

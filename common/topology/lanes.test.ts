@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { CLIENT_LANES, isJavaLane, JAVA_LANES, LANE_TRAITS, NODE_LANES, usesGrpcSdk } from './lanes'
+import {
+  CLIENT_LANES,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  isJavaLane,
+  JAVA_LANES,
+  LANE_TRAITS,
+  laneRequestTimeoutMs,
+  NODE_LANES,
+  usesGrpcSdk
+} from './lanes'
 import { needsTimerWheel } from './model'
 import { clientLaneSchema, topologySettingsSchema } from './schema'
 
@@ -20,6 +29,19 @@ describe('client lanes', () => {
     expect(CLIENT_LANES.filter(isJavaLane)).toEqual(['java', 'java-zone', 'java-tuned', 'java-dr'])
     expect(JAVA_LANES).toEqual(['java', 'java-zone', 'java-tuned', 'java-dr'])
     expect(NODE_LANES).toEqual(['remoting', 'grpc', 'baseline'])
+  })
+
+  it('caps a request at 1 s on java-dr (a JVM client stalls past 400 ms), at ours elsewhere', () => {
+    expect(Object.fromEntries(CLIENT_LANES.map((l) => [l, laneRequestTimeoutMs(l)]))).toEqual({
+      remoting: 400,
+      java: 400,
+      'java-zone': 400,
+      'java-tuned': 400,
+      'java-dr': 1000,
+      grpc: 400,
+      baseline: 400
+    })
+    expect(DEFAULT_REQUEST_TIMEOUT_MS).toBe(400)
   })
 
   it('loads rocketmq-client-nodejs for the gRPC lanes only', () => {

@@ -34,7 +34,15 @@ export interface LaneTraits {
   summary: string
   /** Message kinds the lane's producers can send; a run asking another is refused up front. */
   messageKinds: readonly MessageKind[]
+  /**
+   * The longest one request may take when the scenario sets no `client.requestTimeout`; absent,
+   * DEFAULT_REQUEST_TIMEOUT_MS.
+   */
+  requestTimeoutMs?: number
 }
+
+/** Per-request cap of a run's clients when neither the scenario nor the lane sets one (our client's). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 400
 
 /** Every lane, in the order users see them (the lane picker, `--lanes` help). */
 export const LANE_TRAITS = {
@@ -79,7 +87,10 @@ export const LANE_TRAITS = {
     summary:
       'stock Java client 5.3.3 with our room-aware extension (resources/java-dr: room name servers, same-room sends with failover, AllocateMachineRoomNearby)',
     // Selector (ordered) and transactional sends stay the stock client's own paths.
-    messageKinds: ['normal', 'delayed']
+    messageKinds: ['normal', 'delayed'],
+    // The extension's own default: a JVM client on a busy host stalls past 400 ms now and then, and
+    // the stock remoting client then closes the socket under every request in flight.
+    requestTimeoutMs: 1000
   },
   grpc: {
     runtime: 'node',
@@ -106,7 +117,7 @@ type Traits = typeof LANE_TRAITS
 export type ClientLane = keyof Traits
 
 /** Lanes whose trait `K` is `V`, as a type. */
-type LanesWhere<K extends keyof LaneTraits, V> = {
+type LanesWhere<K extends keyof LaneTraits & keyof Traits[ClientLane], V> = {
   [L in ClientLane]: Traits[L][K] extends V ? L : never
 }[ClientLane]
 
@@ -119,6 +130,12 @@ export type GrpcSdkLane = LanesWhere<'grpcSdk', true>
 
 /** Every lane, in LANE_TRAITS order. */
 export const CLIENT_LANES = Object.keys(LANE_TRAITS) as [ClientLane, ...ClientLane[]]
+
+/** The per-request cap a lane's clients get when the scenario sets none. */
+export function laneRequestTimeoutMs(lane: ClientLane): number {
+  const traits: LaneTraits = LANE_TRAITS[lane]
+  return traits.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+}
 
 /** Whether the lane's producers can send this kind of message. */
 export function laneSends(lane: ClientLane, kind: MessageKind): boolean {

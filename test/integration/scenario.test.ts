@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { LoadedScenario } from '../../common/scenario/run-plan'
+import type { ClientLane } from '../../common/topology/lanes'
 import type { ScenarioReport } from '../../common/scenario/schema'
 import { reportSchema } from '../../common/scenario/schema'
 import { LedgerReader } from '../../main/services/ledger/ledger-reader'
@@ -49,8 +50,20 @@ function shipped(name: string, durationMs?: number): LoadedScenario {
   return loaded
 }
 
-async function run(name: string, durationMs?: number): Promise<ScenarioReport> {
-  const report = await runner.run(shipped(name, durationMs))
+/**
+ * The seed's scenarios run our client beside the stock Java client with our extension (issue 25),
+ * under the same fault at the same instant; every gate sums both lanes, so both must pass it.
+ */
+const DR_LANES: readonly ClientLane[] = ['remoting', 'java-dr']
+
+async function run(
+  name: string,
+  durationMs?: number,
+  lanes?: readonly ClientLane[]
+): Promise<ScenarioReport> {
+  const loaded = shipped(name, durationMs)
+  if (lanes) loaded.scenario.workload.lanes = [...lanes]
+  const report = await runner.run(loaded)
   // The scorecard is the first thing to read when an assertion below fails.
   process.stderr.write(formatScorecard(report))
   expect(reportSchema.safeParse(report).success).toBe(true)
@@ -61,6 +74,33 @@ function gate(report: ScenarioReport, name: string): { passed: boolean; actual: 
   const g = report.gates.find((x) => x.name.startsWith(name))
   if (!g) throw new Error(`no gate "${name}" in ${report.gates.map((x) => x.name).join(', ')}`)
   return g
+}
+
+/** One lane's selections (client ids end with `-<lane>` in a run of several lanes). */
+function selectionsOf(
+  r: ScenarioReport,
+  lane: string,
+  where: { role?: 'producer' | 'consumer'; phase?: 'before-fault' | 'after-fault'; room?: string }
+): ScenarioReport['selections'] {
+  const roomOf = new Map(r.clients.map((c) => [c.id, c.room]))
+  return r.selections.filter(
+    (s) =>
+      s.clientId.endsWith(`-${lane}`) &&
+      (!where.role || s.role === where.role) &&
+      (!where.phase || s.phase === where.phase) &&
+      (!where.room || roomOf.get(s.clientId) === where.room)
+  )
+}
+
+/** Share of a lane's sends or consumptions served in the client's own room. */
+function localShare(r: ScenarioReport, lane: string, role: 'producer' | 'consumer'): number {
+  const roomOf = new Map(r.clients.map((c) => [c.id, c.room]))
+  const all = selectionsOf(r, lane, { role })
+  const total = all.reduce((n, s) => n + s.count, 0)
+  const local = all
+    .filter((s) => s.brokerRoom === roomOf.get(s.clientId))
+    .reduce((n, s) => n + s.count, 0)
+  return total === 0 ? 0 : local / total
 }
 
 beforeAll(async () => {
@@ -93,9 +133,14 @@ afterAll(async () => {
 }, 60_000)
 
 describe('built-in scenarios on real RocketMQ', () => {
-  it('healthy: ≥ 99% of sends and consumptions stay in the client room, nothing lost', async () => {
-    const r = await run('healthy', 10_000)
+  it('healthy: ≥ 99% of sends and consumptions stay in the client room on our lane and java-dr, nothing lost', async () => {
+    const r = await run('healthy', 10_000, DR_LANES)
     expect(r.totals.lost).toBe(0)
+    // Each lane on its own: the Java client with our extension keeps its room as ours does.
+    for (const lane of DR_LANES) {
+      expect(localShare(r, lane, 'producer'), `${lane} sends`).toBeGreaterThanOrEqual(0.99)
+      expect(localShare(r, lane, 'consumer'), `${lane} consumptions`).toBeGreaterThanOrEqual(0.99)
+    }
     expect(r.totals.acked).toBeGreaterThan(0)
     expect(gate(r, 'sends served in own room').passed).toBe(true)
     expect(gate(r, 'consumptions served in own room').passed).toBe(true)
@@ -109,18 +154,24 @@ describe('built-in scenarios on real RocketMQ', () => {
     expect(r.passed).toBe(true)
   }, 180_000)
 
-  it('room1 brokers down: room-1 producers send through room 2, nothing lost', async () => {
+  it('room1 brokers down: room-1 producers of both lanes send through room 2, nothing lost', async () => {
     // Both drivers on real JVMs: controller.test.ts (a master kill); on fakes: drivers-parity.test.ts.
-    const r = await run('room1-brokers-down', 15_000)
+    const r = await run('room1-brokers-down', 15_000, DR_LANES)
     expect(r.totals.lost).toBe(0)
     expect(gate(r, "room1 producers' sends acknowledged by room2").passed).toBe(true)
-    const f = r.failovers.find(
-      (x) => x.kind === 'broker' && x.fromRoom === 'room1' && x.toRoom === 'room2'
-    )
-    expect(f).toBeDefined()
+    for (const lane of DR_LANES) {
+      const f = r.failovers.find(
+        (x) =>
+          x.kind === 'broker' &&
+          x.clientId.endsWith(`-${lane}`) &&
+          x.fromRoom === 'room1' &&
+          x.toRoom === 'room2'
+      )
+      expect(f, `${lane}: a broker failover room1 → room2`).toBeDefined()
+    }
     expect(r.selections).toContainEqual(
       expect.objectContaining({
-        clientId: 'producer-1',
+        clientId: 'producer-1-remoting',
         phase: 'after-fault',
         namesrvRoom: 'room1',
         brokerRoom: 'room2'
@@ -142,7 +193,7 @@ describe('built-in scenarios on real RocketMQ', () => {
     runner.deps.metrics = metrics
     let r: ScenarioReport
     try {
-      r = await run('room1-brokers-and-namesrv-down', 15_000)
+      r = await run('room1-brokers-and-namesrv-down', 15_000, DR_LANES)
       await scrape()
     } finally {
       clearInterval(timer)
@@ -170,7 +221,7 @@ describe('built-in scenarios on real RocketMQ', () => {
     // The run is named while it lasts, and no longer once it ended.
     expect(during.some((t) => t.includes(`drstudio_run_info{run_id="${r.runId}"`))).toBe(true)
     expect(last).not.toContain('drstudio_run_info{')
-    expect(last).toMatch(/drstudio_last_rto_seconds\{room="room1",client="producer-1"/)
+    expect(last).toMatch(/drstudio_last_rto_seconds\{room="room1",client="producer-1-remoting"/)
     expect(r.totals.lost).toBe(0)
     expect(
       r.failovers.some(
@@ -180,20 +231,32 @@ describe('built-in scenarios on real RocketMQ', () => {
     expect(
       r.failovers.some((x) => x.kind === 'broker' && x.fromRoom === 'room1' && x.toRoom === 'room2')
     ).toBe(true)
-    expect(r.selections).toContainEqual(
-      expect.objectContaining({
-        clientId: 'producer-1',
-        phase: 'after-fault',
-        namesrvRoom: 'room2',
-        brokerRoom: 'room2'
-      })
-    )
+    // Both lanes: room 2's name server (from room 1's management node) and room 2's broker.
+    for (const lane of DR_LANES) {
+      expect(r.selections, lane).toContainEqual(
+        expect.objectContaining({
+          clientId: `producer-1-${lane}`,
+          phase: 'after-fault',
+          namesrvRoom: 'room2',
+          brokerRoom: 'room2'
+        })
+      )
+    }
     expect(r.passed).toBe(true)
   }, 180_000)
 
   it('room1 consumers down: room-2 consumers consume room 1 backlog, takeover in the ledger', async () => {
-    const r = await run('room1-consumers-down', 10_000)
+    const r = await run('room1-consumers-down', 10_000, DR_LANES)
     expect(r.totals.lost).toBe(0)
+    // java-dr: room 2's consumer took room 1's queues (AllocateMachineRoomNearby with our resolver).
+    const taken = selectionsOf(r, 'java-dr', {
+      role: 'consumer',
+      phase: 'after-fault',
+      room: 'room2'
+    })
+    expect(
+      taken.filter((s) => s.brokerRoom === 'room1').reduce((n, s) => n + s.count, 0)
+    ).toBeGreaterThan(0)
     expect(gate(r, 'room1 messages consumed by room2 consumers').passed).toBe(true)
     const takeovers = new LedgerReader(recorder.db).events(r.runId, {
       kinds: ['consumer-takeover']
@@ -420,10 +483,25 @@ describe('built-in scenarios on real RocketMQ', () => {
   }, 240_000)
 
   it('room1 management down: clients keep their list, fall back to room 2, keep working', async () => {
-    const r = await run('room1-management-down')
+    const r = await run('room1-management-down', undefined, DR_LANES)
     expect(r.totals.lost).toBe(0)
     expect(r.totals.failed).toBe(0)
     expect(gate(r, 'room1 clients falling back').passed).toBe(true)
+    // Both lanes' room-1 clients asked room 2's management node while their own was down.
+    const fallbacks = new LedgerReader(recorder.db).events(r.runId, {
+      kinds: ['management-fallback']
+    })
+    for (const lane of DR_LANES) {
+      expect(
+        fallbacks.some(
+          (e) =>
+            e.clientId?.endsWith(`-${lane}`) &&
+            e.data.fromRoom === 'room1' &&
+            e.data.toRoom === 'room2'
+        ),
+        lane
+      ).toBe(true)
+    }
     expect(r.passed).toBe(true)
   }, 180_000)
 })

@@ -369,6 +369,25 @@ describe('plan and checks', () => {
     ).toThrow(/workload.lanes: "remoting" appears twice/)
   })
 
+  it("gives each lane its own request cap when the scenario sets none, and the scenario's when it does", () => {
+    const specs = (client: Record<string, unknown>) => {
+      const l = base({
+        client,
+        workload: {
+          rooms: { room1: { producers: 1, consumers: 0 } },
+          lanes: ['remoting', 'java-dr']
+        }
+      })
+      const ctx = {
+        plan: resolveRunPlan({ loaded: l, runId: 1, kind: 'session' }),
+        endpoints: { managementNodes: [], nameServers: [] }
+      } as unknown as RunContext
+      return planClients(l.scenario, l.topology).map((p) => specOf(p, ctx).tuning.requestTimeoutMs)
+    }
+    expect(specs({})).toEqual([400, 1000])
+    expect(specs({ requestTimeout: '700ms' })).toEqual([700, 700])
+  })
+
   it('gives each transactional producer a group of its own, so check-backs reach the one that ran it', () => {
     const specs = (messages: 'normal' | 'transactional') => {
       const l = base({ workload: { messages } })

@@ -4,6 +4,7 @@ import type { ClientState } from '../../worker-wire/protocol'
 import type { RunContext } from './run-context'
 import { pause } from './run-context'
 import { WARMUP_TAG } from './setup'
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../../../common/topology/lanes'
 
 /** What settling means for a consumer: its group, and whether its lane allocates by room. */
 export interface SettleMember {
@@ -90,7 +91,7 @@ export async function warmUpProducers(ctx: RunContext): Promise<boolean> {
   const { scenario } = ctx.plan.loaded
   const warmed = await ctx.fleet.warmup(ids, {
     timeoutMs: scenario.workload.warmupTimeout,
-    fastMs: Math.max(20, scenario.client.requestTimeout / 4),
+    fastMs: Math.max(20, (scenario.client.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS) / 4),
     streak: 40,
     tag: WARMUP_TAG
   })

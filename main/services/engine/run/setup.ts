@@ -7,6 +7,7 @@ import type { ClusterNode } from './cluster-port'
 import { restoreAction } from './cluster-port'
 import type { ClientPlan } from '../../../../common/scenario/client-plan'
 import { brokerGroupRooms, topicsOf } from '../../../../common/topology/model'
+import { laneRequestTimeoutMs } from '../../../../common/topology/lanes'
 import type { Topology } from '../../../../common/topology/schema'
 import type { ClientSpec } from '../../worker-wire/protocol'
 import type { RunContext, RunEndpoints } from './run-context'
@@ -148,7 +149,7 @@ export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
       policy: t.policy ?? topology.settings.selectionPolicy,
       routeRefreshMs: t.routeRefresh ?? topology.settings.routeRefreshMs,
       sendTimeoutMs: t.sendTimeout,
-      requestTimeoutMs: t.requestTimeout,
+      requestTimeoutMs: t.requestTimeout ?? laneRequestTimeoutMs(plan.lane),
       probeIntervalMs: t.probeInterval,
       managementRefreshMs: t.managementRefresh,
       heartbeatIntervalMs: t.heartbeatInterval,

@@ -9,6 +9,12 @@ import java.util.function.LongSupplier;
  * time adapts: a broker that fails again right after its isolation ended is isolated twice as long,
  * up to a cap, and one success forgets its history. No probe: when the time is up the next send
  * tries it, which is the probe.
+ *
+ * <p>A refused connection is proof; a timeout is only a suspicion. A client JVM that stalls for a
+ * moment (GC, a busy host) times out every request in flight, and the stock remoting client then
+ * closes the socket under the rest, so one stall would send a room's traffic across rooms. A
+ * timeout isolates only when confirmed: by an attempt that started at least {@code confirmMs}
+ * after the first suspect one and failed too, or on a broker already isolated before.
  */
 public final class BrokerIsolation {
     private record Strike(long until, int count) {
@@ -16,17 +22,43 @@ public final class BrokerIsolation {
 
     private final long baseMs;
     private final long maxMs;
+    private final long confirmMs;
     private final LongSupplier clock;
     private final Map<String, Strike> strikes = new ConcurrentHashMap<>();
+    /** Start of the earliest attempt that timed out since the broker last answered. */
+    private final Map<String, Long> suspectSince = new ConcurrentHashMap<>();
 
     public BrokerIsolation(long baseMs, long maxMs, LongSupplier clock) {
+        this(baseMs, maxMs, baseMs, clock);
+    }
+
+    /** @param confirmMs how much later a second timed-out attempt must have started to confirm a suspicion */
+    public BrokerIsolation(long baseMs, long maxMs, long confirmMs, LongSupplier clock) {
         if (baseMs <= 0 || maxMs < baseMs) {
             throw new IllegalArgumentException("isolation times must satisfy 0 < base (" + baseMs
                 + " ms) <= max (" + maxMs + " ms)");
         }
         this.baseMs = baseMs;
         this.maxMs = maxMs;
+        this.confirmMs = confirmMs;
         this.clock = clock;
+    }
+
+    /**
+     * A timed-out attempt on {@code broker} that started at {@code attemptStartedAt}: isolates it when
+     * that confirms an earlier suspicion (or it was isolated before); returns for how long, 0 when
+     * it is only suspected.
+     */
+    public long timedOut(String broker, long attemptStartedAt) {
+        if (strikes.containsKey(broker)) return isolate(broker);
+        long since = suspectSince.merge(broker, attemptStartedAt, Math::min);
+        if (attemptStartedAt - since < confirmMs) return 0;
+        return isolate(broker);
+    }
+
+    /** Whether a timeout on {@code broker} is still unconfirmed (it may be retried). */
+    public boolean isSuspected(String broker) {
+        return suspectSince.containsKey(broker) && !strikes.containsKey(broker);
     }
 
     /** Isolates {@code broker} after a failed attempt; returns for how long (ms). */
@@ -44,6 +76,7 @@ public final class BrokerIsolation {
     /** A send succeeded on {@code broker}: it is healthy, and its history is forgotten. */
     public void succeeded(String broker) {
         strikes.remove(broker);
+        suspectSince.remove(broker);
     }
 
     public boolean isIsolated(String broker) {

@@ -22,6 +22,7 @@ public final class RoomAwareConfig {
     private final long isolationMaxMs;
     private final long routePollMs;
     private final Long rebalanceIntervalMs;
+    private final long offsetCommitMs;
     private final RoomAwareListener listener;
 
     private RoomAwareConfig(Builder b) {
@@ -35,6 +36,7 @@ public final class RoomAwareConfig {
         this.isolationMaxMs = b.isolationMaxMs;
         this.routePollMs = b.routePollMs;
         this.rebalanceIntervalMs = b.rebalanceIntervalMs;
+        this.offsetCommitMs = b.offsetCommitMs;
         this.listener = b.listener;
     }
 
@@ -95,6 +97,10 @@ public final class RoomAwareConfig {
         return rebalanceIntervalMs;
     }
 
+    public long offsetCommitMs() {
+        return offsetCommitMs;
+    }
+
     public RoomAwareListener listener() {
         return listener;
     }
@@ -110,6 +116,7 @@ public final class RoomAwareConfig {
         private long isolationMaxMs = 30_000;
         private long routePollMs = 1000;
         private Long rebalanceIntervalMs;
+        private long offsetCommitMs = 1000;
         private RoomAwareListener listener = new RoomAwareListener() {
         };
 
@@ -174,6 +181,16 @@ public final class RoomAwareConfig {
          */
         public Builder rebalanceInterval(long ms) {
             this.rebalanceIntervalMs = positive("rebalanceInterval", ms);
+            return this;
+        }
+
+        /**
+         * How often consumers commit consumed offsets (ClientConfig.persistConsumerOffsetInterval;
+         * default 1000 ms, stock 5 s): what a consumer that takes over a dead room's queues reads
+         * again is what was consumed there since the last commit.
+         */
+        public Builder offsetCommit(long ms) {
+            this.offsetCommitMs = positive("offsetCommit", ms);
             return this;
         }
 

@@ -51,7 +51,7 @@ public class RoomAwareProducer extends DefaultMQProducer {
     RoomAwareProducer(String producerGroup, RoomAwareConfig config, ManagementSource source, LongSupplier clock) {
         super(producerGroup);
         this.config = config;
-        this.isolation = new BrokerIsolation(config.isolationBaseMs(), config.isolationMaxMs(), clock);
+        this.isolation = new BrokerIsolation(config.isolationBaseMs(), config.isolationMaxMs(), config.requestTimeoutMs(), clock);
         this.poller = config.managementNodes().isEmpty() ? null : new NameServerPoller(config, source);
         this.shared = new SendAttempts.Shared(config, isolation, this::brokersOf, clock, getRetryResponseCodes());
         // A broker that left the name server's route leaves the client's within a second (stock 30 s).

@@ -12,7 +12,7 @@ import org.apache.rocketmq.client.impl.factory.MQClientInstance;
  * (averagely within a room) and a {@link RouteRoomResolver}. Its client id carries the room as the
  * unit name ({@code ip@instance@room}) so the other consumers of the group can place it. Name
  * servers follow the room's management node as the producer's do; routes are polled every
- * {@link RoomAwareConfig#routePollMs()}.
+ * {@link RoomAwareConfig#routePollMs()} and offsets committed every {@link RoomAwareConfig#offsetCommitMs()}.
  */
 public class RoomAwarePushConsumer extends DefaultMQPushConsumer {
     /** RebalanceService reads it once, when its class loads. */
@@ -36,6 +36,7 @@ public class RoomAwarePushConsumer extends DefaultMQPushConsumer {
                 return f == null ? null : f.getTopicRouteTable();
             })));
         setPollNameServerInterval((int) config.routePollMs());
+        setPersistConsumerOffsetInterval((int) config.offsetCommitMs());
         if (config.rebalanceIntervalMs() != null && System.getProperty(REBALANCE_INTERVAL_PROPERTY) == null) {
             System.setProperty(REBALANCE_INTERVAL_PROPERTY, Long.toString(config.rebalanceIntervalMs()));
         }

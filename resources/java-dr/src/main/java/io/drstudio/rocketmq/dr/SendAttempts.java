@@ -10,6 +10,8 @@ import java.util.function.LongSupplier;
 import org.apache.rocketmq.client.exception.MQBrokerException;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.remoting.exception.RemotingSendRequestException;
+import org.apache.rocketmq.remoting.exception.RemotingTimeoutException;
 
 /**
  * The attempts of one send, within its timeout: which queue each tries, how long it may take, what a
@@ -44,14 +46,16 @@ final class SendAttempts {
         }
     }
 
-    /** One attempt: the broker and queue, and the most it may take. */
-    record Attempt(BrokerView broker, MessageQueue queue, long timeoutMs) {
+    /** One attempt: the broker and queue, when it started, and the most it may take. */
+    record Attempt(BrokerView broker, MessageQueue queue, long startedAt, long timeoutMs) {
     }
 
     private final Shared shared;
     private final String topic;
     private final long deadline;
     private final Set<String> tried = new HashSet<>();
+    /** Brokers given a second attempt in this send after an unconfirmed timeout. */
+    private final Set<String> retried = new HashSet<>();
     private Attempt firstFailed;
     private Exception last;
 
@@ -63,7 +67,8 @@ final class SendAttempts {
 
     /** The next attempt, or null when the time is up or every broker was tried. */
     synchronized Attempt next() throws MQClientException {
-        long remaining = deadline - shared.clock.getAsLong();
+        long now = shared.clock.getAsLong();
+        long remaining = deadline - now;
         if (remaining <= 0) return null;
         List<BrokerView> brokers = shared.routes.brokersOf(topic);
         int cursor = shared.cursor.getAndIncrement();
@@ -76,19 +81,34 @@ final class SendAttempts {
             : Math.min(remaining, shared.config.requestTimeoutMs());
         String previous = shared.lastBroker.put(topic, b.name());
         if (!b.name().equals(previous)) shared.config.listener().brokerChosen(topic, b.name(), b.room(), choice.reason());
-        return new Attempt(b, b.queue(cursor), timeout);
+        return new Attempt(b, b.queue(cursor), now, timeout);
     }
 
     /**
      * A failed attempt: isolates its broker so the next attempt (and other sends) go elsewhere. A
-     * broker's answer that no retry can change (the message is refused) is thrown back instead.
+     * timeout isolates only when confirmed ({@link BrokerIsolation#timedOut}); until then the
+     * broker may be tried once more in this send, on a fresh connection. A broker's answer that no
+     * retry can change (the message is refused) is thrown back instead.
      */
     synchronized void failed(Attempt a, Exception e) throws MQBrokerException {
         if (e instanceof MQBrokerException be && !shared.retryResponseCodes.contains(be.getResponseCode())) throw be;
         last = e;
         if (firstFailed == null) firstFailed = a;
-        long isolatedFor = shared.isolation.isolate(a.broker().name());
-        shared.config.listener().brokerIsolated(a.broker().name(), a.broker().room(), isolatedFor, e);
+        String name = a.broker().name();
+        long isolatedFor = timedOut(e) ? shared.isolation.timedOut(name, a.startedAt()) : shared.isolation.isolate(name);
+        if (isolatedFor > 0) {
+            shared.config.listener().brokerIsolated(name, a.broker().room(), isolatedFor, e);
+        } else if (retried.add(name)) {
+            tried.remove(name);
+        }
+    }
+
+    /**
+     * No answer in time, or the socket closed under a request (the stock client closes it after a
+     * timeout): the broker may be alive and the client the one that stalled.
+     */
+    static boolean timedOut(Exception e) {
+        return e instanceof RemotingTimeoutException || e instanceof RemotingSendRequestException;
     }
 
     /** A successful attempt: its broker is healthy; a success after a failure elsewhere is a failover. */

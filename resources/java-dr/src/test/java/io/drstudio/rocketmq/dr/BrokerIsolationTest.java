@@ -60,4 +60,32 @@ class BrokerIsolationTest {
         assertThrows(IllegalArgumentException.class, () -> new BrokerIsolation(0, 10, now::get));
         assertThrows(IllegalArgumentException.class, () -> new BrokerIsolation(100, 10, now::get));
     }
+
+    @Test
+    void aTimeoutIsASuspicionUntilAnAttemptStartedARequestTimeoutLaterTimesOutToo() {
+        BrokerIsolation iso = new BrokerIsolation(1000, 5000, 400, now::get);
+        // A stall of the client: every request in flight times out at once.
+        assertEquals(0, iso.timedOut("broker-a", 10_000));
+        assertEquals(0, iso.timedOut("broker-a", 10_150));
+        assertEquals(0, iso.timedOut("broker-a", 10_399));
+        assertTrue(iso.isSuspected("broker-a"));
+        assertFalse(iso.isIsolated("broker-a"));
+        // A hung broker: an attempt started 400 ms after the first one fails too.
+        assertEquals(1000, iso.timedOut("broker-a", 10_400));
+        assertTrue(iso.isIsolated("broker-a"));
+        assertFalse(iso.isSuspected("broker-a"));
+    }
+
+    @Test
+    void aTimeoutOnABrokerIsolatedBeforeIsolatesAtOnceAndAnAnswerClearsSuspicion() {
+        BrokerIsolation iso = new BrokerIsolation(1000, 5000, 400, now::get);
+        iso.isolate("broker-a");
+        now.addAndGet(1000);
+        assertEquals(2000, iso.timedOut("broker-a", now.get()));
+        assertEquals(0, iso.timedOut("broker-b", 10_000));
+        iso.succeeded("broker-b");
+        assertFalse(iso.isSuspected("broker-b"));
+        // The suspicion starts over: an attempt 400 ms after the cleared one is a first timeout again.
+        assertEquals(0, iso.timedOut("broker-b", 10_400));
+    }
 }

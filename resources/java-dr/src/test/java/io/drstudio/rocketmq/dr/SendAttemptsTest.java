@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.rocketmq.client.exception.MQBrokerException;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.remoting.exception.RemotingConnectException;
+import org.apache.rocketmq.remoting.exception.RemotingSendRequestException;
+import org.apache.rocketmq.remoting.exception.RemotingTimeoutException;
 import org.junit.jupiter.api.Test;
 
 class SendAttemptsTest {
@@ -39,7 +41,7 @@ class SendAttemptsTest {
                 heard.add("failover " + fromRoom + "->" + toRoom);
             }
         }).build();
-    private final BrokerIsolation isolation = new BrokerIsolation(1000, 8000, now::get);
+    private final BrokerIsolation isolation = new BrokerIsolation(1000, 8000, 400, now::get);
     /** Response code 2 (SYSTEM_BUSY) is retried; 13 (MESSAGE_ILLEGAL) is not. */
     private final SendAttempts.Shared shared = new SendAttempts.Shared(config, isolation, topic -> route, now::get, Set.of(2));
 
@@ -117,5 +119,34 @@ class SendAttemptsTest {
         assertNull(a.next());
         MQClientException e = assertInstanceOf(MQClientException.class, a.failure());
         assertTrue(e.getMessage().contains("no route"), e.getMessage());
+    }
+
+    @Test
+    void aTimeoutRetriesItsRoomsBrokerOnceAndOnlyAConfirmedOneLeavesTheRoom() throws Exception {
+        SendAttempts a = new SendAttempts(shared, "t", 3000);
+        SendAttempts.Attempt first = a.next();
+        now.addAndGet(400);
+        a.failed(first, new RemotingTimeoutException("wait response timeout, 400(ms)"));
+        // Unconfirmed: a second try at home, on a fresh connection.
+        SendAttempts.Attempt second = a.next();
+        assertEquals("broker-a", second.broker().name());
+        now.addAndGet(400);
+        // Started 400 ms after the first: the broker hangs. Isolated; the third attempt leaves the room.
+        a.failed(second, new RemotingTimeoutException("wait response timeout, 400(ms)"));
+        assertEquals("isolated broker-a 1000", heard.get(heard.size() - 1));
+        assertEquals("other-room", BrokerChooser.choose("room1", route, isolation, Set.of("broker-a"), 0).reason());
+        assertTrue(!"broker-a".equals(a.next().broker().name()));
+    }
+
+    @Test
+    void aSocketClosedUnderARequestAfterAStallIsNotProofTheBrokerIsDown() throws Exception {
+        SendAttempts a = new SendAttempts(shared, "t", 3000);
+        SendAttempts.Attempt first = a.next();
+        now.addAndGet(100);
+        a.failed(first, new RemotingSendRequestException("127.0.0.1:10911"));
+        assertTrue(heard.stream().noneMatch(h -> h.startsWith("isolated")));
+        assertEquals("broker-a", a.next().broker().name());
+        assertTrue(SendAttempts.timedOut(new RemotingSendRequestException("x")));
+        assertTrue(!SendAttempts.timedOut(new RemotingConnectException("x")));
     }
 }
