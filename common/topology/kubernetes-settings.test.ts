@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { labelKeyProblem } from './kubernetes-settings'
 import type { Problem } from './validate'
-import { validateTopology } from './validate'
+import { serializeTopology, validateTopology } from './validate'
 
 function problemsWith(kubernetes: unknown): Problem[] {
   const doc = JSON.parse(readFileSync('resources/topologies/two-rooms.json', 'utf8'))
@@ -58,5 +58,17 @@ describe('labelKeyProblem', () => {
     const p = labelKeyProblem(key)
     if (problem === null) expect(p).toBeNull()
     else expect(p).toContain(problem)
+  })
+})
+
+describe('settings.kubernetes in a saved topology', () => {
+  it('survives serializeTopology unchanged', () => {
+    const doc = JSON.parse(readFileSync('resources/topologies/two-rooms.json', 'utf8'))
+    doc.settings.kubernetes = { zoneLabel: 'example.com/room', zones: { room1: 'a' } }
+    const r = validateTopology(doc)
+    if (!r.ok) throw new Error(JSON.stringify(r.problems))
+    expect(JSON.parse(serializeTopology(r.topology)).settings.kubernetes).toEqual(
+      doc.settings.kubernetes
+    )
   })
 })
