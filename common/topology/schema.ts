@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { FieldProblem } from './fields'
 import { checkHost, idProblem, nameText, rocketmqNameProblem } from './fields'
 import { CLIENT_LANES, MESSAGE_KINDS } from './lanes'
+import { kubernetesSettingsSchema } from './kubernetes-settings'
 
 /** Adds a custom issue carrying its fix, which validate.ts turns into the problem's hint. */
 function issue(ctx: z.RefinementCtx, p: FieldProblem): void {
@@ -226,7 +227,9 @@ export const topologySettingsSchema = z.strictObject({
    * or regions per GB): every report's traffic section turns its cross-room bytes into a cost per
    * hour. Absent: no cost is shown.
    */
-  pricePerGb: z.number().nonnegative().max(1_000_000).optional()
+  pricePerGb: z.number().nonnegative().max(1_000_000).optional(),
+  /** `drstudio export --target kubernetes`: namespace, zone label and values, images, resources. */
+  kubernetes: kubernetesSettingsSchema.optional()
 })
 
 /**

@@ -1,4 +1,5 @@
 import { actionProblems } from './actions'
+import { kubernetesProblems } from './kubernetes-settings'
 import { notAnObject, schemaProblems } from './issues'
 import type { Problem } from './problem'
 import { parseJsonStrict } from './json-text'
@@ -169,6 +170,7 @@ export function semanticProblems(topology: Topology): Problem[] {
 
   problems.push(...networkProblems(topology))
   problems.push(...actionProblems(topology))
+  problems.push(...kubernetesProblems(topology))
   return problems
 }
 

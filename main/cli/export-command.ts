@@ -7,6 +7,7 @@ import { findPlaceholders } from '../services/export/placeholders'
 import type { ExportTarget, LatestResults } from '../services/export/types'
 import { EXPORT_TARGETS } from '../services/export/types'
 import { parseResults } from '../services/export/results'
+import { documentKind } from './chaos-export-command'
 
 export interface ExportCommandOptions {
   /** Latest scenario results to record in the README (the CLI reads them from the recorder). */
@@ -68,6 +69,12 @@ export function runExportCommand(
   out: TextSink = process.stdout,
   err: TextSink = process.stderr
 ): number {
+  if (documentKind(topologyPath) === 'scenario') {
+    err.write(
+      `drstudio export: ${topologyPath} is a scenario file; export it with --target chaos-mesh (Chaos Mesh objects), or export the topology it names\n`
+    )
+    return 2
+  }
   const loaded = loadTopologyForCli(topologyPath)
   if (!loaded.ok) {
     for (const line of loaded.lines) err.write(line + '\n')

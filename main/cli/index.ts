@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander'
 import { findAppPaths } from '../services/app-paths'
 import { runExportCommand } from './export-command'
+import { runChaosExportCommand } from './chaos-export-command'
 import { runLintCommand } from './lint-command'
 import { watchLifeline } from '../services/lifeline'
 import { runManagementNode } from '../services/management'
@@ -170,29 +171,44 @@ export function buildProgram(): Command {
 
   program
     .command('export')
-    .description('write production configuration for a topology, one folder per room')
-    .argument('<topology>', 'topology JSON file')
+    .description(
+      'write production configuration for a topology, one folder per room (or, --target chaos-mesh, a scenario as Chaos Mesh objects)'
+    )
+    .argument('<file>', 'topology JSON file (a scenario YAML file with --target chaos-mesh)')
     .requiredOption('--out <dir>', 'output folder (created; a previous export there is replaced)')
     .option('--values <file>', 'JSON map of placeholder → value to fill in')
     .option('--results <file>', 'scenario report(s) to quote instead of the recorded runs')
     .option(
       '--target <what>',
-      'all (default), or grafana: only the dashboard of the live metrics (grafana/drstudio-dashboard.json)'
+      'all (default); grafana: only the dashboard of the live metrics; kubernetes: Kustomize manifests (kubectl apply -k); chaos-mesh: a scenario as a Chaos Mesh Workflow and Schedule'
+    )
+    .option(
+      '--schedule <cron>',
+      'with --target chaos-mesh: cron of the recurring game day (default "0 10 * * 3")'
     )
     .option('--json', 'machine-readable output')
     .action(
       (
         file: string,
-        opts: { out: string; values?: string; results?: string; json?: boolean; target?: string }
+        opts: {
+          out: string
+          values?: string
+          results?: string
+          json?: boolean
+          target?: string
+          schedule?: string
+        }
       ) =>
         guarded(() =>
-          runExportCommand(file, opts.out, {
-            valuesPath: opts.values,
-            resultsPath: opts.results,
-            results: opts.results ? undefined : recordedResults(file),
-            json: opts.json,
-            ...(opts.target ? { target: opts.target } : {})
-          })
+          opts.target === 'chaos-mesh'
+            ? runChaosExportCommand(file, opts.out, { json: opts.json, schedule: opts.schedule })
+            : runExportCommand(file, opts.out, {
+                valuesPath: opts.values,
+                resultsPath: opts.results,
+                results: opts.results ? undefined : recordedResults(file),
+                json: opts.json,
+                ...(opts.target ? { target: opts.target } : {})
+              })
         )
     )
 

@@ -10,6 +10,7 @@ import {
 import { dirname, join, resolve, sep } from 'node:path'
 import type { Topology } from '../../../common/topology/schema'
 import { GRAFANA_DASHBOARD_FILE, MANIFEST_FILE, renderExport } from './render'
+import { renderKubernetes } from './kubernetes/render-kubernetes'
 import type { ExportOptions, ExportResult, ExportTarget } from './types'
 
 /** Export failure a user can act on; the message names the folder and the fix. */
@@ -48,27 +49,42 @@ function clearPrevious(outDir: string, files: string[]): void {
   }
 }
 
-/** `--target grafana`: the dashboard alone, with a manifest naming just it. */
-function onlyTarget(
-  files: Map<string, string>,
-  target: ExportTarget,
-  topology: Topology
-): Map<string, string> {
-  if (target === 'all') return files
-  const kept = [GRAFANA_DASHBOARD_FILE, MANIFEST_FILE].sort()
-  const manifest = { generator: 'drstudio export', topology: topology.name, files: kept }
+/** Adds the manifest that lets a re-export into the same folder replace exactly these files. */
+export function withManifest(files: Map<string, string>, name: string): Map<string, string> {
+  const paths = [...files.keys(), MANIFEST_FILE].sort()
+  const manifest = { generator: 'drstudio export', topology: name, files: paths }
   const text = (f: string) =>
     f === MANIFEST_FILE ? JSON.stringify(manifest, null, 2) + '\n' : files.get(f)!
-  return new Map(kept.map((f) => [f, text(f)]))
+  return new Map(paths.map((f) => [f, text(f)]))
+}
+
+/** The files of one target; `all` and `grafana` share the render, `grafana` keeps the dashboard. */
+function renderTarget(
+  topology: Topology,
+  target: ExportTarget,
+  opts: Omit<ExportOptions, 'outDir' | 'target'>
+): Map<string, string> {
+  switch (target) {
+    case 'all':
+      return renderExport(topology, opts)
+    case 'grafana': {
+      const dashboard = renderExport(topology, opts).get(GRAFANA_DASHBOARD_FILE)!
+      return withManifest(new Map([[GRAFANA_DASHBOARD_FILE, dashboard]]), topology.name)
+    }
+    case 'kubernetes':
+      return withManifest(renderKubernetes(topology), topology.name)
+    case 'chaos-mesh':
+      throw new ExportError(
+        '--target chaos-mesh exports a scenario file, not a topology: drstudio export <scenario.yaml> --target chaos-mesh --out DIR'
+      )
+  }
 }
 
 /**
- * Writes production configs, launchers, a staging docker-compose copy, diagrams and a README for a
- * topology. Refuses a non-empty folder that is not a previous export, so it never mixes with other files.
+ * Writes rendered files into outDir. Refuses a non-empty folder that is not a previous export, so
+ * it never mixes with other files; a previous export's files are removed first.
  */
-export function exportTopology(topology: Topology, options: ExportOptions): ExportResult {
-  const { outDir, target, ...renderOpts } = options
-  const files = onlyTarget(renderExport(topology, renderOpts), target ?? 'all', topology)
+export function writeExport(outDir: string, files: Map<string, string>): ExportResult {
   if (existsSync(outDir) && readdirSync(outDir).length > 0) {
     const previous = previousFiles(outDir)
     if (previous === null) {
@@ -84,4 +100,13 @@ export function exportTopology(topology: Topology, options: ExportOptions): Expo
     writeFileSync(abs, text, { mode: rel.endsWith('.sh') ? 0o755 : 0o644 })
   }
   return { files: [...files.keys()] }
+}
+
+/**
+ * Writes production configs, launchers, a staging docker-compose copy, diagrams and a README for a
+ * topology (or, by target, only the dashboard or Kubernetes manifests).
+ */
+export function exportTopology(topology: Topology, options: ExportOptions): ExportResult {
+  const { outDir, target, ...renderOpts } = options
+  return writeExport(outDir, renderTarget(topology, target ?? 'all', renderOpts))
 }

@@ -25,8 +25,11 @@ export const latestResultsSchema = z.object({
 })
 export type LatestResults = z.infer<typeof latestResultsSchema>
 
-/** What an export writes: everything, or only the Grafana dashboard. */
-export const EXPORT_TARGETS = ['all', 'grafana'] as const
+/**
+ * What an export writes: everything, only the Grafana dashboard, Kubernetes manifests, or (from a
+ * scenario file) Chaos Mesh objects.
+ */
+export const EXPORT_TARGETS = ['all', 'grafana', 'kubernetes', 'chaos-mesh'] as const
 export type ExportTarget = (typeof EXPORT_TARGETS)[number]
 
 export interface ExportOptions {
