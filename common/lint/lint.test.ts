@@ -144,6 +144,20 @@ const CASES: Record<
     nodes: ['producer-1', 'consumer-1', 'producer-2', 'consumer-2'],
     path: '$.settings.zoneMode'
   },
+  'java-clients-without-extension': {
+    bad: () =>
+      twoRooms((d) => {
+        d.rooms[0].producers[0].lane = 'java'
+        d.rooms[1].consumers[0].lane = 'java-zone'
+      }),
+    good: () =>
+      twoRooms((d) => {
+        d.rooms[0].producers[0].lane = 'java-dr'
+        d.rooms[1].consumers[0].lane = 'java-dr'
+      }),
+    nodes: ['producer-1', 'consumer-2'],
+    path: '$.rooms[0].producers[0].lane'
+  },
   'fallback-room-without-broker': {
     bad: () => twoRooms((d) => (d.rooms[0].producers[0].fallbackRooms = ['room1'])),
     good: () => twoRooms((d) => (d.rooms[0].producers[0].fallbackRooms = ['room2'])),

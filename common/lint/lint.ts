@@ -7,6 +7,7 @@ import { CONTROLLER_MODE_CHECKS } from './controller-mode'
 import { MULTI_ROOM_CHECKS } from './multi-room'
 import type { LintFinding, LintRuleId } from './rules'
 import { LINT_RULES } from './rules'
+import { isJavaLane } from '../topology/lanes'
 
 function hostText(node: TopologyNode): string {
   return node.kind === 'producer' || node.kind === 'consumer' ? '' : (node.spec.host ?? '')
@@ -235,6 +236,23 @@ const CHECKS: { [K in LintRuleId]: Check } = {
         hint: 'turn zoneMode off (DR Studio clients prefer their room and fall back), or give every client fallbackRooms',
         nodeIds: stuck.map((c) => c.id),
         path: '$.settings.zoneMode'
+      }
+    ]
+  },
+
+  'java-clients-without-extension': ({ clients }) => {
+    const stock = clients.filter((c) => isJavaLane(c.spec.lane) && c.spec.lane !== 'java-dr')
+    if (stock.length === 0) return []
+    const zone = stock.filter((c) => c.spec.lane === 'java-zone').length
+    return [
+      {
+        message:
+          `${stock.length} client(s) run the stock Java client (${uniq(stock.map((c) => c.spec.lane)).join(', ')})` +
+          (zone ? `; ${zone} in zone mode get no route when their room loses its brokers` : '') +
+          (zone < stock.length ? '; the others send about half their traffic across rooms' : ''),
+        hint: 'set their lane to java-dr: the stock client with DR Studio’s room-aware extension (each room’s export has RoomAwareSetup.java; docs/java-client.md)',
+        nodeIds: stock.map((c) => c.id),
+        path: stock[0]!.path + '.lane'
       }
     ]
   },

@@ -102,6 +102,12 @@ export const LINT_RULES = [
     why: 'RocketMQ zone mode makes name servers return only same-room brokers; clients without fallback rooms get an empty route when their room loses its brokers.'
   },
   {
+    id: 'java-clients-without-extension',
+    severity: 'warning',
+    title: 'Stock Java clients without the room-aware extension',
+    why: 'The stock Java client spreads sends over every room’s brokers (about half cross the room link while healthy), and zone mode has no fallback at all; the java-dr extension keeps a room’s traffic at home and fails over.'
+  },
+  {
     id: 'fallback-room-without-broker',
     severity: 'warning',
     title: 'Fallback room that cannot serve',

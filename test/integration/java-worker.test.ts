@@ -1,10 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { delimiter, dirname, join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DeliveryRecord, SendRecord } from '../../main/services/ledger/types'
 import { findJava, Sandbox } from '../../main/services/sandbox'
+import { scrubEnv } from '../../main/services/sandbox/jvm'
 import type { JavaLane } from '../../common/topology/lanes'
 import { JAVA_LANES } from '../../common/topology/lanes'
 import type { JavaWorkerPlan } from '../../main/services/workers/java-worker-command'
@@ -54,6 +55,89 @@ function buildWorker(): void {
     encoding: 'utf8'
   })
   expect(build.status, `${build.stdout}${build.stderr}`).toBe(0)
+}
+
+/** examples/java-dr-app: plain Maven, the stock client and the extension only (issue 25). */
+const EXAMPLE = join(REPO, 'examples', 'java-dr-app')
+const EXAMPLE_TOPIC = 'jw-example'
+
+function buildExample(): void {
+  const mvn = spawnSync(
+    'mvn',
+    [
+      '-B',
+      '-q',
+      '-DskipTests',
+      'package',
+      'dependency:build-classpath',
+      '-Dmdep.outputFile=target/classpath.txt'
+    ],
+    { cwd: EXAMPLE, encoding: 'utf8' }
+  )
+  expect(mvn.status, `${mvn.stdout}${mvn.stderr}`).toBe(0)
+  // What `drstudio export` hands a Java team compiles against the extension as it is.
+  const out = mkdtempSync(join(tmpdir(), 'drstudio-it-room-aware-setup-'))
+  const javac = spawnSync(
+    join(dirname(findJava().path), 'javac'),
+    [
+      '-d',
+      out,
+      '-cp',
+      exampleClasspath(),
+      join(REPO, 'test/golden/export/two-rooms/room1/RoomAwareSetup.java')
+    ],
+    { encoding: 'utf8' }
+  )
+  rmSync(out, { recursive: true, force: true })
+  expect(javac.status, javac.stderr).toBe(0)
+}
+
+const exampleClasspath = (): string =>
+  [
+    join(EXAMPLE, 'target', 'classes'),
+    readFileSync(join(EXAMPLE, 'target', 'classpath.txt'), 'utf8').trim()
+  ].join(delimiter)
+
+/** Starts the example in room 1 for 10 s; its output lines, and its summary line once it exits. */
+function startExample(management: string): { lines: string[]; exited: Promise<string> } {
+  const child = spawn(
+    findJava().path,
+    [
+      '-Xmx128m',
+      '-XX:+UseSerialGC',
+      '-XX:TieredStopAtLevel=1',
+      '-cp',
+      exampleClasspath(),
+      'example.DrExample',
+      '--room',
+      'room1',
+      '--management',
+      management,
+      '--topic',
+      EXAMPLE_TOPIC,
+      '--seconds',
+      '10',
+      '--drain',
+      '1',
+      '--rate',
+      '20'
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: scrubEnv(process.env) }
+  )
+  const lines: string[] = []
+  let rest = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    const parts = (rest + chunk).split('\n')
+    rest = parts.pop()!
+    lines.push(...parts)
+  })
+  child.stderr.resume()
+  const exited = new Promise<string>((resolve) =>
+    child.on('exit', () =>
+      resolve(lines.find((l) => l.startsWith('summary')) ?? `exited without a summary`)
+    )
+  )
+  return { lines, exited }
 }
 
 const workerCommand = (plan: JavaWorkerPlan, workDir: string): WorkerCommand =>
@@ -267,9 +351,13 @@ describe('Java client worker on real RocketMQ 5.3.3', () => {
 
   beforeAll(async () => {
     buildWorker()
+    buildExample()
 
     const raw = JSON.parse(readFileSync(join(REPO, 'resources/topologies/two-rooms.json'), 'utf8'))
-    raw.topics = JAVA_LANES.map((lane) => ({ name: topicOf(lane), queues: 4 }))
+    raw.topics = [
+      ...JAVA_LANES.map((lane) => ({ name: topicOf(lane), queues: 4 })),
+      { name: EXAMPLE_TOPIC, queues: 4 }
+    ]
     const topology = topologySchema.parse(raw)
     runDir = (await sb.start(topology)).runDir!
     await createTopologyTopicsOn(sb, topology)
@@ -464,7 +552,17 @@ describe('Java client worker on real RocketMQ 5.3.3', () => {
       .toBeGreaterThan(0)
   })
 
-  it('room 1 broker killed: java and java-dr fail over room1 → room2, java-zone has no fallback, nothing acknowledged is lost', async () => {
+  it('room 1 broker killed: java and java-dr fail over room1 → room2, java-zone has no fallback, nothing acknowledged is lost; so does the example application', async () => {
+    // examples/java-dr-app, as a user runs it against a sandbox: room 1, both management nodes.
+    const example = startExample(
+      ROOMS.map((room, i) => `${room}=http://${sb.node(`mgmt-${i + 1}`).address}`).join(',')
+    )
+    await expect
+      .poll(() => example.lines.filter((l) => /^sent .* broker=broker-a /.test(l)).length, {
+        timeout: 30_000,
+        message: `the example sent nothing to broker-a:\n${example.lines.join('\n')}`
+      })
+      .toBeGreaterThan(5)
     const killedAt = Date.now()
     await sb.act('broker-1', 'kill')
     const failovers = (lane: JavaLane): EventRow[] =>
@@ -533,6 +631,21 @@ describe('Java client worker on real RocketMQ 5.3.3', () => {
       )
       .toBeGreaterThan(0)
     expect(sends(zone).every((s) => s.status === 'failed' || s.brokerRoom === 'room1')).toBe(true)
+
+    // The example left room 1 for room 2 and lost no send on the way.
+    await expect
+      .poll(() => example.lines.some((l) => /^sent .* broker=broker-b /.test(l)), {
+        timeout: 10_000
+      })
+      .toBe(true)
+    const summary = await example.exited
+    expect(summary, example.lines.join('\n')).toMatch(/^summary sent=\d+ failed=0 received=[1-9]/)
+    expect(example.lines.filter((l) => l.startsWith('nameservers'))[0]).toContain('same-room')
+    expect(
+      example.lines.some(
+        (l) => l === 'failover broker-a (room1) -> broker-b (room2)' || /^isolated broker-a/.test(l)
+      )
+    ).toBe(true)
 
     await sb.act('broker-1', 'start')
     const stopped = await Promise.all(

@@ -1,7 +1,7 @@
 import { lintTopology } from '../../../common/lint/lint'
 import { listNodes } from '../../../common/topology/model'
 import type { Topology } from '../../../common/topology/schema'
-import { clientJavaProperties, clientJson } from './client-files'
+import { clientJavaProperties, clientJson, roomAwareSetupJava } from './client-files'
 import { composeYaml, stagingPath } from './compose'
 import { controllerConf, startControllerScript } from './controller-files'
 import { drawio, mermaid } from './diagrams'
@@ -99,6 +99,10 @@ export function renderExport(topology: Topology, opts: RenderOptions = {}): Map<
     production.set(
       `${room.id}/client-java.properties`,
       fill('client-java.properties', clientJavaProperties(topology, room, prod))
+    )
+    production.set(
+      `${room.id}/RoomAwareSetup.java`,
+      fill('RoomAwareSetup.java', roomAwareSetupJava(topology, room, prod))
     )
   }
 

@@ -1,4 +1,9 @@
-import { brokerGroupRoom, brokerRoleOf, listNodes, nodesOfKind } from '../../../common/topology/model'
+import {
+  brokerGroupRoom,
+  brokerRoleOf,
+  listNodes,
+  nodesOfKind
+} from '../../../common/topology/model'
 import type { Topology } from '../../../common/topology/schema'
 import type { BrokerNode, Endpoints, ProxyNode, ServerNode } from './placeholders'
 import { embeddedControllerLines, replicaLines } from './controller-files'
@@ -67,15 +72,12 @@ export function brokerConf(topology: Topology, broker: BrokerNode, ep: Endpoints
     `brokerName=${spec.brokerName}`,
     ...(replica
       ? replicaLines(topology, broker, ep)
-      : [
-          `brokerId=${master ? 0 : spec.brokerId}`,
-          `brokerRole=${brokerRoleOf(spec)}`
-        ]),
+      : [`brokerId=${master ? 0 : spec.brokerId}`, `brokerRole=${brokerRoleOf(spec)}`]),
     ...(master && spec.replication === 'sync'
       ? [
           '# SYNC_MASTER waits for a slave only when inSyncReplicas counts one (master included): with',
-          '# RocketMQ 5\'s default 1 it acknowledges at once. A write its slave has not confirmed within',
-          '# slaveTimeout (3000 ms by default, the Java client\'s send timeout too) is answered',
+          "# RocketMQ 5's default 1 it acknowledges at once. A write its slave has not confirmed within",
+          "# slaveTimeout (3000 ms by default, the Java client's send timeout too) is answered",
           '# FLUSH_SLAVE_TIMEOUT, stored on the master alone.',
           'inSyncReplicas=2'
         ]

@@ -49,6 +49,7 @@ final class DrClients {
             .requestTimeout(spec.tuning("requestTimeoutMs", REQUEST_TIMEOUT_MS))
             .routePoll(spec.tuning("routeRefreshMs", INTERVAL_MS))
             .pollInterval(spec.tuning("managementRefreshMs", INTERVAL_MS))
+            .heartbeat(spec.tuning("heartbeatIntervalMs", INTERVAL_MS))
             .listener(new LedgerListener(spec, outbox));
         for (ClientSpec.ManagementNode m : spec.managementNodes) b.managementNode(m.room(), m.url());
         for (Map.Entry<String, String> e : spec.brokerRooms.entrySet()) b.brokerRoom(e.getKey(), e.getValue());

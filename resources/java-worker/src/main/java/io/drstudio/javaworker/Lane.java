@@ -57,11 +57,8 @@ enum Lane {
      */
     void applyProducer(ClientSpec spec, DefaultMQProducer p) {
         p.setSendMsgTimeout((int) spec.tuning("sendTimeoutMs", STOCK_SEND_TIMEOUT_MS));
-        if (this == JAVA_DR) {
-            // Its own attempts and isolation replace retries and the fault strategy; heartbeats as ours.
-            p.setHeartbeatBrokerInterval((int) spec.tuning("heartbeatIntervalMs", TUNED_INTERVAL_MS));
-            return;
-        }
+        // java-dr: the extension's own attempts and isolation replace retries and the fault strategy.
+        if (this == JAVA_DR) return;
         if (this != JAVA_TUNED) return;
         long budget = spec.tuning("sendTimeoutMs", STOCK_SEND_TIMEOUT_MS);
         long perRequest = Math.min(budget, spec.tuning("requestTimeoutMs", TUNED_REQUEST_TIMEOUT_MS));

@@ -21,7 +21,8 @@ public final class RoomAwareConfig {
     private final long isolationBaseMs;
     private final long isolationMaxMs;
     private final long routePollMs;
-    private final Long rebalanceIntervalMs;
+    private final long heartbeatMs;
+    private final long rebalanceIntervalMs;
     private final long offsetCommitMs;
     private final RoomAwareListener listener;
 
@@ -35,6 +36,7 @@ public final class RoomAwareConfig {
         this.isolationBaseMs = b.isolationBaseMs;
         this.isolationMaxMs = b.isolationMaxMs;
         this.routePollMs = b.routePollMs;
+        this.heartbeatMs = b.heartbeatMs;
         this.rebalanceIntervalMs = b.rebalanceIntervalMs;
         this.offsetCommitMs = b.offsetCommitMs;
         this.listener = b.listener;
@@ -92,8 +94,12 @@ public final class RoomAwareConfig {
         return routePollMs;
     }
 
-    /** Null: leave {@code rocketmq.client.rebalance.waitInterval} as the JVM has it. */
-    public Long rebalanceIntervalMs() {
+    public long heartbeatMs() {
+        return heartbeatMs;
+    }
+
+    /** What {@code rocketmq.client.rebalance.waitInterval} becomes unless the JVM already has it. */
+    public long rebalanceIntervalMs() {
         return rebalanceIntervalMs;
     }
 
@@ -115,7 +121,8 @@ public final class RoomAwareConfig {
         private long isolationBaseMs = 1000;
         private long isolationMaxMs = 30_000;
         private long routePollMs = 1000;
-        private Long rebalanceIntervalMs;
+        private long heartbeatMs = 1000;
+        private long rebalanceIntervalMs = 1000;
         private long offsetCommitMs = 1000;
         private RoomAwareListener listener = new RoomAwareListener() {
         };
@@ -175,9 +182,20 @@ public final class RoomAwareConfig {
         }
 
         /**
-         * Consumers' periodic rebalance (stock 20 s). JVM-wide: set through the system property
-         * {@code rocketmq.client.rebalance.waitInterval} when the first consumer is created, unless
-         * the JVM already has it.
+         * How often the client heartbeats every broker of its routes (ClientConfig.heartbeatBrokerInterval;
+         * default 1000 ms, stock 30 s). A consumer cut off from a broker and back is in that broker's
+         * consumer list again, so other rooms stop sharing its room's queues, one heartbeat later.
+         */
+        public Builder heartbeat(long ms) {
+            this.heartbeatMs = positive("heartbeat", ms);
+            return this;
+        }
+
+        /**
+         * Consumers' periodic rebalance (default 1000 ms, stock 20 s): how soon a consumer notices a
+         * room that lost its consumers when no broker told it. JVM-wide: set through the system
+         * property {@code rocketmq.client.rebalance.waitInterval} when the first consumer is
+         * created, unless the JVM already has it (start it with the property to choose yourself).
          */
         public Builder rebalanceInterval(long ms) {
             this.rebalanceIntervalMs = positive("rebalanceInterval", ms);

@@ -56,6 +56,7 @@ public class RoomAwareProducer extends DefaultMQProducer {
         this.shared = new SendAttempts.Shared(config, isolation, this::brokersOf, clock, getRetryResponseCodes());
         // A broker that left the name server's route leaves the client's within a second (stock 30 s).
         setPollNameServerInterval((int) config.routePollMs());
+        setHeartbeatBrokerInterval((int) config.heartbeatMs());
     }
 
     public RoomAwareConfig roomAwareConfig() {
@@ -74,7 +75,7 @@ public class RoomAwareProducer extends DefaultMQProducer {
 
     @Override
     public void start() throws MQClientException {
-        if (poller != null && getNamesrvAddr() == null) poller.prepare(this::setNamesrvAddr);
+        if (poller != null && (getNamesrvAddr() == null || getNamesrvAddr().isBlank())) poller.prepare(this::setNamesrvAddr);
         super.start();
         if (poller != null) poller.attach(factory());
     }

@@ -36,8 +36,9 @@ public class RoomAwarePushConsumer extends DefaultMQPushConsumer {
                 return f == null ? null : f.getTopicRouteTable();
             })));
         setPollNameServerInterval((int) config.routePollMs());
+        setHeartbeatBrokerInterval((int) config.heartbeatMs());
         setPersistConsumerOffsetInterval((int) config.offsetCommitMs());
-        if (config.rebalanceIntervalMs() != null && System.getProperty(REBALANCE_INTERVAL_PROPERTY) == null) {
+        if (System.getProperty(REBALANCE_INTERVAL_PROPERTY) == null) {
             System.setProperty(REBALANCE_INTERVAL_PROPERTY, Long.toString(config.rebalanceIntervalMs()));
         }
     }
@@ -53,7 +54,7 @@ public class RoomAwarePushConsumer extends DefaultMQPushConsumer {
 
     @Override
     public void start() throws MQClientException {
-        if (poller != null && getNamesrvAddr() == null) poller.prepare(this::setNamesrvAddr);
+        if (poller != null && (getNamesrvAddr() == null || getNamesrvAddr().isBlank())) poller.prepare(this::setNamesrvAddr);
         super.start();
         if (poller != null) poller.attach(factory());
     }
