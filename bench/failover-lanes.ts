@@ -285,7 +285,9 @@ export async function runLaneBenchmark(
   }
   mkdirSync(outDir, { recursive: true })
   // `BENCH_CASES=paths` measures only the path-for-path tails: its own file, the full run's kept.
-  const name = cases.length === 0 && paths ? 'failover-paths' : 'failover-lanes'
+  // BENCH_NAME names the files of a run beside the main one (e.g. a lane subset).
+  const name =
+    process.env.BENCH_NAME ?? (cases.length === 0 && paths ? 'failover-paths' : 'failover-lanes')
   writeFileSync(join(outDir, `${name}.json`), JSON.stringify(jsonSafe(out), null, 2) + '\n')
   const md = laneMarkdown(out)
   writeFileSync(join(outDir, `${name}.md`), md)

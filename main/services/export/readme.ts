@@ -164,7 +164,7 @@ function startSection(topology: Topology, ep: Endpoints): string[] {
     '### Java applications',
     '',
     "The stock Java client alone spreads sends over every room's brokers, and zone mode has no fallback.",
-    `To give a Java application the method, add the extension beside its ${code('rocketmq-client')} (5.x) and build`,
+    `To give a Java application the method, add the extension beside its ${code('rocketmq-client')} (5.3.x) and build`,
     `its clients through ${code('{room}/RoomAwareSetup.java')}: ${code('RoomAwareSetup.producer(group)')} instead of`,
     `${code('new DefaultMQProducer(group)')}, ${code('RoomAwareSetup.consumer(group)')} instead of ${code('new DefaultMQPushConsumer(group)')}.`,
     '',
