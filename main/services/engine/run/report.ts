@@ -3,6 +3,7 @@ import { isAttachedCluster, listNodes } from '../../../../common/topology/model'
 import { TRANSACTION_CHECK_AFTER_MS, TRANSACTION_CHECK_INTERVAL_MS } from '../../sandbox/config'
 import type {
   ClientReport,
+  FaultReport,
   FailoverReport,
   ReplicationTraffic,
   ScenarioReport,
@@ -69,8 +70,9 @@ export function faultBoundaries(applied: readonly AppliedStep[]): {
 }
 
 /**
- * Each fault that took something out, from when it hit to the first repair after it (or `endAbs`,
- * the workload end): the windows headroom is read over.
+ * Each fault that took something out, from when it hit to the first repair of it (or `endAbs`,
+ * the workload end): the windows headroom is read over. A repair of something else (a broker
+ * restarted while the rooms are still cut) does not end another fault's window.
  */
 export function faultWindowsOf(
   applied: readonly AppliedStep[],
@@ -84,9 +86,29 @@ export function faultWindowsOf(
       atMs: s.atAbs,
       untilMs: Math.min(
         endAbs,
-        steps.find((r) => r.atAbs > s.atAbs && REPAIR_ACTIONS.has(r.report.action))?.atAbs ?? endAbs
+        steps.find((r) => r.atAbs > s.atAbs && repairs(r.report, s.report))?.atAbs ?? endAbs
       )
     }))
+}
+
+/** The fault kinds each repair brings back; `heal` lifts every network fault. */
+const REPAIRED_BY: Record<string, readonly string[]> = {
+  restart: ['kill', 'stop'],
+  start: ['kill', 'stop'],
+  resume: ['pause'],
+  heal: ['isolate', 'partition', 'loss', 'delay', 'bandwidth'],
+  'observed-up': ['observed-down']
+}
+
+/**
+ * Whether `repair` brings back what `fault` took out: the matching kind, on a node or room the
+ * fault hit (a repair naming no node, like a plain `heal`, repairs them all).
+ */
+export function repairs(repair: FaultReport, fault: FaultReport): boolean {
+  if (!REPAIR_ACTIONS.has(repair.action)) return false
+  if (!(REPAIRED_BY[repair.action] ?? []).includes(fault.action)) return false
+  if (repair.nodes.length === 0 || fault.nodes.length === 0) return true
+  return repair.nodes.some((n) => fault.nodes.includes(n))
 }
 
 /** Reads the snapshot a run's report needs; `workEnd` closes fault windows nothing repaired. */
