@@ -51,10 +51,11 @@ function shipped(name: string, durationMs?: number): LoadedScenario {
 }
 
 /**
- * The seed's scenarios run our client beside the stock Java client with our extension (issue 25),
- * under the same fault at the same instant; every gate sums both lanes, so both must pass it.
+ * The stock Java client with our extension (issue 25) runs the seed's scenarios with our gates, in
+ * runs of its own: beside our lane, two lanes' JVMs and workers on two cores make our lane's 400 ms
+ * requests time out now and then, which its healthy-share gates would count against it.
  */
-const DR_LANES: readonly ClientLane[] = ['remoting', 'java-dr']
+const DR_LANES: readonly ClientLane[] = ['java-dr']
 
 async function run(
   name: string,
@@ -133,14 +134,9 @@ afterAll(async () => {
 }, 60_000)
 
 describe('built-in scenarios on real RocketMQ', () => {
-  it('healthy: ≥ 99% of sends and consumptions stay in the client room on our lane and java-dr, nothing lost', async () => {
-    const r = await run('healthy', 10_000, DR_LANES)
+  it('healthy: ≥ 99% of sends and consumptions stay in the client room, nothing lost', async () => {
+    const r = await run('healthy', 10_000)
     expect(r.totals.lost).toBe(0)
-    // Each lane on its own: the Java client with our extension keeps its room as ours does.
-    for (const lane of DR_LANES) {
-      expect(localShare(r, lane, 'producer'), `${lane} sends`).toBeGreaterThanOrEqual(0.99)
-      expect(localShare(r, lane, 'consumer'), `${lane} consumptions`).toBeGreaterThanOrEqual(0.99)
-    }
     expect(r.totals.acked).toBeGreaterThan(0)
     expect(gate(r, 'sends served in own room').passed).toBe(true)
     expect(gate(r, 'consumptions served in own room').passed).toBe(true)
@@ -154,24 +150,18 @@ describe('built-in scenarios on real RocketMQ', () => {
     expect(r.passed).toBe(true)
   }, 180_000)
 
-  it('room1 brokers down: room-1 producers of both lanes send through room 2, nothing lost', async () => {
+  it('room1 brokers down: room-1 producers send through room 2, nothing lost', async () => {
     // Both drivers on real JVMs: controller.test.ts (a master kill); on fakes: drivers-parity.test.ts.
-    const r = await run('room1-brokers-down', 15_000, DR_LANES)
+    const r = await run('room1-brokers-down', 15_000)
     expect(r.totals.lost).toBe(0)
     expect(gate(r, "room1 producers' sends acknowledged by room2").passed).toBe(true)
-    for (const lane of DR_LANES) {
-      const f = r.failovers.find(
-        (x) =>
-          x.kind === 'broker' &&
-          x.clientId.endsWith(`-${lane}`) &&
-          x.fromRoom === 'room1' &&
-          x.toRoom === 'room2'
-      )
-      expect(f, `${lane}: a broker failover room1 → room2`).toBeDefined()
-    }
+    const f = r.failovers.find(
+      (x) => x.kind === 'broker' && x.fromRoom === 'room1' && x.toRoom === 'room2'
+    )
+    expect(f).toBeDefined()
     expect(r.selections).toContainEqual(
       expect.objectContaining({
-        clientId: 'producer-1-remoting',
+        clientId: 'producer-1',
         phase: 'after-fault',
         namesrvRoom: 'room1',
         brokerRoom: 'room2'
@@ -193,7 +183,7 @@ describe('built-in scenarios on real RocketMQ', () => {
     runner.deps.metrics = metrics
     let r: ScenarioReport
     try {
-      r = await run('room1-brokers-and-namesrv-down', 15_000, DR_LANES)
+      r = await run('room1-brokers-and-namesrv-down', 15_000)
       await scrape()
     } finally {
       clearInterval(timer)
@@ -221,7 +211,7 @@ describe('built-in scenarios on real RocketMQ', () => {
     // The run is named while it lasts, and no longer once it ended.
     expect(during.some((t) => t.includes(`drstudio_run_info{run_id="${r.runId}"`))).toBe(true)
     expect(last).not.toContain('drstudio_run_info{')
-    expect(last).toMatch(/drstudio_last_rto_seconds\{room="room1",client="producer-1-remoting"/)
+    expect(last).toMatch(/drstudio_last_rto_seconds\{room="room1",client="producer-1"/)
     expect(r.totals.lost).toBe(0)
     expect(
       r.failovers.some(
@@ -231,32 +221,20 @@ describe('built-in scenarios on real RocketMQ', () => {
     expect(
       r.failovers.some((x) => x.kind === 'broker' && x.fromRoom === 'room1' && x.toRoom === 'room2')
     ).toBe(true)
-    // Both lanes: room 2's name server (from room 1's management node) and room 2's broker.
-    for (const lane of DR_LANES) {
-      expect(r.selections, lane).toContainEqual(
-        expect.objectContaining({
-          clientId: `producer-1-${lane}`,
-          phase: 'after-fault',
-          namesrvRoom: 'room2',
-          brokerRoom: 'room2'
-        })
-      )
-    }
+    expect(r.selections).toContainEqual(
+      expect.objectContaining({
+        clientId: 'producer-1',
+        phase: 'after-fault',
+        namesrvRoom: 'room2',
+        brokerRoom: 'room2'
+      })
+    )
     expect(r.passed).toBe(true)
   }, 180_000)
 
   it('room1 consumers down: room-2 consumers consume room 1 backlog, takeover in the ledger', async () => {
-    const r = await run('room1-consumers-down', 10_000, DR_LANES)
+    const r = await run('room1-consumers-down', 10_000)
     expect(r.totals.lost).toBe(0)
-    // java-dr: room 2's consumer took room 1's queues (AllocateMachineRoomNearby with our resolver).
-    const taken = selectionsOf(r, 'java-dr', {
-      role: 'consumer',
-      phase: 'after-fault',
-      room: 'room2'
-    })
-    expect(
-      taken.filter((s) => s.brokerRoom === 'room1').reduce((n, s) => n + s.count, 0)
-    ).toBeGreaterThan(0)
     expect(gate(r, 'room1 messages consumed by room2 consumers').passed).toBe(true)
     const takeovers = new LedgerReader(recorder.db).events(r.runId, {
       kinds: ['consumer-takeover']
@@ -482,27 +460,66 @@ describe('built-in scenarios on real RocketMQ', () => {
     )
   }, 240_000)
 
-  it('room1 management down: clients keep their list, fall back to room 2, keep working', async () => {
-    const r = await run('room1-management-down', undefined, DR_LANES)
-    expect(r.totals.lost).toBe(0)
-    expect(r.totals.failed).toBe(0)
-    expect(gate(r, 'room1 clients falling back').passed).toBe(true)
-    // Both lanes' room-1 clients asked room 2's management node while their own was down.
-    const fallbacks = new LedgerReader(recorder.db).events(r.runId, {
-      kinds: ['management-fallback']
+  it('java-dr passes the seed’s four scenarios with our gates: its room while healthy, room 2’s brokers and name server when room 1’s are gone, room 1’s queues taken over (issue 25)', async () => {
+    const healthy = await run('healthy', 10_000, DR_LANES)
+    expect(localShare(healthy, 'java-dr', 'producer')).toBeGreaterThanOrEqual(0.99)
+    expect(localShare(healthy, 'java-dr', 'consumer')).toBeGreaterThanOrEqual(0.99)
+    expect(healthy.passed).toBe(true)
+
+    const brokersDown = await run('room1-brokers-down', 15_000, DR_LANES)
+    expect(brokersDown.failovers).toContainEqual(
+      expect.objectContaining({ kind: 'broker', fromRoom: 'room1', toRoom: 'room2' })
+    )
+    expect(brokersDown.passed).toBe(true)
+
+    const roomDown = await run('room1-brokers-and-namesrv-down', 15_000, DR_LANES)
+    // Room 2's name server (from room 1's management node) and room 2's broker.
+    expect(roomDown.selections).toContainEqual(
+      expect.objectContaining({
+        clientId: 'producer-1-java-dr',
+        phase: 'after-fault',
+        namesrvRoom: 'room2',
+        brokerRoom: 'room2'
+      })
+    )
+    expect(roomDown.passed).toBe(true)
+
+    const consumersDown = await run('room1-consumers-down', 10_000, DR_LANES)
+    // Room 2's consumer took room 1's queues (AllocateMachineRoomNearby with our resolver).
+    const taken = selectionsOf(consumersDown, 'java-dr', {
+      role: 'consumer',
+      phase: 'after-fault',
+      room: 'room2'
     })
-    for (const lane of DR_LANES) {
+    expect(
+      taken.filter((s) => s.brokerRoom === 'room1').reduce((n, s) => n + s.count, 0)
+    ).toBeGreaterThan(0)
+    expect(consumersDown.passed).toBe(true)
+  }, 360_000)
+
+  it('room1 management down: clients keep their list, fall back to room 2, keep working; java-dr too, in a run of its own', async () => {
+    // java-dr runs apart here: the gate allows no duplicate, and two lanes' JVMs and workers on
+    // two cores make our lane's 400 ms requests time out now and then (a retry is a duplicate).
+    for (const lanes of [undefined, ['java-dr'] as const]) {
+      const r = await run('room1-management-down', undefined, lanes)
+      expect(r.totals.lost).toBe(0)
+      expect(r.totals.failed).toBe(0)
+      expect(gate(r, 'room1 clients falling back').passed).toBe(true)
+      const fallbacks = new LedgerReader(recorder.db).events(r.runId, {
+        kinds: ['management-fallback']
+      })
+      // The room-1 clients asked room 2's management node while their own was down.
       expect(
         fallbacks.some(
           (e) =>
-            e.clientId?.endsWith(`-${lane}`) &&
+            e.clientId?.startsWith('producer-1') &&
             e.data.fromRoom === 'room1' &&
             e.data.toRoom === 'room2'
         ),
-        lane
+        lanes?.join() ?? 'remoting'
       ).toBe(true)
+      expect(r.passed).toBe(true)
     }
-    expect(r.passed).toBe(true)
   }, 180_000)
 })
 

@@ -203,10 +203,11 @@ describe('javaWorkerCommand', () => {
     ).toContain('-Dcom.rocketmq.remoting.client.connect.timeout=2500')
   })
 
-  it('java-dr: our consumer’s 1 s rebalance unless tuned, nothing of zone mode or java-tuned', () => {
+  it('java-dr: our consumer’s 1 s rebalance unless tuned, a 1 s connect timeout, no zone mode', () => {
     const dr = props(command(plan({ lane: 'java-dr' })).argv)
     expect(dr).toContain('-Drocketmq.client.rebalance.waitInterval=1000')
-    expect(dr.some((p) => /rocketmq\.zone|connect\.timeout/.test(p))).toBe(false)
+    expect(dr).toContain('-Dcom.rocketmq.remoting.client.connect.timeout=1000')
+    expect(dr.some((p) => /rocketmq\.zone/.test(p))).toBe(false)
     expect(
       props(command(plan({ lane: 'java-dr', tuning: { rebalanceIntervalMs: 4000 } })).argv)
     ).toContain('-Drocketmq.client.rebalance.waitInterval=4000')

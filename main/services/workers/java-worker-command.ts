@@ -32,7 +32,7 @@ export function javaDrJarBeside(workerJar: string): string {
 /** java-tuned's JVM-wide defaults when the scenario gives no tuning. */
 export const TUNED_JVM_DEFAULTS = { requestTimeoutMs: 1000, rebalanceIntervalMs: 2000 } as const
 /** java-dr's JVM-wide rebalance interval when the scenario gives none: our consumer's 1 s. */
-export const DR_JVM_DEFAULTS = { rebalanceIntervalMs: 1000 } as const
+export const DR_JVM_DEFAULTS = { rebalanceIntervalMs: 1000, connectTimeoutMs: 1000 } as const
 
 /** One JVM's worth of Java clients. */
 export interface JavaWorkerPlan {
@@ -180,9 +180,14 @@ export function javaWorkerCommand(input: JavaWorkerCommandInput): WorkerCommand 
     )
   }
   if (plan.lane === 'java-dr') {
-    // RebalanceService.waitInterval (stock 20 s), JVM-wide: the extension's consumers rebalance as ours do.
     const t = { ...DR_JVM_DEFAULTS, ...plan.tuning }
-    props.push(`-Drocketmq.client.rebalance.waitInterval=${t.rebalanceIntervalMs}`)
+    props.push(
+      // RebalanceService.waitInterval (stock 20 s), JVM-wide: the extension's consumers rebalance as ours do.
+      `-Drocketmq.client.rebalance.waitInterval=${t.rebalanceIntervalMs}`,
+      // A new connection waits this long whatever the request's timeout (stock 3 s): the extension's
+      // 1 s cap per attempt then holds for connects too, as docs/java-client.md asks of applications.
+      `-Dcom.rocketmq.remoting.client.connect.timeout=${DR_JVM_DEFAULTS.connectTimeoutMs}`
+    )
   }
   const java = [
     input.java,

@@ -15,7 +15,7 @@ import java.util.Map;
  * The `java-dr` lane: the stock client with DR Studio's room-aware extension (resources/java-dr),
  * configured from the client's spec exactly as an application would from its room's values, with
  * the timers our own client uses. The extension's listener writes the ledger rows our client
- * writes (namesrv-list, management-fallback, broker-isolated); sends, failovers and deliveries are
+ * writes (namesrv-list, management-fallback, broker-isolated, consumer-takeover); sends, failovers and deliveries are
  * recorded by the same hooks as every Java lane's.
  */
 final class DrClients {
@@ -60,6 +60,9 @@ final class DrClients {
     private static final class LedgerListener implements RoomAwareListener {
         private final ClientSpec spec;
         private final Outbox outbox;
+        /** The list in use before the last change, and who its first name server was. */
+        private NameServerSelection previous;
+        private NameServerEntry previousFirst;
 
         LedgerListener(ClientSpec spec, Outbox outbox) {
             this.spec = spec;
@@ -85,6 +88,30 @@ final class DrClients {
             data.put("inUse", selection.addresses());
             data.put("reason", selection.reason().wire);
             outbox.event("namesrv-list", spec.id, spec.room, data);
+            noteFailover(selection, entries);
+        }
+
+        /**
+         * The list moved to another room's name servers: a name-server failover, as our client
+         * records it when the management node reports its name server down (no request of its own
+         * failed, so no duration).
+         */
+        private synchronized void noteFailover(NameServerSelection selection, List<NameServerEntry> entries) {
+            NameServerEntry first = entries.stream().filter(e -> e.address().equals(selection.addresses().get(0)))
+                .findFirst().orElse(null);
+            if (previous != null && previousFirst != null && first != null
+                && !previousFirst.room().equals(first.room())) {
+                JSONObject data = new JSONObject();
+                data.put("from", previousFirst.id());
+                data.put("fromRoom", previousFirst.room());
+                data.put("to", first.id());
+                data.put("toRoom", first.room());
+                data.put("reason", "unavailable");
+                data.put("durationMs", null);
+                outbox.event("namesrv-failover", spec.id, spec.room, data);
+            }
+            previous = selection;
+            previousFirst = first;
         }
 
         @Override
@@ -95,6 +122,17 @@ final class DrClients {
             data.put("toRoom", answeringRoom);
             data.put("reason", ownRoomError);
             outbox.event("management-fallback", spec.id, spec.room, data);
+        }
+
+        @Override
+        public void queuesTakenOver(String group, String topic, String fromRoom, int queues) {
+            JSONObject data = new JSONObject();
+            data.put("fromRoom", fromRoom);
+            data.put("toRoom", spec.room);
+            data.put("queues", queues);
+            data.put("trigger", "rebalance");
+            data.put("reason", "room " + fromRoom + " has no live consumer of " + group);
+            outbox.event("consumer-takeover", spec.id, spec.room, data);
         }
 
         @Override

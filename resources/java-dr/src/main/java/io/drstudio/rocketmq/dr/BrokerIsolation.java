@@ -50,8 +50,11 @@ public final class BrokerIsolation {
      * it is only suspected.
      */
     public long timedOut(String broker, long attemptStartedAt) {
-        if (strikes.containsKey(broker)) return isolate(broker);
-        long since = suspectSince.merge(broker, attemptStartedAt, Math::min);
+        Strike s = strikes.get(broker);
+        if (s != null && clock.getAsLong() - s.until() <= maxMs) return isolate(broker);
+        // A suspicion from long ago (the broker was not used since) starts over.
+        long since = suspectSince.merge(broker, attemptStartedAt,
+            (old, fresh) -> fresh - old > 4 * confirmMs ? fresh : Math.min(old, fresh));
         if (attemptStartedAt - since < confirmMs) return 0;
         return isolate(broker);
     }
@@ -67,6 +70,8 @@ public final class BrokerIsolation {
         Strike next = strikes.merge(broker, new Strike(now + baseMs, 1), (old, fresh) -> {
             // A failure while still isolated (an attempt started before) is the same strike.
             if (old.until() > now) return old;
+            // Long healthy-looking since (nothing sent there, nothing failed): a fresh start.
+            if (now - old.until() > maxMs) return fresh;
             int count = old.count() + 1;
             return new Strike(now + durationOf(count), count);
         });

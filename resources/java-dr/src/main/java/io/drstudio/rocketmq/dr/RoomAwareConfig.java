@@ -39,7 +39,7 @@ public final class RoomAwareConfig {
         this.heartbeatMs = b.heartbeatMs;
         this.rebalanceIntervalMs = b.rebalanceIntervalMs;
         this.offsetCommitMs = b.offsetCommitMs;
-        this.listener = b.listener;
+        this.listener = new SafeListener(b.listener);
     }
 
     /** A builder for a client in {@code room} (the brokers' {@code ROCKETMQ_ZONE} of that room). */

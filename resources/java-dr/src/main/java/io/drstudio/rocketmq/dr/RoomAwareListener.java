@@ -42,6 +42,13 @@ public interface RoomAwareListener {
     default void brokerIsolated(String brokerName, String brokerRoom, long isolatedForMs, Throwable cause) {
     }
 
+    /**
+     * This consumer was given {@code queues} queues of {@code fromRoom}, which has no consumer of the
+     * group left (claim 5's takeover); told once until that room has consumers again.
+     */
+    default void queuesTakenOver(String group, String topic, String fromRoom, int queues) {
+    }
+
     /** A send failed on {@code from} and then succeeded on {@code to}. */
     default void failedOver(String topic, String from, String fromRoom, String to, String toRoom) {
     }

@@ -3,6 +3,7 @@ package io.drstudio.rocketmq.dr;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import org.apache.rocketmq.client.Validators;
 import org.apache.rocketmq.client.exception.MQBrokerException;
@@ -14,6 +15,7 @@ import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendCallback;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageAccessor;
 import org.apache.rocketmq.remoting.exception.RemotingException;
 
 /**
@@ -53,7 +55,8 @@ public class RoomAwareProducer extends DefaultMQProducer {
         this.config = config;
         this.isolation = new BrokerIsolation(config.isolationBaseMs(), config.isolationMaxMs(), config.requestTimeoutMs(), clock);
         this.poller = config.managementNodes().isEmpty() ? null : new NameServerPoller(config, source);
-        this.shared = new SendAttempts.Shared(config, isolation, this::brokersOf, clock, getRetryResponseCodes());
+        this.shared = new SendAttempts.Shared(config, isolation, this::brokersOf, clock, getRetryResponseCodes(),
+            this::failPendingOn);
         // A broker that left the name server's route leaves the client's within a second (stock 30 s).
         setPollNameServerInterval((int) config.routePollMs());
         setHeartbeatBrokerInterval((int) config.heartbeatMs());
@@ -121,7 +124,11 @@ public class RoomAwareProducer extends DefaultMQProducer {
         new AsyncSend(msg, sendCallback, new SendAttempts(shared, withNamespace(msg.getTopic()), timeout)).next();
     }
 
-    /** One attempt per broker until one takes the message; nothing tells a oneway send it was stored. */
+    /**
+     * Best effort, as oneway is in the stock client: isolated brokers are skipped and a send that
+     * throws tries the next broker, but the stock client connects and writes a oneway request in the
+     * background, so a dead broker's refused connection is never seen here and that message is lost.
+     */
     @Override
     public void sendOneway(Message msg) throws MQClientException, RemotingException, InterruptedException {
         Validators.checkMessage(msg, this);
@@ -139,19 +146,24 @@ public class RoomAwareProducer extends DefaultMQProducer {
             } catch (MQClientException | RemotingException e) {
                 try {
                     attempts.failed(a, e);
-                } catch (MQBrokerException be) {
-                    throw new MQClientException(be.getResponseCode(), be.getErrorMessage());
+                } catch (MQBrokerException cannotHappen) {
+                    // Only a broker's answer is an MQBrokerException, and oneway gets none.
+                    throw new MQClientException("oneway send failed", cannotHappen);
                 }
             }
         }
     }
 
-    /** The async attempts: each failure (in the client's callback thread) starts the next. */
-    private final class AsyncSend implements SendCallback {
+    /**
+     * The async attempts: each failure (in the client's callback thread) starts the next. Every
+     * attempt sends its own copy of the message, since the previous attempt's thread may still be
+     * restoring the body and topic of the one it sent, and hears only its first outcome: the stock
+     * client can report one attempt's failure twice (invokeAsync with a spent timeout).
+     */
+    private final class AsyncSend {
         private final Message msg;
         private final SendCallback callback;
         private final SendAttempts attempts;
-        private volatile SendAttempts.Attempt current;
 
         AsyncSend(Message msg, SendCallback callback, SendAttempts attempts) {
             this.msg = msg;
@@ -171,37 +183,55 @@ public class RoomAwareProducer extends DefaultMQProducer {
                 callback.onException(attempts.failure());
                 return;
             }
-            current = a;
+            Outcome outcome = new Outcome(a);
             try {
-                RoomAwareProducer.super.send(msg, a.queue(), this, a.timeoutMs());
+                RoomAwareProducer.super.send(MessageAccessor.cloneMessage(msg), a.queue(), outcome, a.timeoutMs());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                callback.onException(e);
+                outcome.onException(e);
             } catch (MQClientException | RemotingException | RuntimeException e) {
-                onException(e);
+                outcome.onException(e);
             }
         }
 
-        @Override
-        public void onSuccess(SendResult result) {
-            attempts.succeeded(current);
-            callback.onSuccess(result);
-        }
+        /** One attempt's outcome, first report wins. */
+        private final class Outcome implements SendCallback {
+            private final SendAttempts.Attempt attempt;
+            private final AtomicBoolean reported = new AtomicBoolean();
 
-        @Override
-        public void onException(Throwable e) {
-            if (!(e instanceof Exception ex)) {
-                callback.onException(e);
-                return;
+            Outcome(SendAttempts.Attempt attempt) {
+                this.attempt = attempt;
             }
-            try {
-                attempts.failed(current, ex);
-            } catch (MQBrokerException refused) {
-                callback.onException(refused);
-                return;
+
+            @Override
+            public void onSuccess(SendResult result) {
+                if (!reported.compareAndSet(false, true)) return;
+                attempts.succeeded(attempt);
+                callback.onSuccess(result);
             }
-            next();
+
+            @Override
+            public void onException(Throwable e) {
+                if (!reported.compareAndSet(false, true)) return;
+                if (!(e instanceof Exception ex) || e instanceof InterruptedException) {
+                    callback.onException(e);
+                    return;
+                }
+                try {
+                    attempts.failed(attempt, ex);
+                } catch (MQBrokerException refused) {
+                    callback.onException(refused);
+                    return;
+                }
+                next();
+            }
         }
+    }
+
+    /** A broker refused a connection: requests still waiting on it fail now instead of at their timeout. */
+    private void failPendingOn(String brokerName) {
+        MQClientInstance f = impl().getMqClientFactory();
+        if (f != null) PendingRequests.failAll(f, f.findBrokerAddressInPublish(brokerName));
     }
 
     /** The topic's brokers with writable queues, from the client's route table (asked once when absent). */

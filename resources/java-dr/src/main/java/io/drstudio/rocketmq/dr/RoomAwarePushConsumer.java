@@ -2,7 +2,6 @@ package io.drstudio.rocketmq.dr;
 
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.rebalance.AllocateMachineRoomNearby;
-import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
 
@@ -30,11 +29,10 @@ public class RoomAwarePushConsumer extends DefaultMQPushConsumer {
         this.config = config;
         this.poller = config.managementNodes().isEmpty() ? null : new NameServerPoller(config, source);
         setUnitName(config.room());
-        setAllocateMessageQueueStrategy(new AllocateMachineRoomNearby(new AllocateMessageQueueAveragely(),
-            new RouteRoomResolver(config, () -> {
-                MQClientInstance f = factory();
-                return f == null ? null : f.getTopicRouteTable();
-            })));
+        setAllocateMessageQueueStrategy(new RoomAllocation(config, new RouteRoomResolver(config, () -> {
+            MQClientInstance f = factory();
+            return f == null ? null : f.getTopicRouteTable();
+        })));
         setPollNameServerInterval((int) config.routePollMs());
         setHeartbeatBrokerInterval((int) config.heartbeatMs());
         setPersistConsumerOffsetInterval((int) config.offsetCommitMs());

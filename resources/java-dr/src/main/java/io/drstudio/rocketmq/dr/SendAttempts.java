@@ -6,12 +6,15 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.apache.rocketmq.client.exception.MQBrokerException;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.remoting.exception.RemotingConnectException;
 import org.apache.rocketmq.remoting.exception.RemotingSendRequestException;
 import org.apache.rocketmq.remoting.exception.RemotingTimeoutException;
+import org.apache.rocketmq.remoting.exception.RemotingTooMuchRequestException;
 
 /**
  * The attempts of one send, within its timeout: which queue each tries, how long it may take, what a
@@ -33,16 +36,26 @@ final class SendAttempts {
         final LongSupplier clock;
         final Set<Integer> retryResponseCodes;
         final AtomicInteger cursor = new AtomicInteger();
+        /** Per broker, the next queue: apart from the broker cursor, so every queue of every broker gets sends. */
+        final Map<String, AtomicInteger> queueCursors = new ConcurrentHashMap<>();
         /** The broker each topic's sends went to last, so the listener hears of changes only. */
         final Map<String, String> lastBroker = new ConcurrentHashMap<>();
+        /** Told of a broker proven down (its connection refused): fails the requests still waiting on it. */
+        final Consumer<String> brokerDown;
 
         Shared(RoomAwareConfig config, BrokerIsolation isolation, Routes routes, LongSupplier clock,
             Set<Integer> retryResponseCodes) {
+            this(config, isolation, routes, clock, retryResponseCodes, broker -> { });
+        }
+
+        Shared(RoomAwareConfig config, BrokerIsolation isolation, Routes routes, LongSupplier clock,
+            Set<Integer> retryResponseCodes, Consumer<String> brokerDown) {
             this.config = config;
             this.isolation = isolation;
             this.routes = routes;
             this.clock = clock;
             this.retryResponseCodes = retryResponseCodes;
+            this.brokerDown = brokerDown;
         }
     }
 
@@ -81,7 +94,8 @@ final class SendAttempts {
             : Math.min(remaining, shared.config.requestTimeoutMs());
         String previous = shared.lastBroker.put(topic, b.name());
         if (!b.name().equals(previous)) shared.config.listener().brokerChosen(topic, b.name(), b.room(), choice.reason());
-        return new Attempt(b, b.queue(cursor), now, timeout);
+        int queue = shared.queueCursors.computeIfAbsent(b.name(), k -> new AtomicInteger()).getAndIncrement();
+        return new Attempt(b, b.queue(queue), now, timeout);
     }
 
     /**
@@ -90,7 +104,13 @@ final class SendAttempts {
      * broker may be tried once more in this send, on a fresh connection. A broker's answer that no
      * retry can change (the message is refused) is thrown back instead.
      */
-    synchronized void failed(Attempt a, Exception e) throws MQBrokerException {
+    void failed(Attempt a, Exception e) throws MQBrokerException {
+        recordFailure(a, e);
+        // Outside this send's lock: failing other sends' requests runs their callbacks.
+        if (refused(e)) shared.brokerDown.accept(a.broker().name());
+    }
+
+    private synchronized void recordFailure(Attempt a, Exception e) throws MQBrokerException {
         if (e instanceof MQBrokerException be && !shared.retryResponseCodes.contains(be.getResponseCode())) throw be;
         last = e;
         if (firstFailed == null) firstFailed = a;
@@ -98,17 +118,28 @@ final class SendAttempts {
         long isolatedFor = timedOut(e) ? shared.isolation.timedOut(name, a.startedAt()) : shared.isolation.isolate(name);
         if (isolatedFor > 0) {
             shared.config.listener().brokerIsolated(name, a.broker().room(), isolatedFor, e);
-        } else if (retried.add(name)) {
+        } else if (retried.add(name)
+            && deadline - shared.clock.getAsLong() >= 2 * shared.config.requestTimeoutMs()) {
+            // Room for the retry and, should it time out too, one attempt elsewhere.
             tried.remove(name);
         }
     }
 
     /**
-     * No answer in time, or the socket closed under a request (the stock client closes it after a
-     * timeout): the broker may be alive and the client the one that stalled.
+     * No answer in time, the socket closed under a request (the stock client closes it after a
+     * timeout), or the client's own back-pressure: the broker may be alive and the client the one
+     * that stalled. The async path wraps these in an MQClientException; its cause says which.
      */
-    static boolean timedOut(Exception e) {
-        return e instanceof RemotingTimeoutException || e instanceof RemotingSendRequestException;
+    static boolean timedOut(Throwable e) {
+        Throwable t = e instanceof MQClientException && e.getCause() != null ? e.getCause() : e;
+        return t instanceof RemotingTimeoutException || t instanceof RemotingSendRequestException
+            || t instanceof RemotingTooMuchRequestException;
+    }
+
+    /** The broker refused the connection: proof it is down, unlike a timeout. */
+    static boolean refused(Throwable e) {
+        Throwable t = e instanceof MQClientException && e.getCause() != null ? e.getCause() : e;
+        return t instanceof RemotingConnectException;
     }
 
     /** A successful attempt: its broker is healthy; a success after a failure elsewhere is a failover. */

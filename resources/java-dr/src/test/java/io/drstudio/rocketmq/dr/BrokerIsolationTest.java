@@ -88,4 +88,19 @@ class BrokerIsolationTest {
         // The suspicion starts over: an attempt 400 ms after the cleared one is a first timeout again.
         assertEquals(0, iso.timedOut("broker-b", 10_400));
     }
+
+    @Test
+    void oldSuspicionsAndOldStrikesAreForgotten() {
+        BrokerIsolation iso = new BrokerIsolation(1000, 5000, 400, now::get);
+        assertEquals(0, iso.timedOut("broker-a", 10_000));
+        // Long after (the broker was not used since): a first timeout again, not a confirmation.
+        assertEquals(0, iso.timedOut("broker-a", 20_000));
+        iso.isolate("broker-b");
+        now.addAndGet(1000);
+        assertEquals(2000, iso.isolate("broker-b"));
+        // More than the cap after the last isolation ended: the history starts over.
+        now.addAndGet(2000 + 5001);
+        assertEquals(1000, iso.isolate("broker-b"));
+    }
 }
+

@@ -149,4 +149,66 @@ class SendAttemptsTest {
         assertTrue(SendAttempts.timedOut(new RemotingSendRequestException("x")));
         assertTrue(!SendAttempts.timedOut(new RemotingConnectException("x")));
     }
+
+    @Test
+    void theAsyncPathsWrappedTimeoutIsASuspicionToo() {
+        assertTrue(SendAttempts.timedOut(new MQClientException("wait response timeout, cost=1001",
+            new RemotingTimeoutException("x"))));
+        assertTrue(SendAttempts.timedOut(new MQClientException("send request failed", new RemotingSendRequestException("x"))));
+        assertTrue(!SendAttempts.timedOut(new MQClientException("connect failed", new RemotingConnectException("x"))));
+        assertTrue(!SendAttempts.timedOut(new MQClientException("no route", null)));
+    }
+
+    @Test
+    void everyQueueOfEveryBrokerGetsSendsWhateverTheNumberOfBrokers() throws Exception {
+        route = List.of(broker("broker-a", "room1", 4), broker("broker-a2", "room1", 4));
+        java.util.Set<String> used = new java.util.HashSet<>();
+        for (int i = 0; i < 16; i++) {
+            SendAttempts.Attempt a = new SendAttempts(shared, "t", 3000).next();
+            used.add(a.broker().name() + "/" + a.queue().getQueueId());
+        }
+        assertEquals(8, used.size());
+    }
+
+    @Test
+    void noSecondTryAtHomeWithoutRoomForOneMoreAttemptElsewhere() throws Exception {
+        SendAttempts a = new SendAttempts(shared, "t", 1000);
+        SendAttempts.Attempt first = a.next();
+        now.addAndGet(400);
+        // 600 ms left: a second 400 ms try at home would leave no full attempt for room 2.
+        a.failed(first, new RemotingTimeoutException("wait response timeout, 400(ms)"));
+        assertEquals("other-room", BrokerChooser.choose("room1", route, isolation, Set.of("broker-a"), 0).reason());
+        assertTrue(!"broker-a".equals(a.next().broker().name()));
+    }
+
+    @Test
+    void aListenerThatThrowsNeverFailsASend() throws Exception {
+        RoomAwareConfig throwing = RoomAwareConfig.builder("room1").listener(new RoomAwareListener() {
+            @Override
+            public void brokerChosen(String topic, String brokerName, String brokerRoom, String reason) {
+                throw new IllegalStateException("metrics down");
+            }
+
+            @Override
+            public void failedOver(String topic, String from, String fromRoom, String to, String toRoom) {
+                throw new IllegalStateException("metrics down");
+            }
+        }).build();
+        SendAttempts.Shared sh = new SendAttempts.Shared(throwing, isolation, topic -> route, now::get, Set.of());
+        SendAttempts a = new SendAttempts(sh, "t", 3000);
+        a.failed(a.next(), new RemotingConnectException("a"));
+        a.succeeded(a.next());
+    }
+
+    @Test
+    void aRefusedConnectionTellsTheProducerTheBrokerIsDownATimeoutDoesNot() throws Exception {
+        List<String> down = new ArrayList<>();
+        SendAttempts.Shared sh = new SendAttempts.Shared(config, isolation, topic -> route, now::get, Set.of(), down::add);
+        SendAttempts a = new SendAttempts(sh, "t", 3000);
+        a.failed(a.next(), new RemotingTimeoutException("x"));
+        assertEquals(List.of(), down);
+        a.failed(a.next(), new MQClientException("connect failed", new RemotingConnectException("127.0.0.1:10911")));
+        assertEquals(List.of("broker-a"), down);
+    }
 }
+
