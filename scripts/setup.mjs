@@ -72,6 +72,25 @@ must(
   'install Maven and a JDK 17+, then run `npm run setup` again'
 )
 
+step('example application (examples/java-dr-app: the stock Java client with the extension)')
+// Plain Maven resolves the stock client's own dependency tree, which differs from the sandbox's
+// jars; resolving it here lets the tests build the example without the network.
+must(
+  'mvn',
+  [
+    '-B',
+    '-q',
+    '-f',
+    'examples/java-dr-app/pom.xml',
+    '-DskipTests',
+    'package',
+    'dependency:build-classpath',
+    '-Dmdep.outputFile=target/classpath.txt'
+  ],
+  {},
+  'check network access to Maven Central (or your ~/.m2/settings.xml mirror), then run `npm run setup` again'
+)
+
 step('build')
 must(npm, ['run', 'build'])
 

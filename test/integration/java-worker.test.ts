@@ -62,18 +62,17 @@ const EXAMPLE = join(REPO, 'examples', 'java-dr-app')
 const EXAMPLE_TOPIC = 'jw-example'
 
 function buildExample(): void {
-  const mvn = spawnSync(
-    'mvn',
-    [
-      '-B',
-      '-q',
-      '-DskipTests',
-      'package',
-      'dependency:build-classpath',
-      '-Dmdep.outputFile=target/classpath.txt'
-    ],
-    { cwd: EXAMPLE, encoding: 'utf8' }
-  )
+  const args = [
+    '-B',
+    '-q',
+    '-DskipTests',
+    'package',
+    'dependency:build-classpath',
+    '-Dmdep.outputFile=target/classpath.txt'
+  ]
+  // Offline first: npm run setup resolved the example's dependencies.
+  let mvn = spawnSync('mvn', ['-o', ...args], { cwd: EXAMPLE, encoding: 'utf8' })
+  if (mvn.status !== 0) mvn = spawnSync('mvn', args, { cwd: EXAMPLE, encoding: 'utf8' })
   expect(mvn.status, `${mvn.stdout}${mvn.stderr}`).toBe(0)
   // What `drstudio export` hands a Java team compiles against the extension as it is.
   const out = mkdtempSync(join(tmpdir(), 'drstudio-it-room-aware-setup-'))
