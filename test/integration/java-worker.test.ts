@@ -602,11 +602,14 @@ describe('Java client worker on real RocketMQ 5.3.3', () => {
       })
       expect(f.data.durationMs).toBeGreaterThanOrEqual(0)
       // The success that ended it went to room 2; the failure it ends was an attempt on broker-a.
-      expect(sends().find((s) => s.key === f.data.key)).toMatchObject({
-        status: 'acked',
-        brokerName: 'broker-b',
-        brokerRoom: 'room2'
-      })
+      // (The event may arrive a frame before the send's row.)
+      await expect
+        .poll(() => sends().find((s) => s.key === f.data.key))
+        .toMatchObject({
+          status: 'acked',
+          brokerName: 'broker-b',
+          brokerRoom: 'room2'
+        })
       // Which failure it ends: the attempt on broker-a that started when the failover's clock did
       // (a 300 ms java-tuned timeout may fail just before the kill lands; the kill keeps it away).
       const failedFrom = f.atMs - (f.data.durationMs as number)

@@ -3,7 +3,10 @@ package io.drstudio.rocketmq.dr;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.rebalance.AllocateMachineRoomNearby;
 import org.apache.rocketmq.client.exception.MQClientException;
+import java.util.List;
+import org.apache.rocketmq.client.impl.FindBrokerResult;
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
+import org.apache.rocketmq.common.MixAll;
 
 /**
  * A drop-in {@link DefaultMQPushConsumer} that consumes its room's queues and takes over the queues
@@ -32,7 +35,7 @@ public class RoomAwarePushConsumer extends DefaultMQPushConsumer {
         setAllocateMessageQueueStrategy(new RoomAllocation(config, new RouteRoomResolver(config, () -> {
             MQClientInstance f = factory();
             return f == null ? null : f.getTopicRouteTable();
-        })));
+        }), this::consumersAt));
         setPollNameServerInterval((int) config.routePollMs());
         setHeartbeatBrokerInterval((int) config.heartbeatMs());
         setPersistConsumerOffsetInterval((int) config.offsetCommitMs());
@@ -61,6 +64,15 @@ public class RoomAwarePushConsumer extends DefaultMQPushConsumer {
     public void shutdown() {
         if (poller != null) poller.close();
         super.shutdown();
+    }
+
+    /** The group's consumer ids as broker {@code brokerName}'s master lists them (1 s budget). */
+    private List<String> consumersAt(String brokerName, String group) throws Exception {
+        MQClientInstance f = factory();
+        FindBrokerResult broker = f == null ? null : f.findBrokerAddressInSubscribe(brokerName, MixAll.MASTER_ID, true);
+        if (broker == null) throw new IllegalStateException("no address for broker " + brokerName);
+        List<String> ids = f.getMQClientAPIImpl().getConsumerIdListByGroup(broker.getBrokerAddr(), group, 1000);
+        return ids == null ? List.of() : ids;
     }
 
     /** The client's internals, read for the route table and the name-server list only. */
