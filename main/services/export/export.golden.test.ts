@@ -1,12 +1,12 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { expectGoldenDir } from './golden-dir'
 import { topologySchema } from '../../../common/topology/schema'
 import { renderExport } from './render'
 import type { LatestResults } from './types'
 
-/** Run with UPDATE_GOLDEN=1 to rewrite test/golden/export after an intended output change. */
-const UPDATE = process.env.UPDATE_GOLDEN === '1'
+// Run with UPDATE_GOLDEN=1 to rewrite test/golden/export after an intended output change.
 const GOLDEN = 'test/golden/export'
 
 /** Fixed results so the README's results section is pinned too. */
@@ -42,20 +42,6 @@ export const SAMPLE_RESULTS: LatestResults = {
   ]
 }
 
-function filesUnder(root: string): string[] {
-  if (!existsSync(root)) return []
-  const out: string[] = []
-  const walk = (dir: string) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const p = join(dir, e.name)
-      if (e.isDirectory()) walk(p)
-      else out.push(relative(root, p).split('\\').join('/'))
-    }
-  }
-  walk(root)
-  return out.sort()
-}
-
 const CASES = [
   { name: 'two-rooms', results: null },
   { name: 'three-rooms', results: SAMPLE_RESULTS },
@@ -69,22 +55,7 @@ describe('export golden files', () => {
         JSON.parse(readFileSync(`resources/topologies/${c.name}.json`, 'utf8'))
       )
       const rendered = renderExport(topology, { results: c.results })
-      const dir = join(GOLDEN, c.name)
-      if (UPDATE) {
-        rmSync(dir, { recursive: true, force: true })
-        for (const [rel, text] of rendered) {
-          mkdirSync(dirname(join(dir, rel)), { recursive: true })
-          writeFileSync(join(dir, rel), text)
-        }
-      }
-      expect(filesUnder(dir), `file list; run UPDATE_GOLDEN=1 to accept`).toEqual([
-        ...rendered.keys()
-      ])
-      for (const [rel, text] of rendered) {
-        expect(text, `${dir}/${rel} differs; run UPDATE_GOLDEN=1 to accept`).toBe(
-          readFileSync(join(dir, rel), 'utf8')
-        )
-      }
+      expectGoldenDir(join(GOLDEN, c.name), rendered)
     })
 
     it(`${c.name} renders the same twice (deterministic)`, () => {
