@@ -58,6 +58,11 @@ public final class NameServerPoller implements AutoCloseable {
         setNamesrvAddr.accept(first.joined());
     }
 
+    /** {@link #prepare}, unless the application gave the client a list itself ({@code current}). */
+    public void prepareUnlessSet(String current, Consumer<String> setNamesrvAddr) throws MQClientException {
+        if (current == null || current.isBlank()) prepare(setNamesrvAddr);
+    }
+
     /** Pushes every later change into the started client's remoting layer and starts polling. */
     public synchronized void attach(MQClientInstance instance) {
         sink = s -> instance.getMQClientAPIImpl().updateNameServerAddressList(s.joined());

@@ -55,7 +55,7 @@ public class RoomAwarePushConsumer extends DefaultMQPushConsumer {
 
     @Override
     public void start() throws MQClientException {
-        if (poller != null && (getNamesrvAddr() == null || getNamesrvAddr().isBlank())) poller.prepare(this::setNamesrvAddr);
+        if (poller != null) poller.prepareUnlessSet(getNamesrvAddr(), this::setNamesrvAddr);
         super.start();
         if (poller != null) poller.attach(factory());
     }
