@@ -139,6 +139,30 @@ describe('RemotingConnection', () => {
     await expect(c.request({ code: 1 })).resolves.toMatchObject({ remark: 'second' })
   })
 
+  it('reads an answer that arrived while this process stalled before it calls the request timed out', async () => {
+    const s = await stub((cmd, socket) => {
+      reply(socket, cmd, 0, { remark: 'answered in time' })
+      // The answer is in the socket; now this process stalls past the request's timeout.
+      const until = Date.now() + 120
+      while (Date.now() < until) {
+        /* a GC pause or a busy host */
+      }
+    })
+    const c = connection(s.address)
+    await expect(c.request({ code: 1 }, 40)).resolves.toMatchObject({ remark: 'answered in time' })
+    expect(c.pendingCount).toBe(0)
+  })
+
+  it('fails pending requests when the peer ends the connection (FIN), with one close event', async () => {
+    const s = await stub((_cmd, socket) => socket.end())
+    const c = connection(s.address)
+    const closes: unknown[] = []
+    c.on('close', (e) => closes.push(e))
+    await expect(c.request({ code: 1 }, 5000)).rejects.toMatchObject({ code: 'connection-closed' })
+    expect(closes).toHaveLength(1)
+    expect(c.isOpen).toBe(false)
+  })
+
   it('fails a request with connection-closed when the server closes mid-request, then reconnects', async () => {
     let n = 0
     const s = await stub((cmd, socket) => {

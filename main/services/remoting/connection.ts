@@ -142,10 +142,16 @@ export class RemotingConnection extends EventEmitter<RemotingConnectionEvents> {
         return
       }
       let settled = false
+      // Timers run before the loop reads sockets. After a stall of this process (GC, a busy host)
+      // the answer may already be in the socket: read it first (setImmediate runs after the poll
+      // phase), so a stall of ours is not taken for a broker's silence.
       const timer = setTimeout(() => {
-        settled = true
-        this.pending.delete(opaque)
-        reject(new RemotingTimeoutError(this.address, req.code, timeoutMs))
+        setImmediate(() => {
+          if (settled) return
+          settled = true
+          this.pending.delete(opaque)
+          reject(new RemotingTimeoutError(this.address, req.code, timeoutMs))
+        })
       }, timeoutMs)
       const fail = (e: RemotingError): void => {
         if (settled) return
@@ -292,6 +298,12 @@ export class RemotingConnection extends EventEmitter<RemotingConnectionEvents> {
     })
     socket.on('error', (err) => {
       lastError = err
+    })
+    // The peer's FIN (a killed broker's kernel closes its sockets): fail what is pending now rather
+    // than after the close that follows.
+    socket.on('end', () => {
+      this.detach(socket, id, new ConnectionClosedError(this.address, 'closed by the peer'))
+      socket.destroy()
     })
     socket.on('close', () => {
       const reason = lastError ? lastError.message : 'closed by the peer'

@@ -32,6 +32,9 @@ export class BrokerIsolation {
   ) {}
 
   isolate(broker: BrokerCandidate, reason: string): void {
+    // A refused or reset connection is proof; a timeout is not (a slow host, a long GC). Isolating
+    // the last healthy broker on one would leave only brokers known to be worse.
+    if (reason === 'timeout' && !this.anotherHealthy(broker.brokerName)) return
     const fresh = this.faults.isolate({
       brokerName: broker.brokerName,
       address: broker.masterAddr,
@@ -47,6 +50,17 @@ export class BrokerIsolation {
     })
     // The name server may already know the broker is gone; ask now rather than at the next tick.
     void this.deps.routes.refresh('broker-failed')
+  }
+
+  /** Whether a writable broker other than `brokerName` is not isolated. */
+  private anotherHealthy(brokerName: string): boolean {
+    return this.deps.routes.brokers.some(
+      (b) =>
+        b.brokerName !== brokerName &&
+        b.masterAddr !== undefined &&
+        b.writeQueues > 0 &&
+        !this.faults.has(b.brokerName)
+    )
   }
 
   /** A broker's socket closed under us (killed, not hung): stop choosing it before a send fails. */

@@ -88,14 +88,14 @@ describe('chooseBroker', () => {
     ).toBeNull()
   })
 
-  it('all isolated: tries the one isolated longest as a last resort', () => {
+  it('all isolated: tries the one isolated last (healthy most recently) as a last resort', () => {
     const isolated = new Map([
       ['broker-a', 30],
       ['broker-b', 10],
       ['broker-c', 20]
     ])
     const c = chooseBroker({ ...base, room: 'room1', brokers, isolated })!
-    expect(c.broker.brokerName).toBe('broker-b')
+    expect(c.broker.brokerName).toBe('broker-a')
     expect(c.reason).toBe('last-resort')
   })
 

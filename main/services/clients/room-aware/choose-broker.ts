@@ -32,9 +32,10 @@ export interface ChooseBrokerInput extends PickState {
 
 /**
  * Module 603: a writable master of the client's own room first, otherwise one of another room's
- * by policy. Isolated brokers are skipped; when every candidate is isolated the one isolated
- * longest is tried (it may have recovered before its probe noticed). Brokers already tried in this
- * send are never chosen again. Null when nothing writable is left.
+ * by policy. Isolated brokers are skipped; when every candidate is isolated the one isolated last
+ * is tried: it was healthy most recently (the one isolated longest is the likeliest to be dead, and
+ * its probe lets it back the moment it answers). Brokers already tried in this send are never
+ * chosen again. Null when nothing writable is left.
  */
 export function chooseBroker(input: ChooseBrokerInput): BrokerChoice | null {
   const isolated = input.isolated ?? new Map<string, number>()
@@ -56,11 +57,11 @@ export function chooseBroker(input: ChooseBrokerInput): BrokerChoice | null {
     latency
   )
   if (other) return { broker: other.item, reason: 'other-room', cursor: other.cursor }
-  let oldest: BrokerCandidate | undefined
+  let latest: BrokerCandidate | undefined
   for (const b of writable) {
-    if (!oldest || isolated.get(b.brokerName)! < isolated.get(oldest.brokerName)!) oldest = b
+    if (!latest || isolated.get(b.brokerName)! > isolated.get(latest.brokerName)!) latest = b
   }
-  return oldest ? { broker: oldest, reason: 'last-resort', cursor: input.cursor } : null
+  return latest ? { broker: latest, reason: 'last-resort', cursor: input.cursor } : null
 }
 
 /** Round-robin over the write queues of the chosen broker. */

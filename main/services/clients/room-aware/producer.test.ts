@@ -109,6 +109,28 @@ describe('DrProducer', () => {
     expect(await producer.send({ body: 'x' })).toMatchObject({ brokerName: 'broker-a' })
   })
 
+  it('never isolates the last healthy broker on a timeout: a slow answer is not a dead broker', async () => {
+    const { cluster, ledger, producer } = world()
+    live.push(producer)
+    await producer.start()
+    // Room 1's broker refused (proof): isolated, room 2's takes the send.
+    cluster.brokers.get('a:10911')!.health = 'down'
+    expect(await producer.send({ body: 'x' })).toMatchObject({ ok: true, brokerName: 'broker-b' })
+    // Then room 2's stops answering in time: the send fails, but broker-b stays in.
+    cluster.brokers.get('b:10911')!.health = 'hung'
+    expect((await producer.send({ body: 'x' })).ok).toBe(false)
+    expect(ledger.kinds('broker-isolated').map((e) => [e.brokerName, e.reason])).toEqual([
+      ['broker-a', 'refused']
+    ])
+    // It answers again: the next send goes there at once, not to the dead one.
+    cluster.brokers.get('b:10911')!.health = 'up'
+    expect(await producer.send({ body: 'x' })).toMatchObject({
+      ok: true,
+      brokerName: 'broker-b',
+      attempts: 1
+    })
+  })
+
   it('follows the route when the name server drops its room (scenario 2), logging the failover', async () => {
     const { cluster, ledger, producer } = world()
     live.push(producer)
