@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from './fixtures'
+import { freshWindow } from './support/shell'
 import { DesignerPage } from './pages/designer'
 import {
   createTopicByHand,
@@ -57,12 +58,7 @@ test.afterAll(async ({ shell }) => {
   await stopAllJvms()
   expect(runningJvmPids()).toEqual([])
   if (root) await removeRunDir(root)
-  // Leave the shared window as a fresh one: the default topology, nothing unsaved.
-  const accept = (dialog: { accept(): Promise<void> }) => void dialog.accept()
-  shell.page.on('dialog', accept)
-  await shell.page.reload()
-  await shell.page.locator('body[data-app-state="ready"]').waitFor()
-  shell.page.off('dialog', accept)
+  await freshWindow(shell.page)
 })
 
 test('Connect to cluster… from the empty start screen draws the discovered rooms', async ({

@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { expect, test } from './fixtures'
+import { freshWindow } from './support/shell'
 import {
   CONTROLLER_FLOW_TIMEOUT_MS,
   CONTROLLER_TOPOLOGY,
@@ -15,12 +16,7 @@ import { DesignerPage } from './pages/designer'
 test.describe.configure({ timeout: CONTROLLER_FLOW_TIMEOUT_MS })
 
 test.afterAll(async ({ shell }) => {
-  // Leave the shared window as a fresh one: the default topology, nothing unsaved.
-  const accept = (dialog: { accept(): Promise<void> }) => void dialog.accept()
-  shell.page.on('dialog', accept)
-  await shell.page.reload()
-  await shell.page.locator('body[data-app-state="ready"]').waitFor()
-  shell.page.off('dialog', accept)
+  await freshWindow(shell.page)
 })
 
 test('kills broker-a’s master from the canvas: a replica in another room becomes master, producer-1 follows it', async ({

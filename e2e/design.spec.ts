@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import type { Download, TestInfo } from '@playwright/test'
 import { expect, test } from './fixtures'
+import { freshWindow } from './support/shell'
 import type { PaletteKind } from './pages/designer'
 import { DesignerPage, re } from './pages/designer'
 
@@ -45,12 +46,7 @@ async function expectEveryNodeInItsRoom(d: DesignerPage) {
 }
 
 test.afterAll(async ({ shell }) => {
-  // Leave the shared window as a fresh one: the default topology, nothing unsaved.
-  const accept = (dialog: { accept(): Promise<void> }) => void dialog.accept()
-  shell.page.on('dialog', accept)
-  await shell.page.reload()
-  await shell.page.locator('body[data-app-state="ready"]').waitFor()
-  shell.page.off('dialog', accept)
+  await freshWindow(shell.page)
 })
 
 test('builds a two-room topology from an empty canvas', async ({ page }, testInfo) => {

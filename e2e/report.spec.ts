@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { recordFinishedRun } from './support/recorded-run'
 import { expect, test } from './fixtures'
+import { openRun, openRuns } from './pages/runs'
 
 /**
  * Runs ▸ Export ▸ HTML (issue 24): a recorded run (a real transactional run on RocketMQ, put in the
@@ -17,12 +18,7 @@ test('exports a run as a self-contained HTML report that reads by roles, on a ph
   const path = testInfo.outputPath(`drstudio-run-${runId}.html`)
 
   await test.step('Runs ▸ Open ▸ HTML downloads the report', async () => {
-    await page
-      .getByRole('toolbar', { name: 'Main toolbar' })
-      .getByRole('button', { name: 'Runs', exact: true })
-      .click()
-    const runs = page.getByRole('dialog', { name: 'Runs' })
-    await runs.getByRole('button', { name: `Open run ${runId}`, exact: true }).click()
+    const runs = await openRun(page, runId)
     const downloading = page.waitForEvent('download')
     await runs.getByRole('button', { name: `Export run ${runId} as HTML`, exact: true }).click()
     const download = await downloading
@@ -90,11 +86,7 @@ test('compares two runs side by side, the differing figures marked, plots aligne
     const totals = report.totals as { duplicates: number }
     totals.duplicates += 40
   })
-  await page
-    .getByRole('toolbar', { name: 'Main toolbar' })
-    .getByRole('button', { name: 'Runs', exact: true })
-    .click()
-  const runs = page.getByRole('dialog', { name: 'Runs' })
+  const runs = await openRuns(page)
   const compare = runs.getByRole('button', { name: /^Compare/ })
   await expect(compare).toBeDisabled()
   await runs.getByRole('checkbox', { name: `Select run ${a} to compare` }).check()

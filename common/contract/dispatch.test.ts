@@ -28,6 +28,20 @@ describe('contract', () => {
     expect(() => parseRequest('node:log', 'not an object')).toThrow(ContractError)
   })
 
+  it('takes a sweep as scenario:run with vary, and refuses runs without it', () => {
+    expect(
+      parseRequest('scenario:run', {
+        id: 'room1-broker-paused',
+        vary: ['client.requestTimeout=400ms,1500ms'],
+        runs: 2
+      }).input
+    ).toEqual({ id: 'room1-broker-paused', vary: ['client.requestTimeout=400ms,1500ms'], runs: 2 })
+    expect(() => parseRequest('scenario:run', { id: 'healthy', runs: 2 })).toThrow(
+      /runs: runs is for a sweep: give vary too/
+    )
+    expect(() => parseRequest('scenario:run', { id: 'healthy', vary: [] })).toThrow(/vary/)
+  })
+
   it('applies schema defaults before the handler runs', () => {
     const { input } = parseRequest('node:log', { nodeId: 'ns-1' })
     expect(input).toEqual({ nodeId: 'ns-1', tailBytes: 65536 })

@@ -111,10 +111,24 @@ export type LiveMetrics = z.infer<typeof liveMetricsSchema>
 
 export const runsRequests = {
   'scenario:list': request(z.object({}), z.array(builtinScenarioSchema)),
-  /** Starts a scenario (built-in id or a file path) on the sandbox; its report arrives as `scenario:report`. */
+  /**
+   * Starts a scenario (built-in id or a file path) on the sandbox; its report arrives as
+   * `scenario:report`. With `vary` (the CLI's `--vary` flags: `client.requestTimeout=200ms,800ms`,
+   * `lane=remoting,java-tuned`) it is a what-if sweep: every combination side by side under the same
+   * faults, `runs` times; each run's report carries the whole sweep.
+   */
   'scenario:run': request(
     z
-      .object({ id: z.string().min(1).optional(), path: z.string().min(1).optional() })
+      .object({
+        id: z.string().min(1).optional(),
+        path: z.string().min(1).optional(),
+        vary: z.array(z.string().min(1)).min(1).max(3).optional(),
+        runs: z.number().int().min(1).max(20).optional()
+      })
+      .refine((v) => v.runs === undefined || v.vary !== undefined, {
+        message: 'runs is for a sweep: give vary too (e.g. client.requestTimeout=200ms,800ms)',
+        path: ['runs']
+      })
       .refine(
         (v) => !!v.id !== !!v.path,
         'give exactly one of id (a built-in scenario) or path (a scenario file)'

@@ -8,6 +8,7 @@ import {
   selectionPolicySchema
 } from '../topology/schema'
 import { durationSchema } from './duration'
+import { sweepSummarySchema } from './sweep-summary'
 
 /** What the timeline can do to a node; clients (producers/consumers) support kill/stop/start/restart. */
 export const faultActionSchema = z.enum(['kill', 'pause', 'resume', 'restart', 'stop', 'start'])
@@ -959,6 +960,8 @@ export const reportSchema = z.object({
     )
     .optional(),
   controller: controllerReportSchema.optional(),
+  /** Set on every run of a what-if sweep: the whole sweep, so each of its runs shows it. */
+  sweep: sweepSummarySchema.optional(),
   /** Problems that did not stop the run (e.g. a drain that timed out). */
   notes: z.array(z.string()).default([])
 })

@@ -35,6 +35,12 @@ export interface LaneTraits {
   /** Message kinds the lane's producers can send; a run asking another is refused up front. */
   messageKinds: readonly MessageKind[]
   /**
+   * How its push consumers split a group's queues: `nearby` (our rule, allocate-nearby.ts),
+   * `rooms` (each room's queues to that room's consumers while it has any), `any` (averagely,
+   * rooms ignored), `pop` (POP consumers own no queues).
+   */
+  queueAllocation: 'nearby' | 'rooms' | 'any' | 'pop'
+  /**
    * The longest one request may take when the scenario sets no `client.requestTimeout`; absent,
    * DEFAULT_REQUEST_TIMEOUT_MS.
    */
@@ -52,6 +58,7 @@ export const LANE_TRAITS = {
     proxies: 'none',
     label: 'remoting (room-aware, ours)',
     summary: 'our room-aware client',
+    queueAllocation: 'nearby',
     messageKinds: ['normal', 'delayed', 'ordered', 'transactional']
   },
   java: {
@@ -60,6 +67,7 @@ export const LANE_TRAITS = {
     proxies: 'none',
     label: 'java (stock Java client)',
     summary: 'stock Java client 5.3.3 (address server = the room’s management node)',
+    queueAllocation: 'any',
     messageKinds: ['normal', 'delayed', 'ordered', 'transactional']
   },
   'java-zone': {
@@ -68,6 +76,7 @@ export const LANE_TRAITS = {
     proxies: 'none',
     label: 'java-zone (Java, zone mode)',
     summary: 'Java with RocketMQ zone mode and AllocateMachineRoomNearby',
+    queueAllocation: 'rooms',
     messageKinds: ['normal', 'delayed', 'ordered', 'transactional']
   },
   'java-tuned': {
@@ -77,6 +86,7 @@ export const LANE_TRAITS = {
     label: 'java-tuned (Java, fast timers)',
     summary:
       'Java with 1 s route poll / heartbeat / rebalance, latency fault tolerance and a 400 ms per-request cap',
+    queueAllocation: 'any',
     messageKinds: ['normal', 'delayed', 'ordered', 'transactional']
   },
   'java-dr': {
@@ -87,6 +97,7 @@ export const LANE_TRAITS = {
     summary:
       'stock Java client 5.3.3 with our room-aware extension (resources/java-dr: room name servers, same-room sends with failover, AllocateMachineRoomNearby)',
     // Selector (ordered) and transactional sends stay the stock client's own paths.
+    queueAllocation: 'rooms',
     messageKinds: ['normal', 'delayed'],
     // The extension's own default: a JVM client on a busy host stalls past 400 ms now and then, and
     // the stock remoting client then closes the socket under every request in flight.
@@ -99,6 +110,7 @@ export const LANE_TRAITS = {
     label: 'grpc (official Node client, room-aware)',
     summary:
       'rocketmq-client-nodejs 1.0.8 through the own room’s zone-pinned proxy with our proxy failover',
+    queueAllocation: 'pop',
     messageKinds: ['normal']
   },
   baseline: {
@@ -107,6 +119,7 @@ export const LANE_TRAITS = {
     proxies: 'any',
     label: 'baseline (official Node client, one proxy)',
     summary: 'rocketmq-client-nodejs with its defaults on the plain proxy',
+    queueAllocation: 'pop',
     messageKinds: ['normal']
   }
 } as const satisfies Record<string, LaneTraits>

@@ -128,3 +128,15 @@ export async function launchShell(): Promise<LaunchedShell> {
     }
   }
 }
+
+/**
+ * Leaves the shared window as a fresh one: reloaded (unsaved changes discarded), the default
+ * topology, no dialog open.
+ */
+export async function freshWindow(page: Page): Promise<void> {
+  const accept = (dialog: { accept(): Promise<void> }) => void dialog.accept()
+  page.on('dialog', accept)
+  await page.reload()
+  await page.locator('body[data-app-state="ready"]').waitFor()
+  page.off('dialog', accept)
+}

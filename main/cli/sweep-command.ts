@@ -3,8 +3,7 @@ import { join, resolve } from 'node:path'
 import { composeServices } from '../services/engine/compose'
 import { bootFor } from '../services/engine/lab-control'
 import { loadScenarioFile } from '../services/scenario/load-scenario'
-import { formatSweep, runSweep, sweepScenario, LANES_PER_RUN } from '../services/sweep/sweep'
-import { batchesOf, parseVary, sweepCombinations } from '../services/sweep/sweep-plan'
+import { formatSweep, planSweep, runSweep } from '../services/sweep/sweep'
 
 export interface SweepCommandOptions {
   /** `--vary` flags: `lane=a,b` or `client.<setting>=v1,v2`. */
@@ -34,18 +33,8 @@ export async function runSweepCommand(file: string, opts: SweepCommandOptions): 
   }
   let plan
   try {
-    const runs = opts.runs ?? 1
-    if (!Number.isInteger(runs) || runs < 1 || runs > 20) {
-      throw new Error(`--runs ${opts.runs}: give a whole number from 1 to 20`)
-    }
     const loaded = loadScenarioFile(file)
-    const combos = sweepCombinations(
-      parseVary(opts.vary),
-      loaded.scenario.workload.lane ?? 'remoting'
-    )
-    // Every batch is checked before anything boots.
-    for (const batch of batchesOf(combos, LANES_PER_RUN)) sweepScenario(loaded, batch)
-    plan = { loaded, combos, runs }
+    plan = { loaded, ...planSweep(loaded, opts.vary, opts.runs ?? 1) }
   } catch (e) {
     err.write(`drstudio sweep: ${(e as Error).message}\n`)
     return 2

@@ -97,6 +97,8 @@ async function run(loaded: LoadedScenario): Promise<ScenarioReport> {
     booted = loaded.topology
   }
   expect(sandbox.network().mode).toBe('namespaces')
+  // No network scenario gates or asserts duplicates: 1 s of late redeliveries instead of 3 s.
+  loaded.scenario.workload.duplicateGrace = 1000
   const report = await runner.run(loaded)
   process.stderr.write(formatScorecard(report) + '\n')
   return report
@@ -112,28 +114,21 @@ describe.skipIf(skip)('rooms as separate networks, real JVMs', () => {
     loaded.scenario.workload.duration = 14_000
     loaded.scenario.timeline[0]!.at = 3_000
     loaded.scenario.timeline[1]!.at = 9_000
-    // Our client and the stock Java client with our extension (issue 25) under the same cut.
-    loaded.scenario.workload.lanes = ['remoting', 'java-dr']
     // The timeline's isolation, then the same one as the operator's action on a live run.
     const { timeline: r, live } = await expectParity(runner.deps, run, loaded)
     process.stderr.write(formatScorecard(live) + '\n')
     expect(r.faults.map((f) => `${f.action}:${f.ok}`)).toEqual(['isolate:true', 'heal:true'])
     expect(failedGates(r)).toEqual([])
-    // Under the cut every room's sends stayed home, on both lanes.
-    const roomOf = new Map(r.clients.map((c) => [c.id, c.room]))
-    for (const lane of ['remoting', 'java-dr']) {
-      const after = r.selections.filter(
-        (s) => s.role === 'producer' && s.phase === 'after-fault' && s.clientId.endsWith(`-${lane}`)
-      )
-      expect(
-        after.reduce((n, s) => n + s.count, 0),
-        lane
-      ).toBeGreaterThan(0)
-      expect(
-        after.every((s) => s.brokerRoom === roomOf.get(s.clientId)),
-        lane
-      ).toBe(true)
-    }
+    // The stock Java client with our extension (issue 25), in a run of its own (two lanes' workers
+    // on two cores would load our lane's 400 ms requests past their timeout): the same gates, and
+    // every room's sends under the cut stayed home.
+    loaded.scenario.workload.lanes = ['java-dr']
+    const dr = await run(loaded)
+    expect(failedGates(dr)).toEqual([])
+    const roomOf = new Map(dr.clients.map((c) => [c.id, c.room]))
+    const drAfter = dr.selections.filter((s) => s.role === 'producer' && s.phase === 'after-fault')
+    expect(drAfter.reduce((n, s) => n + s.count, 0)).toBeGreaterThan(0)
+    expect(drAfter.every((s) => s.brokerRoom === roomOf.get(s.clientId))).toBe(true)
   })
 
   it('room1-lossy: 30 % loss on the link room 1 must cross, and 0 acknowledged loss', async () => {
@@ -174,13 +169,7 @@ describe.skipIf(skip)('rooms as separate networks, real JVMs', () => {
   })
 
   it('broker-cut-from-remote-ns: room 2’s name server stops listing broker-1 while room 1’s keeps it', async () => {
-    const loaded = loadScenarioFile(join(SCENARIOS, 'broker-cut-from-remote-ns.yaml'))
-    // The shipped 15 s cut starting at 5 s, sooner: ns-2 drops broker-1 about 11 s into the cut
-    // (the broker's 10 s heartbeat timeout, a 1 s scan), so 14 s still shows it.
-    loaded.scenario.workload.duration = 18_000
-    loaded.scenario.timeline[0]!.at = 2_000
-    loaded.scenario.timeline[1]!.at = 16_000
-    const r = await run(loaded)
+    const r = await run(loadScenarioFile(join(SCENARIOS, 'broker-cut-from-remote-ns.yaml')))
     expect(failedGates(r)).toEqual([])
     const views = new LedgerReader(recorder.db).events(r.runId, { kinds: ['namesrv-view'] })
     const lists = (ns: string, from: number, to: number): Set<string>[] =>

@@ -87,6 +87,33 @@ describe('engine scenario handlers', () => {
     await engine.dispose()
   })
 
+  it('a sweep from the Scenarios panel: bad flags are refused naming the fix before anything boots; good ones start the one scenario', async () => {
+    const sandbox = new HangingSandbox()
+    const { engine, seen } = engineWith(sandbox)
+    await expect(
+      engine.handlers['scenario:run']({
+        id: 'room1-broker-paused',
+        vary: ['client.requestTimeot=200ms,800ms']
+      })
+    ).rejects.toThrow(
+      /no client setting "client.requestTimeot"; vary lane or one of .*requestTimeout/
+    )
+    await expect(
+      engine.handlers['scenario:run']({ id: 'room1-broker-paused', vary: ['lane=remoting,cobol'] })
+    ).rejects.toThrow(/no lane "cobol"/)
+    expect(sandbox.starts).toEqual([])
+    expect(seen.filter(([c]) => c === 'scenario:state')).toEqual([])
+    await expect(
+      engine.handlers['scenario:run']({
+        id: 'room1-broker-paused',
+        vary: ['client.requestTimeout=400ms,1500ms']
+      })
+    ).resolves.toEqual({ started: true, scenario: 'room1-broker-paused' })
+    expect(sandbox.starts).toEqual([undefined])
+    await expect(engine.handlers['scenario:cancel']({})).resolves.toEqual({ cancelled: true })
+    await engine.dispose()
+  })
+
   it('names the built-ins when the id is unknown', async () => {
     const { engine } = engineWith(new HangingSandbox())
     await expect(engine.handlers['scenario:run']({ id: 'nope' })).rejects.toThrow(

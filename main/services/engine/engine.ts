@@ -25,6 +25,7 @@ import type { SandboxPort } from './sandbox-port'
 import type { WorkerFactory } from '../workers/client-fleet'
 import type { RunMetrics } from '../metrics/run-metrics'
 import { runReportHtml } from '../report-html/run-report-html'
+import { planSweep } from '../sweep/sweep'
 
 export type { SandboxPort, SandboxStatus } from './sandbox-port'
 export { sameDeployment } from './lab-control'
@@ -182,10 +183,11 @@ export class Engine {
       'network:action': async ({ fault }) => this.requireLab().networkAction(fault),
       'scenario:list': async () =>
         listBuiltinScenarios(this.opts.resourcesDir).map(({ path: _path, ...rest }) => rest),
-      'scenario:run': async ({ id, path }) => {
+      'scenario:run': async ({ id, path, vary, runs }) => {
         const lab = this.requireLab()
         const file = id !== undefined ? builtinScenarioFile(this.opts.resourcesDir, id) : path!
-        return lab.startScenario(loadScenarioFile(file, { resourcesDir: this.opts.resourcesDir }))
+        const loaded = loadScenarioFile(file, { resourcesDir: this.opts.resourcesDir })
+        return lab.startScenario(loaded, vary ? planSweep(loaded, vary, runs) : undefined)
       },
       'scenario:cancel': async () => ({ cancelled: (await this.lab?.cancelScenario()) ?? false }),
       'runs:list': async ({ limit }) => recorder.listRuns(limit),

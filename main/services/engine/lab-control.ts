@@ -14,6 +14,8 @@ import { masterNodeIds, toLiveChoice } from './live-choice'
 import type { Run, RunDeps } from './run/run'
 import type { RunMetrics } from '../metrics/run-metrics'
 import { runScenario } from './scenario-driver'
+import type { SweepPlan } from '../sweep/sweep'
+import { runSweep } from '../sweep/sweep'
 import type { SandboxPort, SandboxStatus } from './sandbox-port'
 
 /** Topologies equal for deployment purposes (canvas layout and wording ignored). */
@@ -184,7 +186,8 @@ export class LabControl {
   }
 
   /** Starts a scenario in the background; its report arrives as `scenario:report`. */
-  startScenario(loaded: LoadedScenario): { started: true; scenario: string } {
+  /** Runs `loaded` in the background (a what-if sweep with `sweep`); refuses a second one. */
+  startScenario(loaded: LoadedScenario, sweep?: SweepPlan): { started: true; scenario: string } {
     if (this.scenario) {
       throw new Error(
         `scenario "${this.scenario.name}" is already running; cancel it or wait for its report`
@@ -199,12 +202,16 @@ export class LabControl {
     }
     this.scenario = active
     this.deps.events.emit('scenario:state', { running: true, scenario: name, runId: null })
-    active.done = this.runScenario(loaded, active)
+    active.done = this.runScenario(loaded, active, sweep)
     return { started: true, scenario: name }
   }
 
   /** Boots the scenario's topology when needed, runs it, and always ends with `scenario:state`. */
-  private async runScenario(loaded: LoadedScenario, active: ActiveScenario): Promise<void> {
+  private async runScenario(
+    loaded: LoadedScenario,
+    active: ActiveScenario,
+    sweep?: SweepPlan
+  ): Promise<void> {
     const { events } = this.deps
     const signal = active.ctrl.signal
     const t0 = this.deps.clock.now()
@@ -218,18 +225,27 @@ export class LabControl {
         })
       )
       if (signal.aborted) throw new Error('cancelled before the run started')
-      const report = await runScenario(this.runDeps(), loaded, {
-        signal,
-        liveMetrics: true,
-        onOpen: (run) => {
-          active.run = run
-          events.emit('scenario:state', { running: true, scenario: active.name, runId: run.id })
-          this.forward(run)
-          // The live run on the same sandbox sees the scenario's faults too.
-          run.on('fault', (report, fault) => this.live?.observe(report, fault))
-        }
-      })
-      this.emitReport(report)
+      const onOpen = (run: Run): void => {
+        active.run = run
+        events.emit('scenario:state', { running: true, scenario: active.name, runId: run.id })
+        this.forward(run)
+        // The live run on the same sandbox sees the scenario's faults too.
+        run.on('fault', (report, fault) => this.live?.observe(report, fault))
+      }
+      if (sweep) {
+        // Each run's scorecard as it ends, the last one with the whole sweep in it.
+        await runSweep(this.runDeps(), loaded, sweep.combos, {
+          runs: sweep.runs,
+          signal,
+          liveMetrics: true,
+          onOpen,
+          onReport: (report) => this.emitReport(report)
+        })
+      } else {
+        this.emitReport(
+          await runScenario(this.runDeps(), loaded, { signal, liveMetrics: true, onOpen })
+        )
+      }
     } catch (e) {
       const message = (e as Error).message
       if (signal.aborted) this.notice('info', `scenario "${active.name}" cancelled`)

@@ -62,6 +62,10 @@ describe('Recorder', () => {
       [id, 'passed']
     ])
     expect(again.getRunReport(id)).toEqual({ passed: true })
+    // A sweep adds its summary to a run's report after the run ended; the verdict stays.
+    again.setRunReport(id, { passed: true, sweep: { scenario: 'healthy' } })
+    expect(again.getRunReport(id)).toEqual({ passed: true, sweep: { scenario: 'healthy' } })
+    expect(again.listRuns().find((r) => r.id === id)?.verdict).toBe('passed')
     expect(again.recentFiles().map((f) => f.name)).toEqual(['a', 'b'])
     expect(again.getSettings()).toEqual({ rocketmqHome: '/opt/rmq' })
     expect(again.deleteRun(id)).toBe(true)

@@ -105,6 +105,11 @@ export class Recorder {
       .run(this.now(), verdict, report === undefined ? null : JSON.stringify(report), id)
   }
 
+  /** Replaces an ended run's report (a sweep adds its summary once its last run ended). */
+  setRunReport(id: number, report: unknown): void {
+    this.db.prepare('UPDATE runs SET report_json = ? WHERE id = ?').run(JSON.stringify(report), id)
+  }
+
   /**
    * Closes runs left open by a crash so they show as interrupted instead of running forever. A run
    * whose process is still alive (the app while the CLI starts on the same data folder) is left.

@@ -1,5 +1,7 @@
 import type { ClientPlan } from '../../../common/scenario/client-plan'
 import type { ScenarioReport } from '../../../common/scenario/schema'
+import type { SweepSummary } from '../../../common/scenario/sweep-summary'
+import { formatSweepFigure, SWEEP_FIGURES } from '../../../common/scenario/sweep-summary'
 import type { SweepCombination } from './sweep-plan'
 
 /** What one combination did in one run. Lower is better for every figure. */
@@ -13,14 +15,6 @@ export interface SweepFigures {
   /** Worst producer's p99 send latency from the schedule (ms). */
   sendP99Ms: number
 }
-
-export const FIGURES: { key: keyof SweepFigures; label: string; unit: string }[] = [
-  { key: 'rtoMs', label: 'RTO', unit: 'ms' },
-  { key: 'failedSends', label: 'failed sends', unit: '' },
-  { key: 'duplicates', label: 'duplicates', unit: '' },
-  { key: 'crossRoomShare', label: 'cross-room share', unit: '%' },
-  { key: 'sendP99Ms', label: 'send p99', unit: 'ms' }
-]
 
 export interface SweepRow {
   combination: SweepCombination
@@ -78,16 +72,16 @@ export function summarizeSweep(
     runs: list.length,
     runIds: list.map((r) => r.runId),
     figures: Object.fromEntries(
-      FIGURES.map((f) => [f.key, median(list.map((r) => r.figures[f.key]))])
+      SWEEP_FIGURES.map((f) => [f.key, median(list.map((r) => r.figures[f.key]))])
     ) as unknown as SweepFigures
   }))
   // Ties as the table shows them: 20.3 % and 20.3 % are the same, whatever the next digit.
-  const best = FIGURES.map((f) => {
-    const low = format(Math.min(...rows.map((r) => r.figures[f.key])), f.unit)
+  const best = SWEEP_FIGURES.map((f) => {
+    const low = formatSweepFigure(Math.min(...rows.map((r) => r.figures[f.key])), f.unit)
     return {
       figure: f.key,
       names: rows
-        .filter((r) => format(r.figures[f.key], f.unit) === low)
+        .filter((r) => formatSweepFigure(r.figures[f.key], f.unit) === low)
         .map((r) => r.combination.name)
     }
   })
@@ -98,24 +92,36 @@ function tradeOffOf(rows: readonly SweepRow[], best: SweepResult['best']): strin
   const fastest = best.find((b) => b.figure === 'rtoMs')!.names
   if (rows.length < 2 || fastest.length !== 1) return null
   const f = rows.find((r) => r.combination.name === fastest[0])!
-  const worse = FIGURES.filter((x) => x.key !== 'rtoMs').flatMap((x) => {
+  const worse = SWEEP_FIGURES.filter((x) => x.key !== 'rtoMs').flatMap((x) => {
     const b = best.find((y) => y.figure === x.key)!
     if (b.names.includes(f.combination.name)) return []
     const other = rows.find((r) => r.combination.name === b.names[0])!
     return [
-      `${x.label} ${format(f.figures[x.key], x.unit)} against ${format(other.figures[x.key], x.unit)} with ${other.combination.label}`
+      `${x.label} ${formatSweepFigure(f.figures[x.key], x.unit)} against ${formatSweepFigure(other.figures[x.key], x.unit)} with ${other.combination.label}`
     ]
   })
   if (worse.length === 0) return `${f.combination.label} is best on every figure`
-  return `${f.combination.label} recovers fastest (RTO ${format(f.figures.rtoMs, 'ms')}) but costs ${worse.join('; ')}`
+  return `${f.combination.label} recovers fastest (RTO ${formatSweepFigure(f.figures.rtoMs, 'ms')}) but costs ${worse.join('; ')}`
 }
 
-/** A figure as the table prints it. */
-export function format(v: number, unit: string): string {
-  if (v === Infinity) return 'never'
-  if (unit === '%') return `${(v * 100).toFixed(1)} %`
-  const n = Number.isInteger(v) ? String(v) : v.toFixed(1)
-  return unit ? `${n} ${unit}` : n
+/** The sweep as stored with its runs' reports (a recovery that never came is null, not Infinity). */
+export function toSweepSummary(r: SweepResult): SweepSummary {
+  return {
+    scenario: r.scenario,
+    rows: r.rows.map((row) => ({
+      name: row.combination.name,
+      label: row.combination.label,
+      lane: row.combination.lane,
+      runs: row.runs,
+      runIds: row.runIds,
+      figures: {
+        ...row.figures,
+        rtoMs: row.figures.rtoMs === Infinity ? null : row.figures.rtoMs
+      }
+    })),
+    best: r.best,
+    tradeOff: r.tradeOff
+  }
 }
 
 function median(values: readonly number[]): number {

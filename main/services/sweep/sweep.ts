@@ -4,9 +4,10 @@ import type { ScenarioReport } from '../../../common/scenario/schema'
 import type { Run, RunDeps } from '../engine/run/run'
 import { runScenario } from '../engine/scenario-driver'
 import type { SweepFigures, SweepResult } from './sweep-figures'
-import { FIGURES, figuresOf, format, summarizeSweep } from './sweep-figures'
+import { figuresOf, summarizeSweep, toSweepSummary } from './sweep-figures'
+import { formatSweepFigure, SWEEP_FIGURES } from '../../../common/scenario/sweep-summary'
 import type { SweepCombination } from './sweep-plan'
-import { batchesOf, laneEntriesOf } from './sweep-plan'
+import { batchesOf, laneEntriesOf, parseVary, sweepCombinations } from './sweep-plan'
 import { textTable } from '../scenario/text-table'
 
 /** Lanes per run: each lane is a worker per room and a topic, and this machine has two cores. */
@@ -16,6 +17,38 @@ export interface SweepOptions {
   /** Runs of every combination (medians are taken over them); default 1. */
   runs?: number
   onOpen?: (run: Run, label: string) => void
+  /**
+   * Each run's report once, as soon as it is made; the last one once the sweep's summary is in it
+   * (every report carries the summary in the database by then).
+   */
+  onReport?: (report: ScenarioReport) => void
+  /** Cancels the run in progress; the sweep ends with its error. */
+  signal?: AbortSignal
+  /** Live figures for the canvas while each run lasts. */
+  liveMetrics?: boolean
+}
+
+/** What a sweep runs: its combinations, and how many runs of each. */
+export interface SweepPlan {
+  combos: SweepCombination[]
+  runs: number
+}
+
+/**
+ * A sweep of `loaded` from the `--vary` flags (`lane=a,b`, `client.<setting>=v1,v2`) and a run
+ * count, every batch checked before anything boots. Throws naming the flag and the fix.
+ */
+export function planSweep(
+  loaded: LoadedScenario,
+  vary: readonly string[],
+  runs: number = 1
+): SweepPlan {
+  if (!Number.isInteger(runs) || runs < 1 || runs > 20) {
+    throw new Error(`--runs ${runs}: give a whole number from 1 to 20`)
+  }
+  const combos = sweepCombinations(parseVary(vary), loaded.scenario.workload.lane ?? 'remoting')
+  for (const batch of batchesOf(combos, LANES_PER_RUN)) sweepScenario(loaded, batch)
+  return { combos, runs }
 }
 
 /** The scenario with one batch of combinations as its lanes (each its own topic and group). */
@@ -36,6 +69,7 @@ export function sweepScenario(
  * A what-if sweep: the scenario's fault script once per run, every combination a lane variant of
  * the same run where they fit (LANES_PER_RUN), so they meet each fault at the same instant on one
  * boot of the deployment; repeated `runs` times. Checks every batch before the first run starts.
+ * The sweep's summary is stored with every one of its runs' reports, so Runs shows it from any.
  */
 export async function runSweep(
   deps: RunDeps,
@@ -53,28 +87,38 @@ export async function runSweep(
     for (const { batch, loaded: l } of batches) {
       const label = `run ${i + 1}: ${batch.map((c) => c.name).join(', ')}`
       const report = await runScenario(deps, l, {
-        ...(opts.onOpen ? { onOpen: (run: Run) => opts.onOpen!(run, label) } : {})
+        ...(opts.onOpen ? { onOpen: (run: Run) => opts.onOpen!(run, label) } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.liveMetrics ? { liveMetrics: true } : {})
       })
       reports.push(report)
+      if (reports.length < (opts.runs ?? 1) * batches.length) opts.onReport?.(report)
       const plans = planClients(l.scenario, l.topology)
       for (const c of batch) {
         measured.push({ combination: c, runId: report.runId, figures: figuresOf(report, plans, c) })
       }
     }
   }
-  return { result: summarizeSweep(loaded.scenario.name, measured), reports }
+  const result = summarizeSweep(loaded.scenario.name, measured)
+  const sweep = toSweepSummary(result)
+  for (const report of reports) {
+    report.sweep = sweep
+    deps.recorder.setRunReport(report.runId, report)
+  }
+  opts.onReport?.(reports.at(-1)!)
+  return { result, reports }
 }
 
 /** The sweep as a table: a row per combination, the best of each figure starred, then the verdict. */
 export function formatSweep(r: SweepResult): string {
   const bestOf = new Map(r.best.map((b) => [b.figure, new Set(b.names)]))
-  const head = ['', 'setting', ...FIGURES.map((f) => f.label), 'run ids']
+  const head = ['', 'setting', ...SWEEP_FIGURES.map((f) => f.label), 'run ids']
   const body = r.rows.map((row) => [
     row.combination.name,
     row.combination.label,
-    ...FIGURES.map(
+    ...SWEEP_FIGURES.map(
       (f) =>
-        `${format(row.figures[f.key], f.unit)}${bestOf.get(f.key)!.has(row.combination.name) ? ' *' : ''}`
+        `${formatSweepFigure(row.figures[f.key], f.unit)}${bestOf.get(f.key)!.has(row.combination.name) ? ' *' : ''}`
     ),
     row.runIds.join(',')
   ])
@@ -85,7 +129,7 @@ export function formatSweep(r: SweepResult): string {
     '',
     ...r.best.map(
       (b) =>
-        `best ${FIGURES.find((f) => f.key === b.figure)!.label}: ${b.names.map(label).join(' / ')}`
+        `best ${SWEEP_FIGURES.find((f) => f.key === b.figure)!.label}: ${b.names.map(label).join(' / ')}`
     ),
     ...(r.tradeOff ? [`trade-off: ${r.tradeOff}`] : []),
     ''

@@ -4,6 +4,7 @@ import { Canvas } from '../canvas/canvas'
 import { ConnectDialog } from '../components/connect-dialog'
 import { ConfirmDialog, LogDialog, ShortcutsDialog } from '../components/dialogs'
 import { ExportDialog } from '../components/export-dialog'
+import { SweepDialog } from '../components/sweep-dialog'
 import { FilePicker } from '../components/file-picker'
 import { NetworkDialog } from '../components/network-dialog'
 import { NetworkMenu } from '../components/network-menu'
@@ -82,6 +83,7 @@ export function App() {
       <AddNodeMenu />
       <RunsView />
       <ExportDialog />
+      <SweepDialog />
       <ConnectDialog />
       <ConfirmDialog />
       <LogDialog />

@@ -15,6 +15,8 @@ import {
   transactionRows
 } from '../model/plot-data'
 import type { ScorecardFact } from '../model/plot-data'
+import type { SweepSummary } from '../../../common/scenario/sweep-summary'
+import { sweepTable } from '../model/sweep-view'
 
 /** A titled list of a report section's facts, the bad ones marked; nothing when there are none. */
 function FactSection({ title, facts }: { title: string; facts: readonly ScorecardFact[] }) {
@@ -30,6 +32,53 @@ function FactSection({ title, facts }: { title: string; facts: readonly Scorecar
           </div>
         ))}
       </dl>
+    </>
+  )
+}
+
+/** A what-if sweep this run belongs to: a row per combination, the best of each figure starred. */
+function SweepSection({ sweep }: { sweep: SweepSummary | undefined }) {
+  if (!sweep) return null
+  const t = sweepTable(sweep)
+  const runs = [...new Set(sweep.rows.flatMap((r) => r.runIds))]
+  return (
+    <>
+      <h3 className="sub-title">Sweep</h3>
+      <p className="muted">
+        Every setting under the same faults ({runs.length === 1 ? 'run' : 'runs'} {runs.join(', ')}
+        ); medians, * best.
+      </p>
+      <table className="grid-table" aria-label="Sweep">
+        <thead>
+          <tr>
+            <th>Setting</th>
+            {t.head.map((h) => (
+              <th key={h} className="num">
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {t.rows.map((r) => (
+            <tr key={r.name}>
+              <td className="mono">{r.label}</td>
+              {r.cells.map((c, i) => (
+                <td key={t.head[i]} className={`num mono${c.best ? ' cell-ok' : ''}`}>
+                  {c.text}
+                  {c.best ? ' *' : ''}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <ul className="notes" aria-label="Sweep verdict">
+        {t.best.map((b) => (
+          <li key={b}>{b}</li>
+        ))}
+        {t.tradeOff && <li>trade-off: {t.tradeOff}</li>}
+      </ul>
     </>
   )
 }
@@ -153,6 +202,7 @@ export const Scorecard = memo(function Scorecard({ report }: { report: ScenarioR
           </tbody>
         </table>
       )}
+      <SweepSection sweep={report.sweep} />
       <FactSection
         title="Delayed messages"
         facts={report.delayed ? delayedFacts(report.delayed) : []}

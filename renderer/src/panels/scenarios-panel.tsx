@@ -1,4 +1,4 @@
-import { Loader2, Play, Square } from 'lucide-react'
+import { Loader2, Play, SlidersHorizontal, Square } from 'lucide-react'
 import { memo, useEffect } from 'react'
 import { Scorecard } from '../components/scorecard'
 import { useScenarioStore } from '../stores/scenario-store'
@@ -35,6 +35,17 @@ const ScenarioList = memo(function ScenarioList() {
               <Play size={12} aria-hidden="true" />
             )}
             Run
+          </button>
+          <button
+            type="button"
+            className="btn btn-small"
+            aria-label={`Sweep ${sc.name}`}
+            title={`Run ${sc.name} once for every value of a client setting, side by side`}
+            disabled={running || busy !== null}
+            onClick={() => useScenarioStore.getState().openSweep(sc.id)}
+          >
+            <SlidersHorizontal size={12} aria-hidden="true" />
+            Sweep…
           </button>
         </li>
       ))}

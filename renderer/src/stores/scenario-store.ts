@@ -20,8 +20,15 @@ export interface ScenarioState {
   busy: 'starting' | 'cancelling' | null
   progress: ScenarioProgress[]
   report: ScenarioReport | null
+  /** The scenario whose Sweep dialog is open. */
+  sweepFor: string | null
   load(): Promise<void>
-  run(id: string): Promise<void>
+  /**
+   * Starts a built-in scenario, as a what-if sweep with `sweep`. Resolves with why it could not
+   * start (also toasted for a plain run), or null.
+   */
+  run(id: string, sweep?: { vary: string[]; runs: number }): Promise<string | null>
+  openSweep(id: string | null): void
   cancel(): Promise<void>
   applyState(state: EventPayload<'scenario:state'>): void
   applyProgress(batch: readonly ScenarioProgress[]): void
@@ -38,6 +45,7 @@ export const useScenarioStore = create<ScenarioState>()((set, get) => ({
   busy: null,
   progress: [],
   report: null,
+  sweepFor: null,
 
   async load() {
     try {
@@ -48,19 +56,27 @@ export const useScenarioStore = create<ScenarioState>()((set, get) => ({
     }
   },
 
-  async run(id) {
-    if (get().running || get().busy) return
+  async run(id, sweep) {
+    if (get().running || get().busy) return 'a scenario is already running'
     const name = get().scenarios.find((s) => s.id === id)?.name ?? id
     set({ busy: 'starting', progress: [], report: null, scenario: name })
     try {
-      const r = await invoke('scenario:run', { id })
-      set({ running: true, scenario: r.scenario })
-      toast('info', `Scenario ${r.scenario} started`)
+      const r = await invoke('scenario:run', sweep ? { id, ...sweep } : { id })
+      set({ running: true, scenario: r.scenario, sweepFor: null })
+      toast('info', `${sweep ? 'Sweep of' : 'Scenario'} ${r.scenario} started`)
+      return null
     } catch (err) {
-      toast('error', `Scenario ${name} failed to start: ${(err as Error).message}`)
+      const message = (err as Error).message
+      // The Sweep dialog stays open and shows it next to what to fix.
+      if (!sweep) toast('error', `Scenario ${name} failed to start: ${message}`)
+      return message
     } finally {
       set({ busy: null })
     }
+  },
+
+  openSweep(id) {
+    set({ sweepFor: id })
   },
 
   async cancel() {

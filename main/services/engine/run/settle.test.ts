@@ -58,6 +58,27 @@ describe('consumersSettled', () => {
     expect(consumersSettled(orphan, lanes)).toBe(false)
   })
 
+  it('lanes that allocate by room: a member that started first and still holds the other room is not settled', () => {
+    const dr = (id: string): SettleMember => ({
+      group: 'g-java-dr',
+      rule: 'rooms',
+      room: id.startsWith('c1') ? 'room1' : 'room2'
+    })
+    // Room 1's consumer took every queue before room 2's joined; room 2's holds none yet.
+    const early = [state('c1-java-dr', 'room1', ALL), state('c2-java-dr', 'room2', [])]
+    expect(consumersSettled(early, dr)).toBe(false)
+    // The same split is fine for a lane that allocates averagely: each queue is held once.
+    expect(consumersSettled(early, (id) => ({ ...dr(id), rule: 'once' }))).toBe(true)
+    const settled = [
+      state('c1-java-dr', 'room1', ALL.slice(0, 2)),
+      state('c2-java-dr', 'room2', ALL.slice(2))
+    ]
+    expect(consumersSettled(settled, dr)).toBe(true)
+    // A room without a member of the group: its queues may sit anywhere (AllocateMachineRoomNearby).
+    const alone = [state('c1-java-dr', 'room1', ALL)]
+    expect(consumersSettled(alone, dr)).toBe(true)
+  })
+
   it('POP consumers own no queues and never hold a run back', () => {
     const pop: ClientState = { id: 'c1-grpc', alive: true, cid: 'x@c1-grpc@room1' }
     expect(consumersSettled([pop, ...remoting], lanes)).toBe(true)

@@ -4,22 +4,28 @@ import type { ClientState } from '../../worker-wire/protocol'
 import type { RunContext } from './run-context'
 import { pause } from './run-context'
 import { WARMUP_TAG } from './setup'
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../../../common/topology/lanes'
+import { DEFAULT_REQUEST_TIMEOUT_MS, LANE_TRAITS } from '../../../../common/topology/lanes'
 
-/** What settling means for a consumer: its group, and whether its lane allocates by room. */
+/** What settling means for a consumer: its group, its room, and how its lane allocates. */
 export interface SettleMember {
   group: string
-  /** `nearby`: our allocateNearby rule, exactly; `once`: every readable queue held by one member. */
-  rule: 'nearby' | 'once'
+  /**
+   * `nearby`: our allocateNearby rule, exactly; `once`: every readable queue held by one member;
+   * `rooms`: that, and a room's queues held in that room while the group has a member there.
+   */
+  rule: 'nearby' | 'once' | 'rooms'
+  room?: string
 }
 
 /**
  * True when, in every consumer group, the queue-owning consumers hold what their lane's allocation
  * gives them with every member alive. Our remoting consumers must hold exactly what the nearby rule
- * gives them; the Java lanes allocate with the stock strategies (averagely, or RocketMQ's
- * AllocateMachineRoomNearby over zone-filtered routes), so there every readable queue of the group
- * must be held by exactly one member. POP consumers (gRPC lanes) own no queues: started is settled.
- * Groups are judged apart: each lane of a side-by-side run has its own group and topic.
+ * gives them; the Java lanes allocate with the stock strategies, so there every readable queue of
+ * the group must be held by exactly one member, and by a member of the queue's room where the lane
+ * allocates by room (AllocateMachineRoomNearby): a member that started first holds the other room's
+ * queues until its next rebalance sees the rest, which is not settled. POP consumers (gRPC lanes)
+ * own no queues: started is settled. Groups are judged apart: each lane of a side-by-side run has
+ * its own group and topic.
  */
 export function consumersSettled(
   states: readonly ClientState[],
@@ -31,8 +37,23 @@ export function consumersSettled(
     const g = memberOf(s.id).group
     groups.set(g, [...(groups.get(g) ?? []), s])
   }
-  return [...groups.values()].every((members) =>
-    memberOf(members[0]!.id).rule === 'nearby' ? nearbySettled(members) : heldOnce(members)
+  return [...groups.values()].every((members) => {
+    const rule = memberOf(members[0]!.id).rule
+    if (rule === 'nearby') return nearbySettled(members)
+    return heldOnce(members) && (rule === 'once' || heldInRoom(members, memberOf))
+  })
+}
+
+/** Every queue of a room the group has a member in is held by a member of that room. */
+function heldInRoom(
+  members: readonly ClientState[],
+  memberOf: (id: string) => SettleMember
+): boolean {
+  const rooms = new Set(members.map((m) => memberOf(m.id).room))
+  return members.every((m) =>
+    m.assignment!.every(
+      (q) => q.room === null || !rooms.has(q.room) || q.room === memberOf(m.id).room
+    )
   )
 }
 
@@ -60,6 +81,9 @@ function heldOnce(members: readonly ClientState[]): boolean {
   )
 }
 
+/** The settle rule of a lane's queue allocation (POP consumers hold nothing: never judged). */
+const RULE_OF = { nearby: 'nearby', rooms: 'rooms', any: 'once', pop: 'once' } as const
+
 /** Waits for consumers to settle on their rooms' queues; false when the budget ran out. */
 export async function settleConsumers(ctx: RunContext): Promise<boolean> {
   const consumers = ctx.plan.clients.filter((p) => p.role === 'consumer')
@@ -68,7 +92,11 @@ export async function settleConsumers(ctx: RunContext): Promise<boolean> {
   const members = new Map(
     consumers.map((p): [string, SettleMember] => [
       p.id,
-      { group: ctx.plan.names.groupOf(p.group), rule: p.lane === 'remoting' ? 'nearby' : 'once' }
+      {
+        group: ctx.plan.names.groupOf(p.group),
+        rule: RULE_OF[LANE_TRAITS[p.lane].queueAllocation],
+        room: p.room
+      }
     ])
   )
   const memberOf = (id: string): SettleMember => members.get(id) ?? { group: id, rule: 'once' }
