@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import type { CounterSample } from '../../../common/scenario/metrics'
 import { reportSchema } from '../../../common/scenario/schema'
 import { topologySchema } from '../../../common/topology/schema'
+import { pausedBrokerSweep } from '../../../common/scenario/test-sweep'
 import { reportHtml } from './report-html'
 
 const ROOT = resolve(import.meta.dirname, '../../..')
@@ -67,6 +68,18 @@ describe('reportHtml', () => {
     expect(aborted).toContain('ABORTED')
     expect(aborted).toContain('Stopped by the abort block:</strong> failed sends over 50 %')
   })
+  it('shows the sweep a run belongs to as one table, the best starred, and nothing when not', () => {
+    const input = fixture()
+    expect(reportHtml(input)).not.toContain('>Sweep</h2>')
+    const html = reportHtml({ ...input, report: { ...input.report, sweep: pausedBrokerSweep(9) } })
+    expect(html).toContain('>Sweep</h2>')
+    expect(html).toContain(
+      '<tr><td>requestTimeout=1500ms</td><td class="num">1501.7 ms</td><td class="num">0 *</td><td class="num">75</td><td class="num">20.3 % *</td><td class="num">1503.7 ms</td></tr>'
+    )
+    expect(html).toContain('<li>best RTO: requestTimeout=400ms</li>')
+    expect(html).toContain('<li>trade-off: requestTimeout=400ms is best on every figure</li>')
+  })
+
   it('shows the headroom of each fault window when the report has it, and nothing when not', () => {
     const input = fixture()
     expect(reportHtml(input)).not.toContain('Headroom')

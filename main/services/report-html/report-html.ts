@@ -7,6 +7,8 @@ import { headroomLine } from '../../../common/scenario/headroom'
 import { FAULT_ACTIONS } from '../engine/run/fault'
 import type { PlotMarker, PlotSeries } from './svg'
 import { esc, linePlot, topologyPicture } from './svg'
+import type { SweepSummary } from '../../../common/scenario/sweep-summary'
+import { sweepTable } from '../../../common/scenario/sweep-summary'
 
 /** What one run's HTML report is made of: its report, its topology and its clients' counters. */
 export interface ReportHtmlInput {
@@ -78,6 +80,7 @@ export function reportHtml({ report: r, topology, counters }: ReportHtmlInput): 
     section('Failovers', failoversTable(r)),
     section('Traffic', plots(r, counters, markers)),
     section('Ledger', ledgerTables(r)),
+    r.sweep ? section('Sweep', sweepSection(r.sweep)) : '',
     r.traffic
       ? section(
           'Cross-room traffic',
@@ -139,6 +142,26 @@ function table(
     )
     .join('')
   return `<div class="scroll"><table><caption class="muted">${esc(caption)}</caption><thead><tr>${th}</tr></thead><tbody>${tr}</tbody></table></div>`
+}
+
+/** The what-if sweep this run belongs to: a row per setting, the best of each figure starred. */
+function sweepSection(sweep: SweepSummary): string {
+  const t = sweepTable(sweep)
+  const numeric = new Set(t.head.map((_, i) => i + 1))
+  return (
+    table(
+      'every setting under the same faults; medians, * best',
+      ['setting', ...t.head],
+      t.rows.map((row) => [
+        esc(row.label),
+        ...row.cells.map((c) => `${esc(c.text)}${c.best ? ' *' : ''}`)
+      ]),
+      numeric
+    ) +
+    `<ul>${[...t.best, ...(t.tradeOff ? [`trade-off: ${t.tradeOff}`] : [])]
+      .map((l) => `<li>${esc(l)}</li>`)
+      .join('')}</ul>`
+  )
 }
 
 function gatesTable(r: ScenarioReport): string {

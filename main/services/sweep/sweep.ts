@@ -5,7 +5,7 @@ import type { Run, RunDeps } from '../engine/run/run'
 import { runScenario } from '../engine/scenario-driver'
 import type { SweepFigures, SweepResult } from './sweep-figures'
 import { figuresOf, summarizeSweep, toSweepSummary } from './sweep-figures'
-import { formatSweepFigure, SWEEP_FIGURES } from '../../../common/scenario/sweep-summary'
+import { sweepTable } from '../../../common/scenario/sweep-summary'
 import type { SweepCombination } from './sweep-plan'
 import { batchesOf, laneEntriesOf, parseVary, sweepCombinations } from './sweep-plan'
 import { textTable } from '../scenario/text-table'
@@ -111,27 +111,19 @@ export async function runSweep(
 
 /** The sweep as a table: a row per combination, the best of each figure starred, then the verdict. */
 export function formatSweep(r: SweepResult): string {
-  const bestOf = new Map(r.best.map((b) => [b.figure, new Set(b.names)]))
-  const head = ['', 'setting', ...SWEEP_FIGURES.map((f) => f.label), 'run ids']
-  const body = r.rows.map((row) => [
-    row.combination.name,
-    row.combination.label,
-    ...SWEEP_FIGURES.map(
-      (f) =>
-        `${formatSweepFigure(row.figures[f.key], f.unit)}${bestOf.get(f.key)!.has(row.combination.name) ? ' *' : ''}`
-    ),
+  const t = sweepTable(toSweepSummary(r))
+  const body = t.rows.map((row) => [
+    row.name,
+    row.label,
+    ...row.cells.map((c) => `${c.text}${c.best ? ' *' : ''}`),
     row.runIds.join(',')
   ])
-  const label = (name: string) => r.rows.find((x) => x.combination.name === name)!.combination.label
   return [
     `sweep of ${r.scenario} (medians; * best)`,
-    ...textTable([head, ...body]),
+    ...textTable([['', 'setting', ...t.head, 'run ids'], ...body]),
     '',
-    ...r.best.map(
-      (b) =>
-        `best ${SWEEP_FIGURES.find((f) => f.key === b.figure)!.label}: ${b.names.map(label).join(' / ')}`
-    ),
-    ...(r.tradeOff ? [`trade-off: ${r.tradeOff}`] : []),
+    ...t.best,
+    ...(t.tradeOff ? [`trade-off: ${t.tradeOff}`] : []),
     ''
   ].join('\n')
 }

@@ -16,7 +16,7 @@ import {
 } from '../model/plot-data'
 import type { ScorecardFact } from '../model/plot-data'
 import type { SweepSummary } from '../../../common/scenario/sweep-summary'
-import { sweepTable } from '../model/sweep-view'
+import { sweepTable } from '../../../common/scenario/sweep-summary'
 
 /** A titled list of a report section's facts, the bad ones marked; nothing when there are none. */
 function FactSection({ title, facts }: { title: string; facts: readonly ScorecardFact[] }) {

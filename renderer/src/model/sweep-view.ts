@@ -1,5 +1,3 @@
-import type { SweepSummary } from '../../../common/scenario/sweep-summary'
-import { formatSweepFigure, SWEEP_FIGURES } from '../../../common/scenario/sweep-summary'
 import { clientTuningOverrideSchema } from '../../../common/scenario/schema'
 import { CLIENT_LANES } from '../../../common/topology/lanes'
 
@@ -49,39 +47,4 @@ export function sweepFlag(key: string, valuesText: string): { flag: string } | {
   if (values.length < 2) return { error: 'give two or more values, separated by commas' }
   if (new Set(values).size !== values.length) return { error: 'a value appears twice' }
   return { flag: `${key}=${values.join(',')}` }
-}
-
-export interface SweepTableRow {
-  name: string
-  label: string
-  runIds: number[]
-  cells: { text: string; best: boolean }[]
-}
-
-/** The sweep as the scorecard shows it: a row per combination, the best of each figure marked. */
-export function sweepTable(sweep: SweepSummary): {
-  head: string[]
-  rows: SweepTableRow[]
-  best: string[]
-  tradeOff: string | null
-} {
-  const bestOf = new Map(sweep.best.map((b) => [b.figure, new Set(b.names)]))
-  const labelOf = new Map(sweep.rows.map((r) => [r.name, r.label]))
-  return {
-    head: SWEEP_FIGURES.map((f) => f.label),
-    rows: sweep.rows.map((r) => ({
-      name: r.name,
-      label: r.label,
-      runIds: r.runIds,
-      cells: SWEEP_FIGURES.map((f) => ({
-        text: formatSweepFigure(r.figures[f.key], f.unit),
-        best: bestOf.get(f.key)?.has(r.name) ?? false
-      }))
-    })),
-    best: sweep.best.map(
-      (b) =>
-        `best ${SWEEP_FIGURES.find((f) => f.key === b.figure)!.label}: ${b.names.map((n) => labelOf.get(n) ?? n).join(' / ')}`
-    ),
-    tradeOff: sweep.tradeOff
-  }
 }
