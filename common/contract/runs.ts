@@ -94,7 +94,9 @@ export const liveMetricsSchema = z.object({
   ),
   /**
    * Traffic that crossed rooms, per direction (sends: client room → broker room; deliveries:
-   * broker room → consumer room). Totals since the run began, rates over the window.
+   * broker room → consumer room). Totals since the run began, rates over the window. Replication
+   * apart: commit-log bytes the replicas in `toRoom` copied from masters in `fromRoom` since the
+   * run began (the brokers' HA status, read every 2 s), and their rate between the last two reads.
    */
   roomLinks: z.array(
     z.object({
@@ -103,7 +105,9 @@ export const liveMetricsSchema = z.object({
       messages: z.number().int().nonnegative(),
       bytes: z.number().nonnegative(),
       rate: z.number().nonnegative(),
-      bytesPerSecond: z.number().nonnegative()
+      bytesPerSecond: z.number().nonnegative(),
+      replicationBytes: z.number().nonnegative().default(0),
+      replicationBytesPerSecond: z.number().nonnegative().default(0)
     })
   )
 })

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { LiveMetrics } from '../../common/contract/runs'
 import { reportSchema } from '../../common/scenario/schema'
 import { openDatabase, Recorder } from '../../main/services/ledger/recorder'
 import { Sandbox } from '../../main/services/sandbox/sandbox'
@@ -65,7 +66,12 @@ describe('synchronous master/slave pairs across rooms', () => {
   })
 
   it('#3885: with the slave down the stock Java client rolls transactions back unrun; ours runs them; nothing committed is lost', async () => {
-    const r = await runner.run(loadScenarioFile(SCENARIO))
+    // With the canvas's live figures on, as the app runs it.
+    const live: LiveMetrics[] = []
+    const r = await runner.run(loadScenarioFile(SCENARIO), {
+      liveMetrics: true,
+      onOpen: (run) => run.on('metrics', (m) => live.push(m))
+    })
     process.stderr.write(formatScorecard(r))
     expect(reportSchema.safeParse(r).success).toBe(true)
     const lane = (name: string) => r.transactions!.lanes.find((l) => l.lane === name)!
@@ -116,6 +122,37 @@ describe('synchronous master/slave pairs across rooms', () => {
       ).n
     expect(flow('room1', 'room2')!.bytes).toBeGreaterThan(ackedTo('broker-a') * 256)
     expect(flow('room2', 'room1')!.bytes).toBeGreaterThan(ackedTo('broker-b') * 256)
+    // The canvas's room links showed it while the run lasted: growing, with a rate (the killed
+    // slave's direction held its total while it was down).
+    const replicated = (from: string, to: string) =>
+      live.map(
+        (m) =>
+          m.roomLinks.find((l) => l.fromRoom === from && l.toRoom === to)?.replicationBytes ?? 0
+      )
+    for (const [from, to] of [
+      ['room1', 'room2'],
+      ['room2', 'room1']
+    ] as const) {
+      const seen = replicated(from, to)
+      expect(Math.max(...seen), `${from} → ${to} live`).toBeGreaterThan(0)
+      expect(seen.every((b, i) => i === 0 || b >= seen[i - 1]!)).toBe(true)
+    }
+    expect(
+      live.some((m) => m.roomLinks.some((l) => l.replicationBytesPerSecond > 0)),
+      'a live replication rate'
+    ).toBe(true)
+    const peak = (from: string, to: string) =>
+      Math.max(
+        ...live.map(
+          (m) =>
+            m.roomLinks.find((l) => l.fromRoom === from && l.toRoom === to)
+              ?.replicationBytesPerSecond ?? 0
+        )
+      )
+    console.log(
+      `live replication: room1 → room2 ${Math.max(...replicated('room1', 'room2'))} B (peak ${peak('room1', 'room2')} B/s), ` +
+        `room2 → room1 ${Math.max(...replicated('room2', 'room1'))} B (peak ${peak('room2', 'room1')} B/s) over ${live.length} snapshots`
+    )
     console.log(
       `replication: ${replication.map((f) => `${f.fromRoom} → ${f.toRoom} ${f.bytes} B`).join(', ')}`
     )

@@ -200,7 +200,9 @@ describe('LiveMetricsAggregator', () => {
         messages: 2,
         bytes: 2000,
         rate: 2,
-        bytesPerSecond: 2000
+        bytesPerSecond: 2000,
+        replicationBytes: 0,
+        replicationBytesPerSecond: 0
       },
       {
         fromRoom: 'room2',
@@ -208,7 +210,9 @@ describe('LiveMetricsAggregator', () => {
         messages: 1,
         bytes: 1000,
         rate: 1,
-        bytesPerSecond: 1000
+        bytesPerSecond: 1000,
+        replicationBytes: 0,
+        replicationBytesPerSecond: 0
       }
     ])
     expect(client(s, 'consumer-1')).toMatchObject({ rate: 1, p99Ms: 20 })
@@ -220,7 +224,68 @@ describe('LiveMetricsAggregator', () => {
     m.send(send('producer-2', 9_900, 'broker-a'))
     set(60_000)
     expect(m.snapshot().roomLinks).toEqual([
-      { fromRoom: 'room2', toRoom: 'room1', messages: 1, bytes: 1000, rate: 0, bytesPerSecond: 0 }
+      {
+        fromRoom: 'room2',
+        toRoom: 'room1',
+        messages: 1,
+        bytes: 1000,
+        rate: 0,
+        bytesPerSecond: 0,
+        replicationBytes: 0,
+        replicationBytesPerSecond: 0
+      }
+    ])
+  })
+
+  it('shows replication between rooms beside the clients’ traffic: totals since the run began, rate between reads', () => {
+    const { m, set } = setup()
+    m.send(send('producer-1', 9_900, 'broker-b'))
+    m.replication([{ fromRoom: 'room1', toRoom: 'room2', bytes: 10_000 }], 10_000)
+    // The first read has no rate yet; the next one 2 s later gives 20 000 B in 2 s.
+    expect(m.snapshot().roomLinks[0]).toMatchObject({
+      fromRoom: 'room1',
+      toRoom: 'room2',
+      messages: 1,
+      replicationBytes: 10_000,
+      replicationBytesPerSecond: 0
+    })
+    set(12_000)
+    m.replication(
+      [
+        { fromRoom: 'room1', toRoom: 'room2', bytes: 30_000 },
+        { fromRoom: 'room2', toRoom: 'room1', bytes: 500 }
+      ],
+      12_000
+    )
+    const [oneTwo, twoOne] = m.snapshot().roomLinks
+    expect(oneTwo).toMatchObject({
+      fromRoom: 'room1',
+      toRoom: 'room2',
+      messages: 1,
+      replicationBytes: 30_000,
+      replicationBytesPerSecond: 10_000
+    })
+    expect(twoOne).toEqual(
+      // A direction only replication crossed.
+      {
+        fromRoom: 'room2',
+        toRoom: 'room1',
+        messages: 0,
+        bytes: 0,
+        rate: 0,
+        bytesPerSecond: 0,
+        replicationBytes: 500,
+        replicationBytesPerSecond: 0
+      }
+    )
+    // room2's replica is down for a read: what it copied stays counted, at no rate.
+    set(14_000)
+    m.replication([{ fromRoom: 'room1', toRoom: 'room2', bytes: 31_000 }], 14_000)
+    expect(
+      m.snapshot().roomLinks.map((l) => [l.replicationBytes, l.replicationBytesPerSecond])
+    ).toEqual([
+      [31_000, 500],
+      [500, 0]
     ])
   })
 

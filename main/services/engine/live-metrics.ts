@@ -109,6 +109,8 @@ export class LiveMetricsAggregator {
   private readonly brokerGet = new Map<string, Window>()
   private readonly brokerRoom = new Map<string, string | null>()
   private readonly links = new Map<string, LinkTotals>()
+  /** Per direction: replication bytes since the run began, and their rate at the last read. */
+  private readonly replicated = new Map<string, { bytes: number; perSecond: number; at: number }>()
 
   constructor(private readonly opts: LiveMetricsOptions) {
     this.intervalMs = opts.intervalMs ?? 500
@@ -149,6 +151,25 @@ export class LiveMetricsAggregator {
     if (!e.clientId) return
     if (e.kind === 'send-attempt-failed' || e.kind === 'pull-failed') {
       win(this.failures, e.clientId).push(e.atMs)
+    }
+  }
+
+  /**
+   * What replication moved between rooms since the run began, read from the brokers at `atMs`. A
+   * replica that did not answer (killed, paused) drops out of a read: the totals shown never go
+   * down, and a direction missing from a read keeps its total at no rate.
+   */
+  replication(
+    links: readonly { fromRoom: string; toRoom: string; bytes: number }[],
+    atMs: number
+  ): void {
+    const read = new Map(links.map((l) => [`${l.fromRoom}\u0000${l.toRoom}`, l.bytes]))
+    for (const k of new Set([...read.keys(), ...this.replicated.keys()])) {
+      const prev = this.replicated.get(k)
+      const bytes = Math.max(prev?.bytes ?? 0, read.get(k) ?? 0)
+      const dt = prev ? atMs - prev.at : 0
+      const perSecond = prev && dt > 0 ? ((bytes - prev.bytes) * 1000) / dt : 0
+      this.replicated.set(k, { bytes, perSecond: Math.round(perSecond), at: atMs })
     }
   }
 
@@ -215,18 +236,22 @@ export class LiveMetricsAggregator {
         rate: perSecond(this.edges.get(k))
       }
     })
-    const roomLinks = [...this.links.keys()].sort().map((k) => {
+    const directions = [...new Set([...this.links.keys(), ...this.replicated.keys()])].sort()
+    const roomLinks = directions.map((k) => {
       const [fromRoom, toRoom] = k.split('\u0000') as [string, string]
-      const l = this.links.get(k)!
-      l.recent.prune(from)
-      const bytesInWindow = l.recent.live().reduce((a, b) => a + b, 0)
+      const l = this.links.get(k)
+      l?.recent.prune(from)
+      const bytesInWindow = l ? l.recent.live().reduce((a, b) => a + b, 0) : 0
+      const r = this.replicated.get(k)
       return {
         fromRoom,
         toRoom,
-        messages: l.messages,
-        bytes: l.bytes,
-        rate: round1((l.recent.count * 1000) / this.windowMs),
-        bytesPerSecond: Math.round((bytesInWindow * 1000) / this.windowMs)
+        messages: l?.messages ?? 0,
+        bytes: l?.bytes ?? 0,
+        rate: l ? round1((l.recent.count * 1000) / this.windowMs) : 0,
+        bytesPerSecond: Math.round((bytesInWindow * 1000) / this.windowMs),
+        replicationBytes: r?.bytes ?? 0,
+        replicationBytesPerSecond: r?.perSecond ?? 0
       }
     })
     return {

@@ -1,12 +1,13 @@
 import { memo, useMemo } from 'react'
 import type { FlowNode } from '../model/flow-model'
 import type { Box } from '../model/geometry'
-import { pairRoomLinks, roomArc } from '../model/room-links'
+import { pairRoomLinks, roomArc, roomLinkText } from '../model/room-links'
 import { formatBytes, formatRate, useMetricsStore } from '../stores/metrics-store'
 
 /**
- * Cross-room traffic: one arc per pair of rooms that exchanged messages, labelled per direction
- * with the current rate and the totals (messages and bytes drive a cross-room link's cost).
+ * Cross-room traffic: one arc per pair of rooms that exchanged messages or replicated between
+ * them, labelled per direction with the current rates and the totals (messages and bytes drive a
+ * cross-room link's cost; replication is what the brokers copied, apart).
  */
 export const RoomLinks = memo(function RoomLinks({
   nodes,
@@ -29,9 +30,8 @@ export const RoomLinks = memo(function RoomLinks({
         const b = rooms.get(p.b)
         if (!a || !b) return null
         const { d, apex } = roomArc({ x: a.x + a.w / 2, y: a.y }, { x: b.x + b.w / 2, y: b.y })
-        const lines = p.directions.map(
-          (l) =>
-            `${l.fromRoom} → ${l.toRoom}: ${formatRate(l.rate)}, ${formatBytes(l.bytesPerSecond)}/s · ${l.messages} msgs, ${formatBytes(l.bytes)}`
+        const lines = p.directions.map((l) =>
+          roomLinkText(l, { rate: formatRate, bytes: formatBytes })
         )
         return (
           <g

@@ -7,6 +7,31 @@ export interface RoomLinkTraffic {
   bytes: number
   rate: number
   bytesPerSecond: number
+  /** Commit-log bytes replicas in `toRoom` copied from masters in `fromRoom`, and their rate. */
+  replicationBytes?: number
+  replicationBytesPerSecond?: number
+}
+
+/**
+ * One direction of a room link as its label reads: the clients' messages and bytes, then what
+ * replication copied, each only when there was some.
+ */
+export function roomLinkText(
+  l: RoomLinkTraffic,
+  fmt: { rate: (perSecond: number) => string; bytes: (bytes: number) => string }
+): string {
+  const parts: string[] = []
+  if (l.messages > 0) {
+    parts.push(
+      `${fmt.rate(l.rate)}, ${fmt.bytes(l.bytesPerSecond)}/s · ${l.messages} msgs, ${fmt.bytes(l.bytes)}`
+    )
+  }
+  if ((l.replicationBytes ?? 0) > 0) {
+    parts.push(
+      `replication ${fmt.bytes(l.replicationBytesPerSecond ?? 0)}/s · ${fmt.bytes(l.replicationBytes!)}`
+    )
+  }
+  return `${l.fromRoom} → ${l.toRoom}: ${parts.join('; ')}`
 }
 
 /** Both directions of traffic between two rooms, drawn as one link. */

@@ -2,6 +2,7 @@ import type { ReplicationTraffic } from '../../../../common/scenario/schema'
 import type { HaRuntimeInfo } from '../../remoting/types'
 import type { ClusterNode } from './cluster-port'
 import type { RunContext } from './run-context'
+import { PeriodicSweep } from '../periodic-sweep'
 
 /** One non-master broker's replication state at an instant (GET_BROKER_HA_STATUS). */
 export interface ReplicaSample {
@@ -57,9 +58,7 @@ export function replicationTraffic(
   nodes: readonly ClusterNode[]
 ): ReplicationTraffic[] {
   const byHa = new Map(
-    nodes
-      .filter((n) => n.kind === 'broker' && n.address)
-      .map((n) => [haAddressOf(n.address!), n])
+    nodes.filter((n) => n.kind === 'broker' && n.address).map((n) => [haAddressOf(n.address!), n])
   )
   const room = new Map(nodes.map((n) => [n.nodeId, n.room]))
   const before = new Map(start.map((s) => [s.nodeId, s]))
@@ -85,6 +84,27 @@ export function replicationTraffic(
  * The run's replicas now, or null when there is nothing to read: the topology has no slave or
  * replica, or the admin client cannot ask for HA status.
  */
+/**
+ * While a run lasts, what replication moved between rooms since the first read, every `intervalMs`
+ * (the canvas's links show it live); null for a topology without replicas.
+ */
+export function liveReplication(
+  ctx: RunContext,
+  emit: (links: ReplicationTraffic[], atMs: number) => void,
+  intervalMs = 2000
+): PeriodicSweep | null {
+  const { topology } = ctx.plan.loaded
+  if (!topology.rooms.some((r) => r.brokers.some((b) => b.role !== 'master'))) return null
+  // Each replica from the first read that saw it (a broker may answer only after the run began).
+  const first = new Map<string, ReplicaSample>()
+  return new PeriodicSweep(async () => {
+    const now = await replicasOfRun(ctx)
+    if (!now) return
+    for (const r of now) if (!first.has(r.nodeId)) first.set(r.nodeId, r)
+    emit(replicationTraffic([...first.values()], now, ctx.cluster.status().nodes), ctx.clock.now())
+  }, intervalMs)
+}
+
 export async function replicasOfRun(ctx: RunContext): Promise<ReplicaSample[] | null> {
   const read = ctx.admin.getBrokerHaStatus?.bind(ctx.admin)
   const { topology } = ctx.plan.loaded

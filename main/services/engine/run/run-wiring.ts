@@ -25,6 +25,8 @@ import type { WireRow } from '../../worker-wire/protocol'
 import type { ClusterNode, ClusterPort } from './cluster-port'
 import { startControllerWatch } from './controller-run'
 import type { AdminRemoting, RunContext, RunProgress } from './run-context'
+import { liveReplication } from './replication'
+import type { PeriodicSweep } from '../periodic-sweep'
 
 /** What a run reaches the world through; the composition root passes the real ones. */
 export interface RunDeps {
@@ -140,6 +142,7 @@ export function wireRun(
   let controllers: ReturnType<typeof startControllerWatch>
   let sampler: NamesrvSampler | null = null
   let brokerLoad: BrokerLoadSampler | null = null
+  let replication: PeriodicSweep | null = null
   let samplerRpc: RemotingRpc | null = null
   let closing: Promise<void> | undefined
   return {
@@ -177,12 +180,18 @@ export function wireRun(
         now: () => clock.now()
       })
       brokerLoad.start()
+      // Replication between rooms on the canvas's links while the run lasts.
+      if (metrics) {
+        replication = liveReplication(ctx, (links, atMs) => metrics.replication(links, atMs))
+        replication?.start()
+      }
     },
     close: () =>
       (closing ??= (async () => {
         abort?.stop()
         await sampler?.stop()
         await brokerLoad?.stop()
+        await replication?.stop()
         samplerRpc?.close()
         metrics?.stop()
         prometheus?.end()
