@@ -1,3 +1,4 @@
+import { Loader2 } from 'lucide-react'
 import type { KeyboardEvent, ReactNode } from 'react'
 import { useEffect, useId, useRef } from 'react'
 
@@ -78,5 +79,32 @@ export function Dialog({
         {footer && <div className="dialog-footer">{footer}</div>}
       </div>
     </div>
+  )
+}
+
+/** A dialog's Cancel and its primary action, which spins while `busy`. */
+export function CancelAndAct({
+  label,
+  onCancel,
+  onAct,
+  busy,
+  disabled
+}: {
+  label: string
+  onCancel: () => void
+  onAct: () => void
+  busy: boolean
+  disabled: boolean
+}) {
+  return (
+    <>
+      <button type="button" className="btn" onClick={onCancel}>
+        Cancel
+      </button>
+      <button type="button" className="btn btn-primary" disabled={disabled} onClick={onAct}>
+        {busy && <Loader2 size={14} className="spin" aria-hidden="true" />}
+        {label}
+      </button>
+    </>
   )
 }

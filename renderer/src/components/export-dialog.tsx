@@ -1,7 +1,7 @@
-import { FolderOpen, Loader2 } from 'lucide-react'
+import { FolderOpen } from 'lucide-react'
 import { memo, useId } from 'react'
 import { nativeDirectoryPicker, useExportStore } from '../stores/export-store'
-import { Dialog } from './dialog'
+import { CancelAndAct, Dialog } from './dialog'
 
 /** File › Export: writes production configuration for the open topology into a folder. */
 export const ExportDialog = memo(function ExportDialog() {
@@ -21,20 +21,13 @@ export const ExportDialog = memo(function ExportDialog() {
       describedBy={`${id}-desc`}
       initialFocus="input"
       footer={
-        <>
-          <button type="button" className="btn" onClick={close}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="btn btn-primary"
-            disabled={busy || !outDir.trim()}
-            onClick={() => void store.exportNow()}
-          >
-            {busy && <Loader2 size={14} className="spin" aria-hidden="true" />}
-            Export
-          </button>
-        </>
+        <CancelAndAct
+          label="Export"
+          onCancel={close}
+          onAct={() => void store.exportNow()}
+          busy={busy}
+          disabled={busy || !outDir.trim()}
+        />
       }
     >
       <p id={`${id}-desc`} className="dialog-text">

@@ -1,8 +1,7 @@
-import { Loader2 } from 'lucide-react'
 import { memo, useId, useState } from 'react'
 import { SWEEP_SETTINGS, sweepFlag } from '../model/sweep-view'
 import { useScenarioStore } from '../stores/scenario-store'
-import { Dialog } from './dialog'
+import { CancelAndAct, Dialog } from './dialog'
 
 /**
  * Scenarios ▸ Sweep…: one scenario's faults for every value of one client setting (or lane), side
@@ -40,20 +39,13 @@ function SweepForm({ id }: { id: string }) {
       describedBy={`${fid}-desc`}
       initialFocus="select"
       footer={
-        <>
-          <button type="button" className="btn" onClick={close}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="btn btn-primary"
-            disabled={busy !== null}
-            onClick={() => void start()}
-          >
-            {busy === 'starting' && <Loader2 size={14} className="spin" aria-hidden="true" />}
-            Start sweep
-          </button>
-        </>
+        <CancelAndAct
+          label="Start sweep"
+          onCancel={close}
+          onAct={() => void start()}
+          busy={busy === 'starting'}
+          disabled={busy !== null}
+        />
       }
     >
       <p id={`${fid}-desc`} className="dialog-text">
