@@ -48,6 +48,16 @@ export interface LedgerEventData {
     startMs: number
     endMs: number
   }
+  /**
+   * A producer's request timeout moved with its recent healthy latency (1.5 × p99 of the last 30 s,
+   * between requestTimeout and maxRequestTimeout); `p99Ms` null: too few answers, the floor.
+   */
+  'request-timeout': {
+    timeoutMs: number
+    previousMs: number
+    p99Ms: number | null
+    samples: number
+  }
   /** A slow first attempt was raced by a copy through another room's broker (hedged send). */
   'send-hedged': {
     key: string

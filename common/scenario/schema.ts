@@ -158,6 +158,12 @@ export const clientTuningSchema = z.strictObject({
   sendTimeout: durationSchema.default(3000),
   /** Absent: each lane's own (laneRequestTimeoutMs: 400 ms for ours, 1 s for java-dr). */
   requestTimeout: durationSchema.optional(),
+  /**
+   * Our lane: the longest a request timeout may grow to while recent healthy answers are slow (1.5 ×
+   * their p99 of the last 30 s, never below requestTimeout). Absent: 4 × requestTimeout; equal to
+   * requestTimeout: a fixed timeout.
+   */
+  maxRequestTimeout: durationSchema.optional(),
   probeInterval: durationSchema.default(200),
   managementRefresh: durationSchema.default(1000),
   heartbeatInterval: durationSchema.default(1000),
@@ -188,6 +194,7 @@ export const clientTuningOverrideSchema = z.strictObject({
   routeRefresh: durationSchema.optional(),
   sendTimeout: durationSchema.optional(),
   requestTimeout: durationSchema.optional(),
+  maxRequestTimeout: durationSchema.optional(),
   probeInterval: durationSchema.optional(),
   managementRefresh: durationSchema.optional(),
   heartbeatInterval: durationSchema.optional(),

@@ -81,6 +81,9 @@ export function createHostedClient(
       {
         ...common,
         ...(t.sendTimeoutMs !== undefined ? { sendTimeoutMs: t.sendTimeoutMs } : {}),
+        ...(t.maxRequestTimeoutMs !== undefined
+          ? { maxRequestTimeoutMs: t.maxRequestTimeoutMs }
+          : {}),
         ...(t.probeIntervalMs !== undefined ? { probeIntervalMs: t.probeIntervalMs } : {}),
         ...(t.hedge !== undefined ? { hedge: t.hedge } : {}),
         ...(t.orderPolicy !== undefined ? { orderPolicy: t.orderPolicy } : {})

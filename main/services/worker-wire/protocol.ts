@@ -52,6 +52,8 @@ export interface ClientSpec {
     routeRefreshMs: number
     sendTimeoutMs: number
     requestTimeoutMs: number
+    /** Remoting producers: the ceiling of the request timeout that follows healthy latency. */
+    maxRequestTimeoutMs: number
     probeIntervalMs: number
     managementRefreshMs: number
     heartbeatIntervalMs: number

@@ -51,6 +51,8 @@ export function describeLedgerEvent(e: LedgerLine): string {
       return `broker ${where(d.brokerName, d.brokerRoom)} back${ms(d.isolatedMs)}`
     case 'send-attempt-failed':
       return `send to ${where(d.brokerName, d.brokerRoom)} failed: ${s(d.reason, '')}`
+    case 'request-timeout':
+      return `request timeout ${s(d.previousMs)} → ${s(d.timeoutMs)} ms${typeof d.p99Ms === 'number' ? ` (healthy p99 ${Math.round(d.p99Ms)} ms over ${s(d.samples)} answers)` : ' (too few answers: the floor)'}`
     case 'send-failed':
       return `message ${s(d.key)} failed after ${s(d.attempts)} attempt(s): ${s(d.reason, '')}`
     case 'rebalance':

@@ -12,6 +12,7 @@ export interface SweepSetting {
 
 const EXAMPLES: Record<string, string> = {
   requestTimeout: '200ms, 400ms, 800ms',
+  maxRequestTimeout: '400ms, 1600ms',
   sendTimeout: '1s, 3s',
   routeRefresh: '1s, 30s',
   probeInterval: '100ms, 1s',

@@ -131,6 +131,55 @@ describe('DrProducer', () => {
     })
   })
 
+  it('waits longer for a broker whose healthy answers got slower (a loaded host) instead of failing over, up to its ceiling', async () => {
+    const { cluster, ledger, producer } = world({ requestTimeoutMs: 100, maxRequestTimeoutMs: 300 })
+    live.push(producer)
+    await producer.start()
+    // A loaded host: room 1's broker answers in 90 ms, under the 100 ms floor.
+    cluster.slow.set('a:10911', 90)
+    const warm = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => producer.send({ key: `w${i}`, body: 'x' }))
+    )
+    expect(warm.every((r) => r.ok && r.brokerName === 'broker-a')).toBe(true)
+    // Recomputed once a second from the last 30 s: 1.5 × p99 of ~90 ms.
+    await new Promise((r) => setTimeout(r, 1100))
+    cluster.slow.set('a:10911', 120)
+    expect(await producer.send({ key: 'slow', body: 'x' })).toMatchObject({
+      ok: true,
+      brokerName: 'broker-a',
+      attempts: 1
+    })
+    const [change] = ledger.kinds('request-timeout')
+    expect(change).toMatchObject({ previousMs: 100, samples: 30 })
+    expect(Number(change!.timeoutMs)).toBeGreaterThanOrEqual(135)
+    expect(Number(change!.timeoutMs)).toBeLessThanOrEqual(300)
+    expect(ledger.kinds('send-attempt-failed')).toEqual([])
+    // A hung broker still times out, at the ceiling at worst, and the send goes to room 2.
+    cluster.slow.set('a:10911', 10_000)
+    const hung = await producer.send({ key: 'hung', body: 'x' })
+    expect(hung).toMatchObject({ ok: true, brokerName: 'broker-b', attempts: 2 })
+    const [failed] = ledger.kinds('send-attempt-failed')
+    expect(failed).toMatchObject({ key: 'hung', reason: 'timeout' })
+    expect(Number(failed!.endMs) - Number(failed!.startMs)).toBeLessThan(400)
+  })
+
+  it('with maxRequestTimeoutMs equal to requestTimeoutMs the timeout is fixed, as before', async () => {
+    const { cluster, ledger, producer } = world({ requestTimeoutMs: 100, maxRequestTimeoutMs: 100 })
+    live.push(producer)
+    await producer.start()
+    cluster.slow.set('a:10911', 90)
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) => producer.send({ key: `w${i}`, body: 'x' }))
+    )
+    await new Promise((r) => setTimeout(r, 1100))
+    cluster.slow.set('a:10911', 120)
+    expect(await producer.send({ key: 'slow', body: 'x' })).toMatchObject({
+      brokerName: 'broker-b'
+    })
+    expect(ledger.kinds('request-timeout')).toEqual([])
+    expect(ledger.kinds('send-attempt-failed')).toMatchObject([{ key: 'slow', reason: 'timeout' }])
+  })
+
   it('follows the route when the name server drops its room (scenario 2), logging the failover', async () => {
     const { cluster, ledger, producer } = world()
     live.push(producer)

@@ -26,6 +26,7 @@ import type { Clock, ClientDeps, ManagementNodeRef, RemotingPort } from './ports
 import { pause, systemClock } from './ports'
 import type { RouteKeeper } from './route-keeper'
 import { awaitFirstRoute, createRouting } from './route-keeper'
+import { REQUEST_TIMEOUT_DEFAULTS, RequestTimeout } from './request-timeout'
 
 export interface ProducerOptions {
   /** Display id used in the ledger and the UI (e.g. `producer-1`). */
@@ -41,8 +42,13 @@ export interface ProducerOptions {
   routeRefreshMs?: number
   /** Whole-send budget across retries. */
   sendTimeoutMs?: number
-  /** Per-request timeout: what detects a hung (SIGSTOPped) broker, whose socket stays open. */
+  /**
+   * Per-request timeout: what detects a hung (SIGSTOPped) broker, whose socket stays open. The
+   * floor: it grows with recent healthy latency (request-timeout.ts) up to `maxRequestTimeoutMs`.
+   */
   requestTimeoutMs?: number
+  /** The request timeout's ceiling; absent: 4 × requestTimeoutMs; equal to it: a fixed timeout. */
+  maxRequestTimeoutMs?: number
   /** How often an isolated broker is probed for its return. */
   probeIntervalMs?: number
   managementRefreshMs?: number
@@ -66,8 +72,8 @@ export interface ProducerEvents {
   choice: [ClientChoice]
 }
 
-type Defaulted = Required<Omit<ProducerOptions, 'initialNameServers'>> &
-  Pick<ProducerOptions, 'initialNameServers'>
+type Defaulted = Required<Omit<ProducerOptions, 'initialNameServers' | 'maxRequestTimeoutMs'>> &
+  Pick<ProducerOptions, 'initialNameServers' | 'maxRequestTimeoutMs'>
 
 let instanceSeq = 0
 
@@ -92,6 +98,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
   private readonly queueCursors = new Map<string, number>()
   private readonly isolation: BrokerIsolation
   private readonly hedge: HedgePolicy | undefined
+  private readonly requestTimeout: RequestTimeout
   /** Ordered sends: each key's home queue, fixed at its first send, and its chain of sends. */
   private readonly orderHomes = new Map<string, QueueSlot>()
   private readonly orderChains = new Map<string, Promise<unknown>>()
@@ -133,6 +140,18 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       : undefined
     this.id = options.id
     this.room = options.room
+    const floorMs = this.opts.requestTimeoutMs
+    this.requestTimeout = new RequestTimeout(
+      {
+        ...REQUEST_TIMEOUT_DEFAULTS,
+        floorMs,
+        ceilingMs: Math.max(
+          floorMs,
+          this.opts.maxRequestTimeoutMs ?? floorMs * REQUEST_TIMEOUT_DEFAULTS.ceilingFactor
+        )
+      },
+      (change) => deps.ledger.event('request-timeout', this.id, this.room, change)
+    )
     this.cid = buildClientId({
       instance: `${options.id}-${process.pid}-${++instanceSeq}`,
       room: options.room
@@ -481,9 +500,10 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
               }
             : {})
         },
-        { timeoutMs: Math.max(1, Math.min(this.opts.requestTimeoutMs, st.deadline - at)) }
+        { timeoutMs: Math.max(1, Math.min(this.requestTimeout.timeoutMs(at), st.deadline - at)) }
       )
       const endedAt = this.clock.now()
+      this.requestTimeout.record(endedAt, endedAt - at)
       return {
         ok: true,
         broker,

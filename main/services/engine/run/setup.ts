@@ -150,6 +150,7 @@ export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
       routeRefreshMs: t.routeRefresh ?? topology.settings.routeRefreshMs,
       sendTimeoutMs: t.sendTimeout,
       requestTimeoutMs: t.requestTimeout ?? laneRequestTimeoutMs(plan.lane),
+      ...(t.maxRequestTimeout !== undefined ? { maxRequestTimeoutMs: t.maxRequestTimeout } : {}),
       probeIntervalMs: t.probeInterval,
       managementRefreshMs: t.managementRefresh,
       heartbeatIntervalMs: t.heartbeatInterval,
