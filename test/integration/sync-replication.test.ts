@@ -8,6 +8,8 @@ import { reportSchema } from '../../common/scenario/schema'
 import { openDatabase, Recorder } from '../../main/services/ledger/recorder'
 import { Sandbox } from '../../main/services/sandbox/sandbox'
 import { loadScenarioFile } from '../../main/services/scenario/load-scenario'
+import { RunMetrics } from '../../main/services/metrics/run-metrics'
+import { checkMetrics } from '../../main/services/metrics/test-promtool'
 import { formatScorecard } from '../../main/services/scenario/scorecard'
 import type { Headless } from './helpers/headless'
 import { headless } from './helpers/headless'
@@ -68,10 +70,15 @@ describe('synchronous master/slave pairs across rooms', () => {
   it('#3885: with the slave down the stock Java client rolls transactions back unrun; ours runs them; nothing committed is lost', async () => {
     // With the canvas's live figures on, as the app runs it.
     const live: LiveMetrics[] = []
-    const r = await runner.run(loadScenarioFile(SCENARIO), {
-      liveMetrics: true,
-      onOpen: (run) => run.on('metrics', (m) => live.push(m))
-    })
+    // And the metrics endpoint's registry, as `--metrics` serves it.
+    const metrics = new RunMetrics()
+    runner.deps.metrics = metrics
+    const r = await runner
+      .run(loadScenarioFile(SCENARIO), {
+        liveMetrics: true,
+        onOpen: (run) => run.on('metrics', (m) => live.push(m))
+      })
+      .finally(() => delete runner.deps.metrics)
     process.stderr.write(formatScorecard(r))
     expect(reportSchema.safeParse(r).success).toBe(true)
     const lane = (name: string) => r.transactions!.lanes.find((l) => l.lane === name)!
@@ -141,6 +148,19 @@ describe('synchronous master/slave pairs across rooms', () => {
       live.some((m) => m.roomLinks.some((l) => l.replicationBytesPerSecond > 0)),
       'a live replication rate'
     ).toBe(true)
+    // The metrics endpoint counts the same replication between rooms, and promtool reads it.
+    const exposition = await metrics.registry.metrics()
+    for (const [from, to] of [
+      ['room1', 'room2'],
+      ['room2', 'room1']
+    ] as const) {
+      const m = new RegExp(
+        `^drstudio_replication_bytes_total\\{from_room="${from}",to_room="${to}"\\} (\\d+)$`,
+        'm'
+      ).exec(exposition)
+      expect(Number(m?.[1] ?? 0), `${from} → ${to} on the metrics endpoint`).toBeGreaterThan(0)
+    }
+    expect(checkMetrics(exposition)).toMatchObject({ ok: true })
     const peak = (from: string, to: string) =>
       Math.max(
         ...live.map(

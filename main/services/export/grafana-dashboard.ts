@@ -76,6 +76,19 @@ export function grafanaDashboard(topology: Topology): string {
             legendFormat: '{{lane}}'
           }
         ]
+      },
+      {
+        type: 'timeseries',
+        title: 'Replication between rooms',
+        unit: 'Bps',
+        description:
+          "Bytes per second replicas copy from a master in another room (the brokers' HA status)",
+        targets: [
+          {
+            expr: `sum by (from_room, to_room) (rate(drstudio_replication_bytes_total[${RATE}]))`,
+            legendFormat: '{{from_room}} → {{to_room}}'
+          }
+        ]
       }
     ],
     6

@@ -208,6 +208,41 @@ describe('RunMetrics', () => {
     expect(await value(m, 'drstudio_master_epoch', { group: 'broker-a' })).toBe(2)
   })
 
+  it('counts replication between rooms from the brokers’ running totals, never going down, run by run', async () => {
+    const m = new RunMetrics()
+    m.begin(plan())
+    const r1r2 = { from_room: 'room1', to_room: 'room2' }
+    const link = (fromRoom: string, toRoom: string, bytes: number) => ({
+      fromRoom,
+      toRoom,
+      bytes,
+      pairs: []
+    })
+    m.replication([
+      link('room1', 'room2', 1000),
+      link('room2', 'room1', 50),
+      link('room1', 'room1', 7)
+    ])
+    m.replication([link('room1', 'room2', 4000)])
+    expect(await value(m, 'drstudio_replication_bytes_total', r1r2)).toBe(4000)
+    // A replica away: its bytes are not in the read, the counter keeps what it had...
+    m.replication([link('room1', 'room2', 2500)])
+    expect(await value(m, 'drstudio_replication_bytes_total', r1r2)).toBe(4000)
+    // ...and grows again once the read passes it.
+    m.replication([link('room1', 'room2', 4600)])
+    expect(await value(m, 'drstudio_replication_bytes_total', r1r2)).toBe(4600)
+    expect(
+      await value(m, 'drstudio_replication_bytes_total', { from_room: 'room2', to_room: 'room1' })
+    ).toBe(50)
+    // Only between rooms: a replica in its master's room is not cross-room traffic.
+    expect(
+      await value(m, 'drstudio_replication_bytes_total', { from_room: 'room1', to_room: 'room1' })
+    ).toBeUndefined()
+    m.begin(plan(8))
+    m.replication([link('room1', 'room2', 300)])
+    expect(await value(m, 'drstudio_replication_bytes_total', r1r2)).toBe(300)
+  })
+
   it('starts each run clean, naming it; its exposition passes promtool check metrics', async () => {
     const m = new RunMetrics()
     m.begin(plan(7))

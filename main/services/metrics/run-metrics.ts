@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { nodeStateSchema } from '../../../common/contract/sandbox'
 import type { LedgerEvent } from '../../../common/scenario/events'
 import type { RunPlan } from '../../../common/scenario/run-plan'
+import type { ReplicationTraffic } from '../../../common/scenario/schema'
 import { listNodes } from '../../../common/topology/model'
 import type { DeliveryRecord, SendRecord } from '../ledger/types'
 import type { WireRow } from '../worker-wire/protocol'
@@ -72,6 +73,7 @@ export class RunMetrics {
   private readonly lastRto: Gauge
   private readonly brokerCpu: Gauge
   private readonly brokerSendQueue: Gauge
+  private readonly replicationBytes: Counter
 
   private clients = new Map<string, ClientLabels>()
   /** Keys delivered so far, per lane: a second delivery of one is a duplicate. */
@@ -82,6 +84,8 @@ export class RunMetrics {
   private masters = new Map<string, string>()
   private active = new Map<string, ActiveFault>()
   private nodes = new Map<string, { room: string; kind: string }>()
+  /** Per direction: the replication bytes counted so far (reads are totals since the run began). */
+  private replicated = new Map<string, number>()
 
   constructor() {
     const registers = [this.registry]
@@ -177,6 +181,12 @@ export class RunMetrics {
       labelNames: ['node', 'room'],
       registers
     })
+    this.replicationBytes = new Counter({
+      name: 'drstudio_replication_bytes_total',
+      help: "Bytes the brokers' replicas copied from a master in another room (HA status, read every 2 s)",
+      labelNames: ['from_room', 'to_room'],
+      registers
+    })
   }
 
   /** A run begins: clears the previous run's series and learns the clients, nodes and masters. */
@@ -189,6 +199,7 @@ export class RunMetrics {
     this.masters = new Map()
     this.active = new Map()
     this.nodes = new Map()
+    this.replicated = new Map()
     const { topology, scenario } = plan.loaded
     this.runInfo.set(
       {
@@ -252,6 +263,22 @@ export class RunMetrics {
         })
         this.failed(r.clientId, d.startMs, d.endMs)
       }
+    }
+  }
+
+  /**
+   * Replication between rooms since the run began, per direction, as the brokers last reported it.
+   * A counter only grows: a total below the last one (a replica away, its bytes not read) adds
+   * nothing until it is passed again.
+   */
+  replication(links: readonly ReplicationTraffic[]): void {
+    for (const l of links) {
+      if (l.fromRoom === l.toRoom) continue
+      const k = `${l.fromRoom}\u0000${l.toRoom}`
+      const before = this.replicated.get(k) ?? 0
+      if (l.bytes <= before) continue
+      this.replicated.set(k, l.bytes)
+      this.replicationBytes.inc({ from_room: l.fromRoom, to_room: l.toRoom }, l.bytes - before)
     }
   }
 

@@ -180,9 +180,12 @@ export function wireRun(
         now: () => clock.now()
       })
       brokerLoad.start()
-      // Replication between rooms on the canvas's links while the run lasts.
-      if (metrics) {
-        replication = liveReplication(ctx, (links, atMs) => metrics.replication(links, atMs))
+      // Replication between rooms on the canvas's links and the metrics endpoint while the run lasts.
+      if (metrics || prometheus) {
+        replication = liveReplication(ctx, (links, atMs) => {
+          metrics?.replication(links, atMs)
+          prometheus?.replication(links)
+        })
         replication?.start()
       }
     },
