@@ -30,7 +30,10 @@ export default defineConfig({
             'preload/**/*.test.ts',
             'bench/**/*.test.ts'
           ],
-          environment: 'node'
+          environment: 'node',
+          // Files share a worker's module cache: 56 s instead of 125 s here (184 files on 2 cores,
+          // each one re-importing the same modules). Unit tests keep no module-level state.
+          isolate: false
         }
       },
       {
