@@ -259,8 +259,13 @@ describe('built-in scenarios on real RocketMQ', () => {
     // The shipped setting (400 ms) beside a lazier one, side by side in one run: the same pause.
     const loaded = shipped('room1-broker-paused', 15_000)
     const combos = sweepCombinations(parseVary(['client.requestTimeout=400ms,1500ms']), 'remoting')
-    const { result, reports } = await runSweep(runner.deps, loaded, combos)
+    const labels: string[] = []
+    const { result, reports } = await runSweep(runner.deps, loaded, combos, {
+      onOpen: (_run, label) => labels.push(label)
+    })
     const [r] = reports as [ScenarioReport]
+    // Both settings in one run, and the progress says so (the app's Scenarios panel shows it).
+    expect(labels).toEqual(['run 1 of 1: s1, s2'])
     process.stderr.write(formatScorecard(r) + formatSweep(result))
     expect(r.totals.lost).toBe(0)
     const timedOut = (lane: string) =>

@@ -238,7 +238,15 @@ export class LabControl {
           runs: sweep.runs,
           signal,
           liveMetrics: true,
-          onOpen,
+          onOpen: (run, label) => {
+            onOpen(run)
+            events.emit('scenario:progress', {
+              runId: run.id,
+              phase: 'sweep',
+              message: `sweep ${label}`,
+              atMs: this.deps.clock.now() - t0
+            })
+          },
           onReport: (report) => this.emitReport(report)
         })
       } else {

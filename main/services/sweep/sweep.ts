@@ -16,6 +16,7 @@ export const LANES_PER_RUN = 4
 export interface SweepOptions {
   /** Runs of every combination (medians are taken over them); default 1. */
   runs?: number
+  /** Each run as it opens, with where it is in the sweep (`run 2 of 4: s1, s2`). */
   onOpen?: (run: Run, label: string) => void
   /**
    * Each run's report once, as soon as it is made; the last one once the sweep's summary is in it
@@ -83,16 +84,18 @@ export async function runSweep(
   }))
   const measured: { combination: SweepCombination; runId: number; figures: SweepFigures }[] = []
   const reports: ScenarioReport[] = []
+  const total = (opts.runs ?? 1) * batches.length
   for (let i = 0; i < (opts.runs ?? 1); i++) {
     for (const { batch, loaded: l } of batches) {
-      const label = `run ${i + 1}: ${batch.map((c) => c.name).join(', ')}`
+      // "run 3 of 4": where a long sweep is (its runs are a minute each, a sweep up to 20 of them).
+      const label = `run ${reports.length + 1} of ${total}: ${batch.map((c) => c.name).join(', ')}`
       const report = await runScenario(deps, l, {
         ...(opts.onOpen ? { onOpen: (run: Run) => opts.onOpen!(run, label) } : {}),
         ...(opts.signal ? { signal: opts.signal } : {}),
         ...(opts.liveMetrics ? { liveMetrics: true } : {})
       })
       reports.push(report)
-      if (reports.length < (opts.runs ?? 1) * batches.length) opts.onReport?.(report)
+      if (reports.length < total) opts.onReport?.(report)
       const plans = planClients(l.scenario, l.topology)
       for (const c of batch) {
         measured.push({ combination: c, runId: report.runId, figures: figuresOf(report, plans, c) })

@@ -18,6 +18,7 @@ public final class RoomAwareConfig {
     private final long pollIntervalMs;
     private final int managementTimeoutMs;
     private final long requestTimeoutMs;
+    private final long maxRequestTimeoutMs;
     private final long isolationBaseMs;
     private final long isolationMaxMs;
     private final long routePollMs;
@@ -33,6 +34,11 @@ public final class RoomAwareConfig {
         this.pollIntervalMs = b.pollIntervalMs;
         this.managementTimeoutMs = b.managementTimeoutMs;
         this.requestTimeoutMs = b.requestTimeoutMs;
+        this.maxRequestTimeoutMs = b.maxRequestTimeoutMs > 0 ? b.maxRequestTimeoutMs : 4 * b.requestTimeoutMs;
+        if (maxRequestTimeoutMs < requestTimeoutMs) {
+            throw new IllegalArgumentException("maxRequestTimeout (" + maxRequestTimeoutMs
+                + " ms) is below requestTimeout (" + requestTimeoutMs + " ms): raise it, or give the same value for a fixed timeout");
+        }
         this.isolationBaseMs = b.isolationBaseMs;
         this.isolationMaxMs = b.isolationMaxMs;
         this.routePollMs = b.routePollMs;
@@ -82,6 +88,11 @@ public final class RoomAwareConfig {
         return requestTimeoutMs;
     }
 
+    /** The longest the request timeout grows to while healthy answers are slow (default 4 × requestTimeout). */
+    public long maxRequestTimeoutMs() {
+        return maxRequestTimeoutMs;
+    }
+
     public long isolationBaseMs() {
         return isolationBaseMs;
     }
@@ -118,6 +129,8 @@ public final class RoomAwareConfig {
         private long pollIntervalMs = 1000;
         private int managementTimeoutMs = 800;
         private long requestTimeoutMs = 1000;
+        /** 0: 4 × requestTimeout. */
+        private long maxRequestTimeoutMs = 0;
         private long isolationBaseMs = 1000;
         private long isolationMaxMs = 30_000;
         private long routePollMs = 1000;
@@ -164,6 +177,16 @@ public final class RoomAwareConfig {
          */
         public Builder requestTimeout(long ms) {
             this.requestTimeoutMs = positive("requestTimeout", ms);
+            return this;
+        }
+
+        /**
+         * How far the request timeout may grow while the producer's healthy answers are slow (a busy
+         * host): it is 1.5 × the p99 of the last 30 s of answers, never below requestTimeout nor above
+         * this (default 4 × requestTimeout; the same value as requestTimeout: a fixed timeout).
+         */
+        public Builder maxRequestTimeout(long ms) {
+            this.maxRequestTimeoutMs = positive("maxRequestTimeout", ms);
             return this;
         }
 

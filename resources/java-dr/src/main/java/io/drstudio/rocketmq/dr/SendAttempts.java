@@ -42,6 +42,8 @@ final class SendAttempts {
         final Map<String, String> lastBroker = new ConcurrentHashMap<>();
         /** Told of a broker proven down (its connection refused): fails the requests still waiting on it. */
         final Consumer<String> brokerDown;
+        /** The request timeout, following the healthy answers of every send. */
+        final RequestTimeout requestTimeout;
 
         Shared(RoomAwareConfig config, BrokerIsolation isolation, Routes routes, LongSupplier clock,
             Set<Integer> retryResponseCodes) {
@@ -56,6 +58,7 @@ final class SendAttempts {
             this.clock = clock;
             this.retryResponseCodes = retryResponseCodes;
             this.brokerDown = brokerDown;
+            this.requestTimeout = new RequestTimeout(config.requestTimeoutMs(), config.maxRequestTimeoutMs());
         }
     }
 
@@ -91,7 +94,7 @@ final class SendAttempts {
         tried.add(b.name());
         // The last candidate gets what is left; before it, a hung broker costs one request timeout.
         long timeout = BrokerChooser.untried(brokers, tried) == 0 ? remaining
-            : Math.min(remaining, shared.config.requestTimeoutMs());
+            : Math.min(remaining, shared.requestTimeout.timeoutMs(now));
         String previous = shared.lastBroker.put(topic, b.name());
         if (!b.name().equals(previous)) shared.config.listener().brokerChosen(topic, b.name(), b.room(), choice.reason());
         int queue = shared.queueCursors.computeIfAbsent(b.name(), k -> new AtomicInteger()).getAndIncrement();
@@ -119,7 +122,7 @@ final class SendAttempts {
         if (isolatedFor > 0) {
             shared.config.listener().brokerIsolated(name, a.broker().room(), isolatedFor, e);
         } else if (retried.add(name)
-            && deadline - shared.clock.getAsLong() >= 2 * shared.config.requestTimeoutMs()) {
+            && deadline - shared.clock.getAsLong() >= 2 * shared.requestTimeout.timeoutMs(shared.clock.getAsLong())) {
             // Room for the retry and, should it time out too, one attempt elsewhere.
             tried.remove(name);
         }
@@ -144,6 +147,8 @@ final class SendAttempts {
 
     /** A successful attempt: its broker is healthy; a success after a failure elsewhere is a failover. */
     synchronized void succeeded(Attempt a) {
+        long now = shared.clock.getAsLong();
+        shared.requestTimeout.record(now, now - a.startedAt());
         shared.isolation.succeeded(a.broker().name());
         if (firstFailed != null && !firstFailed.broker().name().equals(a.broker().name())) {
             shared.config.listener().failedOver(topic, firstFailed.broker().name(), firstFailed.broker().room(),

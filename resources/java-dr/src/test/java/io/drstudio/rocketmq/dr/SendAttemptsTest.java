@@ -57,6 +57,26 @@ class SendAttemptsTest {
     }
 
     @Test
+    void aBusyHostsSlowHealthyAnswersStretchTheRequestTimeoutUpToItsCeiling() throws Exception {
+        // 30 sends answered in 350 ms each (under the 400 ms floor): a loaded host, not a hung broker.
+        assertEquals(400, new SendAttempts(shared, "t", 3000).next().timeoutMs());
+        for (int i = 0; i < 30; i++) {
+            SendAttempts a = new SendAttempts(shared, "t", 3000);
+            SendAttempts.Attempt attempt = a.next();
+            now.addAndGet(350);
+            a.succeeded(attempt);
+        }
+        now.addAndGet(1000);
+        // 1.5 × p99: a 450 ms answer is now waited for on its own room's broker.
+        assertEquals(525, new SendAttempts(shared, "t", 3000).next().timeoutMs());
+        RoomAwareConfig fixed = RoomAwareConfig.builder("room1").requestTimeout(400).maxRequestTimeout(400).build();
+        assertEquals(400, fixed.maxRequestTimeoutMs());
+        assertEquals(1600, RoomAwareConfig.builder("room1").requestTimeout(400).build().maxRequestTimeoutMs());
+        assertThrows(IllegalArgumentException.class,
+            () -> RoomAwareConfig.builder("room1").requestTimeout(400).maxRequestTimeout(300).build());
+    }
+
+    @Test
     void aFailureIsolatesTheBrokerAndTheNextAttemptGoesToAnotherRoom() throws Exception {
         SendAttempts a = new SendAttempts(shared, "t", 3000);
         SendAttempts.Attempt first = a.next();

@@ -1,0 +1,68 @@
+package io.drstudio.rocketmq.dr;
+
+import java.util.ArrayDeque;
+import java.util.Arrays;
+
+/**
+ * A producer's request timeout, following its recent healthy latency: {@code factor} × the p99 of
+ * the answers of the last {@code windowMs}, never below the configured request timeout (the floor:
+ * what an idle host gets, and the least a hung broker costs) nor above the ceiling. A busy host's
+ * slow but healthy answers are then waited for instead of being taken for a hung broker, which
+ * would send a room's traffic to another room for nothing. Failed attempts are not samples: a hung
+ * broker must not stretch the timeout that reveals it. The same rule as DR Studio's own client.
+ */
+final class RequestTimeout {
+    static final long WINDOW_MS = 30_000;
+    static final double FACTOR = 1.5;
+    static final int MIN_SAMPLES = 20;
+    static final long RECOMPUTE_MS = 1000;
+
+    private final long floorMs;
+    private final long ceilingMs;
+    /** Answers in the window: when each came (epoch ms) and how long it took. */
+    private final ArrayDeque<long[]> samples = new ArrayDeque<>();
+    private long current;
+    private long computedAt = Long.MIN_VALUE / 2;
+
+    RequestTimeout(long floorMs, long ceilingMs) {
+        if (floorMs <= 0 || ceilingMs < floorMs) {
+            throw new IllegalArgumentException("request timeouts must satisfy 0 < requestTimeout (" + floorMs
+                + " ms) <= maxRequestTimeout (" + ceilingMs + " ms)");
+        }
+        this.floorMs = floorMs;
+        this.ceilingMs = ceilingMs;
+        this.current = floorMs;
+    }
+
+    /** A healthy answer that took {@code ms}, received at {@code now}. */
+    synchronized void record(long now, long ms) {
+        samples.addLast(new long[] {now, ms});
+    }
+
+    /** The timeout of a request started at {@code now}, recomputed at most once a second. */
+    synchronized long timeoutMs(long now) {
+        if (now - computedAt < RECOMPUTE_MS) return current;
+        computedAt = now;
+        while (!samples.isEmpty() && samples.peekFirst()[0] < now - WINDOW_MS) samples.removeFirst();
+        long[] latencies = samples.stream().mapToLong(s -> s[1]).toArray();
+        current = fromLatencies(latencies, floorMs, ceilingMs);
+        return current;
+    }
+
+    /** The timeout for a window of healthy latencies: the floor with fewer than 20 of them. */
+    static long fromLatencies(long[] latenciesMs, long floorMs, long ceilingMs) {
+        if (latenciesMs.length < MIN_SAMPLES) return floorMs;
+        double p99 = percentile(latenciesMs, 0.99);
+        return Math.round(Math.min(ceilingMs, Math.max(floorMs, FACTOR * p99)));
+    }
+
+    /** Linear-interpolated quantile, as DR Studio's reports compute it. */
+    static double percentile(long[] values, double q) {
+        long[] sorted = values.clone();
+        Arrays.sort(sorted);
+        double rank = q * (sorted.length - 1);
+        int lo = (int) Math.floor(rank);
+        int hi = (int) Math.ceil(rank);
+        return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo);
+    }
+}
