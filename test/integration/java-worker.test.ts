@@ -490,8 +490,21 @@ describe('Java client worker on real RocketMQ 5.3.3', () => {
       ).toEqual([])
       expect(dr.every((s) => s.namesrvRoom === room)).toBe(true)
       for (const lane of ['java', 'java-tuned'] as const) {
-        const rooms = new Set(sends(producerId(room, lane)).map((s) => s.brokerRoom))
-        expect([...rooms].sort()).toEqual(['room1', 'room2'])
+        const id = producerId(room, lane)
+        const rooms = new Set(sends(id).map((s) => s.brokerRoom))
+        if (lane === 'java-tuned' && rooms.size === 1) {
+          // sendLatencyFaultEnable: one answer slower than 550 ms keeps its broker away for 30 s
+          // (the stock strategy's table), which this loaded host produces now and then (a clean
+          // clone's run sent all of one producer's sends to room 2). Then the other broker is the
+          // one the strategy avoids now, not a route that lacks it.
+          const other = rooms.has('room1') ? 'broker-b' : 'broker-a'
+          const { clients } = await request(id, (w) => w.request('client.state', { ids: [id] }))
+          expect(clients[0]?.isolated, `${id}: one room only, ${other} not avoided`).toContain(
+            other
+          )
+          continue
+        }
+        expect([...rooms].sort(), id).toEqual(['room1', 'room2'])
       }
       const mine = sends(producerId(room, 'java'))
       expect(mine.every((s) => s.attempts === 1 && s.scheduledAt! <= s.startedAt + 1)).toBe(true)

@@ -223,6 +223,17 @@ describe('ledger text', () => {
         data: { action: 'kill', nodes: ['broker-1'], ok: true }
       })
     ).toBe('kill broker-1')
+    const timeout = (p99Ms: number | null, timeoutMs: number) =>
+      describeLedgerEvent({
+        kind: 'request-timeout',
+        clientId: 'producer-1',
+        room: 'room1',
+        data: { timeoutMs, previousMs: 400, p99Ms, samples: 112 }
+      })
+    expect(timeout(498.5, 748)).toBe(
+      'request timeout 400 → 748 ms (healthy p99 499 ms over 112 answers)'
+    )
+    expect(timeout(null, 400)).toBe('request timeout 400 → 400 ms (too few answers: the floor)')
     expect(
       describeLedgerEvent({ kind: 'new-kind', clientId: null, room: null, data: { a: 1 } })
     ).toBe('a=1')
