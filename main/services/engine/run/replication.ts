@@ -80,10 +80,11 @@ export function replicationTraffic(
   )
 }
 
-/**
- * The run's replicas now, or null when there is nothing to read: the topology has no slave or
- * replica, or the admin client cannot ask for HA status.
- */
+/** Whether the run's topology has a broker that copies from a master (a slave or a replica). */
+function hasReplicas(ctx: RunContext): boolean {
+  return ctx.plan.loaded.topology.rooms.some((r) => r.brokers.some((b) => b.role !== 'master'))
+}
+
 /**
  * While a run lasts, what replication moved between rooms since the first read, every `intervalMs`
  * (the canvas's links show it live); null for a topology without replicas.
@@ -93,8 +94,7 @@ export function liveReplication(
   emit: (links: ReplicationTraffic[], atMs: number) => void,
   intervalMs = 2000
 ): PeriodicSweep | null {
-  const { topology } = ctx.plan.loaded
-  if (!topology.rooms.some((r) => r.brokers.some((b) => b.role !== 'master'))) return null
+  if (!hasReplicas(ctx)) return null
   // Each replica from the first read that saw it (a broker may answer only after the run began).
   const first = new Map<string, ReplicaSample>()
   return new PeriodicSweep(async () => {
@@ -105,11 +105,13 @@ export function liveReplication(
   }, intervalMs)
 }
 
+/**
+ * The run's replicas now, or null when there is nothing to read: the topology has no slave or
+ * replica, or the admin client cannot ask for HA status.
+ */
 export async function replicasOfRun(ctx: RunContext): Promise<ReplicaSample[] | null> {
   const read = ctx.admin.getBrokerHaStatus?.bind(ctx.admin)
-  const { topology } = ctx.plan.loaded
-  const replicated = topology.rooms.some((r) => r.brokers.some((b) => b.role !== 'master'))
-  if (!read || !replicated) return null
+  if (!read || !hasReplicas(ctx)) return null
   return sampleReplicas(ctx.cluster.status().nodes, (address) =>
     read(address, { timeoutMs: SAMPLE_TIMEOUT_MS })
   )
