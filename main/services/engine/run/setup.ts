@@ -1,5 +1,6 @@
-import type { TopicCheck } from '../../attach/topic-check'
 import { checkTopic, formatTopicCheck } from '../../attach/topic-check'
+import type { NameServerRoute } from '../../attach/route-agreement'
+import { decideTopicRoute } from '../../attach/route-agreement'
 import type { QueueData } from '../../remoting/types'
 import { ResponseCode } from '../../remoting/codes'
 import { RemoteError } from '../../remoting/errors'
@@ -295,22 +296,46 @@ async function queueEnds(ctx: RunContext, topic: string): Promise<Record<string,
 
 /** How long a topic that exists but lacks a room's queues is waited for (a broker re-registering). */
 const PARTIAL_ROUTE_WAIT_MS = 20_000
+/** How long name servers that route it differently are waited for: one registration period, 30 s. */
+const AGREEMENT_WAIT_MS = 35_000
 
 /**
  * An attached cluster's topic must exist with writable queues in every room that has a master.
  * A missing topic is refused at once; one routed without some room's broker is waited for a
- * little (that broker may be restarting), then refused. Either way nothing is created.
+ * little (that broker may be restarting), then refused. Either way nothing is created. When the
+ * name servers route it differently (a restarted broker registered with one of them only), the run
+ * waits for them to agree, and notes which still lag if they do not.
  */
 async function requireTopic(ctx: RunContext, topic: string): Promise<void> {
   const { clock, signal } = ctx
-  const deadline = clock.now() + PARTIAL_ROUTE_WAIT_MS
+  const started = clock.now()
+  let told = ''
   for (;;) {
-    const nameServers = ctx.cluster
-      .status()
-      .nodes.filter((n) => n.kind === 'nameserver' && isServing(n))
-    let best: TopicCheck | null = null
-    const errors: string[] = []
-    for (const ns of nameServers) {
+    const routes = await nameServerRoutes(ctx, topic)
+    const waits = { partialMs: PARTIAL_ROUTE_WAIT_MS, agreementMs: AGREEMENT_WAIT_MS }
+    const d = decideTopicRoute(routes, clock.now() - started, waits)
+    if (d.kind === 'ready') return
+    if (d.kind === 'go') {
+      ctx.notes.push(d.note)
+      return
+    }
+    if (d.kind === 'refuse' || signal.aborted) {
+      const lines = d.kind === 'refuse' && d.check ? formatTopicCheck(d.check) : [d.reason]
+      throw new TopicNotReadyError(topic, lines)
+    }
+    if (d.reason !== told) ctx.progress('setup', (told = d.reason))
+    await pause(500, signal)
+  }
+}
+
+/** Every serving name server's route of the topic, checked against the topology's rooms. */
+async function nameServerRoutes(ctx: RunContext, topic: string): Promise<NameServerRoute[]> {
+  const nameServers = ctx.cluster
+    .status()
+    .nodes.filter((n) => n.kind === 'nameserver' && isServing(n))
+  return Promise.all(
+    nameServers.map(async (ns): Promise<NameServerRoute> => {
+      const at = { nameServer: ns.nodeId, room: ns.room }
       let queues: QueueData[] | null
       try {
         queues = (await ctx.admin.getRouteInfoByTopic(ns.address!, topic, { timeoutMs: 3000 }))
@@ -318,26 +343,13 @@ async function requireTopic(ctx: RunContext, topic: string): Promise<void> {
       } catch (e) {
         // TOPIC_NOT_EXIST: the name server answered, and the topic is not there.
         if (!(e instanceof RemoteError && e.responseCode === ResponseCode.TOPIC_NOT_EXIST)) {
-          errors.push(`${ns.nodeId}: ${(e as Error).message}`)
-          continue
+          return { ...at, check: null, error: (e as Error).message }
         }
         queues = null
       }
-      const check = checkTopic({ topic, queues, topology: ctx.plan.loaded.topology })
-      if (check.ok) return
-      if (!best || (!check.missing && best.missing)) best = check
-    }
-    if (!best) {
-      throw new TopicNotReadyError(topic, [
-        `no name server answered (${errors.join('; ') || 'none is serving'})`
-      ])
-    }
-    if (best.ok) return
-    if (best.missing || clock.now() > deadline || signal.aborted) {
-      throw new TopicNotReadyError(topic, formatTopicCheck(best))
-    }
-    await pause(500, signal)
-  }
+      return { ...at, check: checkTopic({ topic, queues, topology: ctx.plan.loaded.topology }) }
+    })
+  )
 }
 
 /** An attached cluster lacks the run's topic, or its queues in some rooms: what and the two fixes. */
