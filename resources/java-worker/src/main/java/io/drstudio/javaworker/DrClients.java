@@ -144,5 +144,15 @@ final class DrClients {
             data.put("isolatedForMs", isolatedForMs);
             outbox.event("broker-isolated", spec.id, spec.room, data);
         }
+
+        @Override
+        public void requestTimeoutChanged(long timeoutMs, long previousMs, Double p99Ms, int samples) {
+            JSONObject data = new JSONObject();
+            data.put("timeoutMs", timeoutMs);
+            data.put("previousMs", previousMs);
+            data.put("p99Ms", p99Ms == null ? null : Math.round(p99Ms * 10) / 10.0);
+            data.put("samples", samples);
+            outbox.event("request-timeout", spec.id, spec.room, data);
+        }
     }
 }

@@ -17,20 +17,31 @@ final class RequestTimeout {
     static final int MIN_SAMPLES = 20;
     static final long RECOMPUTE_MS = 1000;
 
+    /** Told of a change worth a line in an audit log (see {@link #changed}). */
+    interface ChangeListener {
+        void changed(long timeoutMs, long previousMs, Double p99Ms, int samples);
+    }
+
     private final long floorMs;
     private final long ceilingMs;
+    private final ChangeListener listener;
     /** Answers in the window: when each came (epoch ms) and how long it took. */
     private final ArrayDeque<long[]> samples = new ArrayDeque<>();
     private long current;
     private long computedAt = Long.MIN_VALUE / 2;
 
     RequestTimeout(long floorMs, long ceilingMs) {
+        this(floorMs, ceilingMs, (timeoutMs, previousMs, p99Ms, samples) -> { });
+    }
+
+    RequestTimeout(long floorMs, long ceilingMs, ChangeListener listener) {
         if (floorMs <= 0 || ceilingMs < floorMs) {
             throw new IllegalArgumentException("request timeouts must satisfy 0 < requestTimeout (" + floorMs
                 + " ms) <= maxRequestTimeout (" + ceilingMs + " ms)");
         }
         this.floorMs = floorMs;
         this.ceilingMs = ceilingMs;
+        this.listener = listener;
         this.current = floorMs;
     }
 
@@ -39,14 +50,36 @@ final class RequestTimeout {
         samples.addLast(new long[] {now, ms});
     }
 
-    /** The timeout of a request started at {@code now}, recomputed at most once a second. */
-    synchronized long timeoutMs(long now) {
-        if (now - computedAt < RECOMPUTE_MS) return current;
-        computedAt = now;
-        while (!samples.isEmpty() && samples.peekFirst()[0] < now - WINDOW_MS) samples.removeFirst();
-        long[] latencies = samples.stream().mapToLong(s -> s[1]).toArray();
-        current = fromLatencies(latencies, floorMs, ceilingMs);
-        return current;
+    /**
+     * The timeout of a request started at {@code now}, recomputed at most once a second. The
+     * listener hears of a change after the lock is released, on the sending thread.
+     */
+    long timeoutMs(long now) {
+        long previous;
+        long next;
+        Double p99;
+        int n;
+        synchronized (this) {
+            if (now - computedAt < RECOMPUTE_MS) return current;
+            computedAt = now;
+            while (!samples.isEmpty() && samples.peekFirst()[0] < now - WINDOW_MS) samples.removeFirst();
+            long[] latencies = samples.stream().mapToLong(s -> s[1]).toArray();
+            previous = current;
+            next = fromLatencies(latencies, floorMs, ceilingMs);
+            if (!changed(previous, next, floorMs)) return current;
+            current = next;
+            n = latencies.length;
+            p99 = n < MIN_SAMPLES ? null : percentile(latencies, 0.99);
+        }
+        listener.changed(next, previous, p99, n);
+        return next;
+    }
+
+    /** A change worth telling: by a quarter or more, or to or from the floor (small drifts are not). */
+    static boolean changed(long before, long after, long floorMs) {
+        if (before == after) return false;
+        if (before == floorMs || after == floorMs) return true;
+        return Math.abs(after - before) >= before / 4.0;
     }
 
     /** The timeout for a window of healthy latencies: the floor with fewer than 20 of them. */

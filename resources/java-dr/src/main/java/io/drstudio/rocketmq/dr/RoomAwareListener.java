@@ -52,4 +52,15 @@ public interface RoomAwareListener {
     /** A send failed on {@code from} and then succeeded on {@code to}. */
     default void failedOver(String topic, String from, String fromRoom, String to, String toRoom) {
     }
+
+    /**
+     * The producer's request timeout moved with its recent healthy latency (1.5 × the p99 of the
+     * last 30 s, between requestTimeout and maxRequestTimeout): told when it moves by a quarter or
+     * more, or to or from the floor.
+     *
+     * @param p99Ms   the p99 it follows, or null with too few answers (the timeout is then the floor)
+     * @param samples the answers in the window
+     */
+    default void requestTimeoutChanged(long timeoutMs, long previousMs, Double p99Ms, int samples) {
+    }
 }

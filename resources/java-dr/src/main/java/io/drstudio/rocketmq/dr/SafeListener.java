@@ -48,6 +48,11 @@ final class SafeListener implements RoomAwareListener {
         safely("failedOver", () -> inner.failedOver(topic, from, fromRoom, to, toRoom));
     }
 
+    @Override
+    public void requestTimeoutChanged(long timeoutMs, long previousMs, Double p99Ms, int samples) {
+        safely("requestTimeoutChanged", () -> inner.requestTimeoutChanged(timeoutMs, previousMs, p99Ms, samples));
+    }
+
     private static void safely(String what, Runnable call) {
         try {
             call.run();

@@ -58,7 +58,8 @@ final class SendAttempts {
             this.clock = clock;
             this.retryResponseCodes = retryResponseCodes;
             this.brokerDown = brokerDown;
-            this.requestTimeout = new RequestTimeout(config.requestTimeoutMs(), config.maxRequestTimeoutMs());
+            this.requestTimeout = new RequestTimeout(config.requestTimeoutMs(), config.maxRequestTimeoutMs(),
+                config.listener()::requestTimeoutChanged);
         }
     }
 
