@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config'
 import { BaseSequencer } from 'vitest/node'
 import type { TestSpecification } from 'vitest/node'
+import { FailureDigest } from './test/integration/setup/failure-digest'
 
 /**
  * Integration files in a fixed order: the Java worker's first (it ran 93 s instead of 45 s right
@@ -19,6 +20,8 @@ export default defineConfig({
   test: {
     // The sequencer is the run's, not a project's (a project's is ignored).
     sequence: { sequencer: IntegrationOrder },
+    // After the summary, a few lines per failed test: what a CI log's tail keeps.
+    reporters: ['default', new FailureDigest()],
     projects: [
       {
         test: {
@@ -43,6 +46,8 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 180_000,
           hookTimeout: 180_000,
+          // A failing test's last output joins its error in the summary CI's excerpt keeps.
+          setupFiles: ['test/integration/setup/last-output.ts'],
           fileParallelism: false
         }
       }
