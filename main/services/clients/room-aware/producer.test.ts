@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { summarizeLatencies } from './healthy-latency'
 import { hedgeDelayMs, HEDGE_DEFAULTS } from './hedge'
 import type { ProducerOptions } from './producer'
 import { DrProducer } from './producer'
@@ -302,9 +303,11 @@ describe('a retry on the same broker', () => {
 })
 
 describe('DrProducer hedged sends', () => {
-  const hedge = { minSamples: 5, minDelayMs: 5, maxDelayMs: 50 }
+  const hedge = { minDelayMs: 5, maxDelayMs: 50 }
+  // Five answers are enough to know, and every send reads the window afresh (no 1 s cache).
+  const latencyWindow = { minSamples: 5, recomputeMs: 0 }
   async function warmed(extra: Partial<ProducerOptions>) {
-    const w = world({ requestTimeoutMs: 200, sendTimeoutMs: 1000, ...extra })
+    const w = world({ requestTimeoutMs: 200, sendTimeoutMs: 1000, latencyWindow, ...extra })
     live.push(w.producer)
     await w.producer.start()
     for (let i = 0; i < 10; i++) await w.producer.send({ body: 'x', record: false })
@@ -360,7 +363,7 @@ describe('DrProducer hedged sends', () => {
   })
 
   it('without enough healthy samples, or beyond its budget, it waits for the request timeout', async () => {
-    const cold = world({ requestTimeoutMs: 100, sendTimeoutMs: 1000, hedge })
+    const cold = world({ requestTimeoutMs: 100, sendTimeoutMs: 1000, hedge, latencyWindow })
     live.push(cold.producer)
     await cold.producer.start()
     cold.cluster.slow.set('a:10911', 10_000)
@@ -384,13 +387,13 @@ describe('DrProducer hedged sends', () => {
     expect(ledger.kinds('send-hedged')).toEqual([])
   })
 
-  it('derives the delay from recent healthy latency, within its bounds', () => {
+  it('derives the delay from recent healthy latency (the p99 the request timeout follows too), within its bounds', () => {
     const o = { ...HEDGE_DEFAULTS, maxDelayMs: 200 }
     const samples = Array.from({ length: 100 }, (_, i) => i + 1)
-    expect(hedgeDelayMs(samples, o)).toBe(1.5 * 99)
-    expect(hedgeDelayMs(samples.slice(0, 19), o)).toBeNull()
-    expect(hedgeDelayMs(Array(50).fill(1), o)).toBe(10)
-    expect(hedgeDelayMs(Array(50).fill(1000), o)).toBe(200)
+    expect(hedgeDelayMs(summarizeLatencies(samples, 20).p99Ms, o)).toBeCloseTo(1.5 * 99.01, 5)
+    expect(hedgeDelayMs(summarizeLatencies(samples.slice(0, 19), 20).p99Ms, o)).toBeNull()
+    expect(hedgeDelayMs(1, o)).toBe(10)
+    expect(hedgeDelayMs(1000, o)).toBe(200)
   })
 })
 

@@ -26,6 +26,8 @@ import type { Clock, ClientDeps, ManagementNodeRef, RemotingPort } from './ports
 import { pause, systemClock } from './ports'
 import type { RouteKeeper } from './route-keeper'
 import { awaitFirstRoute, createRouting } from './route-keeper'
+import type { HealthyLatencyOptions } from './healthy-latency'
+import { HEALTHY_LATENCY_DEFAULTS, HealthyLatency } from './healthy-latency'
 import { REQUEST_TIMEOUT_DEFAULTS, RequestTimeout } from './request-timeout'
 
 export interface ProducerOptions {
@@ -64,6 +66,8 @@ export interface ProducerOptions {
    * to wait for the request timeout as before.
    */
   hedge?: boolean | Partial<HedgeOptions>
+  /** The window of healthy answers the request timeout and the hedge delay read (healthy-latency.ts). */
+  latencyWindow?: Partial<HealthyLatencyOptions>
   /** Ordered sends: hold a key while its queue is unavailable (`wait`), or send it elsewhere. */
   orderPolicy?: OrderPolicy
 }
@@ -72,8 +76,10 @@ export interface ProducerEvents {
   choice: [ClientChoice]
 }
 
-type Defaulted = Required<Omit<ProducerOptions, 'initialNameServers' | 'maxRequestTimeoutMs'>> &
-  Pick<ProducerOptions, 'initialNameServers' | 'maxRequestTimeoutMs'>
+type Defaulted = Required<
+  Omit<ProducerOptions, 'initialNameServers' | 'maxRequestTimeoutMs' | 'latencyWindow'>
+> &
+  Pick<ProducerOptions, 'initialNameServers' | 'maxRequestTimeoutMs' | 'latencyWindow'>
 
 let instanceSeq = 0
 
@@ -98,6 +104,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
   private readonly queueCursors = new Map<string, number>()
   private readonly isolation: BrokerIsolation
   private readonly hedge: HedgePolicy | undefined
+  private readonly latency: HealthyLatency
   private readonly requestTimeout: RequestTimeout
   /** Ordered sends: each key's home queue, fixed at its first send, and its chain of sends. */
   private readonly orderHomes = new Map<string, QueueSlot>()
@@ -130,26 +137,32 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       orderPolicy: 'wait',
       ...options
     }
+    // One window of healthy answers tells both when an attempt is slow: hedge it, then give up.
+    this.latency = new HealthyLatency({ ...HEALTHY_LATENCY_DEFAULTS, ...this.opts.latencyWindow })
     const h = this.opts.hedge
     this.hedge = h
-      ? new HedgePolicy({
-          ...HEDGE_DEFAULTS,
-          maxDelayMs: this.opts.requestTimeoutMs / 2,
-          ...(h === true ? {} : h)
-        })
+      ? new HedgePolicy(
+          {
+            ...HEDGE_DEFAULTS,
+            maxDelayMs: this.opts.requestTimeoutMs / 2,
+            ...(h === true ? {} : h)
+          },
+          this.latency
+        )
       : undefined
     this.id = options.id
     this.room = options.room
     const floorMs = this.opts.requestTimeoutMs
     this.requestTimeout = new RequestTimeout(
       {
-        ...REQUEST_TIMEOUT_DEFAULTS,
+        factor: REQUEST_TIMEOUT_DEFAULTS.factor,
         floorMs,
         ceilingMs: Math.max(
           floorMs,
           this.opts.maxRequestTimeoutMs ?? floorMs * REQUEST_TIMEOUT_DEFAULTS.ceilingFactor
         )
       },
+      this.latency,
       (change) => deps.ledger.event('request-timeout', this.id, this.room, change)
     )
     this.cid = buildClientId({
@@ -353,7 +366,6 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
     startedAt: number
   ): SendOutcome {
     const { record } = st
-    if (r.index === 1) this.hedge?.observe(r.endedAt - r.at)
     const hedgeWon = st.hedge?.to === r.broker
     this.noteBroker(r.broker, hedgeWon ? 'hedge' : reason, st.firstFail === undefined)
     const { ledger } = this.deps
@@ -401,7 +413,8 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
   private async attemptHedged(broker: BrokerCandidate, st: SendState): Promise<Attempt> {
     const first = this.attempt(broker, st)
     // A transaction's half message is never raced: the copy would be a second transaction.
-    const delay = st.hedge || st.input.transaction ? null : (this.hedge?.delay() ?? null)
+    const delay =
+      st.hedge || st.input.transaction ? null : (this.hedge?.delay(this.clock.now()) ?? null)
     if (delay === null) return first
     const early = await raceDelay(first, delay)
     if (early) return early
@@ -503,7 +516,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
         { timeoutMs: Math.max(1, Math.min(this.requestTimeout.timeoutMs(at), st.deadline - at)) }
       )
       const endedAt = this.clock.now()
-      this.requestTimeout.record(endedAt, endedAt - at)
+      this.latency.record(endedAt, endedAt - at)
       return {
         ok: true,
         broker,
