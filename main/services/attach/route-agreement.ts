@@ -59,12 +59,10 @@ export function decideTopicRoute(
     }
   }
   // No name server routes every room: a partial route beats a missing topic as the explanation.
-  const checks = answered.map((r) => r.check!)
-  const best = checks.find((c) => !c.ok && !c.missing) ?? checks[0]
-  if (!best.ok && !best.missing && waitedMs < waits.partialMs) {
-    return { kind: 'wait', reason: best.message }
-  }
-  return { kind: 'refuse', check: best, reason: best.ok ? '' : best.message }
+  const checks = answered.map((r) => r.check!).filter((c) => !c.ok)
+  const best = checks.find((c) => !c.missing) ?? checks[0]!
+  if (!best.missing && waitedMs < waits.partialMs) return { kind: 'wait', reason: best.message }
+  return { kind: 'refuse', check: best, reason: best.message }
 }
 
 /** "ns-1 (room1) lacks broker-a" for each name server that does not route every room. */

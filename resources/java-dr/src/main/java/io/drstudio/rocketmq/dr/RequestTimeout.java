@@ -64,12 +64,12 @@ final class RequestTimeout {
             computedAt = now;
             while (!samples.isEmpty() && samples.peekFirst()[0] < now - WINDOW_MS) samples.removeFirst();
             long[] latencies = samples.stream().mapToLong(s -> s[1]).toArray();
-            previous = current;
-            next = fromLatencies(latencies, floorMs, ceilingMs);
-            if (!changed(previous, next, floorMs)) return current;
-            current = next;
             n = latencies.length;
             p99 = n < MIN_SAMPLES ? null : percentile(latencies, 0.99);
+            previous = current;
+            next = fromP99(p99, floorMs, ceilingMs);
+            if (!changed(previous, next, floorMs)) return current;
+            current = next;
         }
         listener.changed(next, previous, p99, n);
         return next;
@@ -84,8 +84,12 @@ final class RequestTimeout {
 
     /** The timeout for a window of healthy latencies: the floor with fewer than 20 of them. */
     static long fromLatencies(long[] latenciesMs, long floorMs, long ceilingMs) {
-        if (latenciesMs.length < MIN_SAMPLES) return floorMs;
-        double p99 = percentile(latenciesMs, 0.99);
+        return fromP99(latenciesMs.length < MIN_SAMPLES ? null : percentile(latenciesMs, 0.99), floorMs, ceilingMs);
+    }
+
+    /** The timeout for a window's p99 (null: too few answers, the floor). */
+    static long fromP99(Double p99, long floorMs, long ceilingMs) {
+        if (p99 == null) return floorMs;
         return Math.round(Math.min(ceilingMs, Math.max(floorMs, FACTOR * p99)));
     }
 
