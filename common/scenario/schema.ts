@@ -346,7 +346,11 @@ export const gatesSchema = z.strictObject({
   maxRtoMs: z.number().nonnegative().optional(),
   maxLost: z.number().int().nonnegative().default(0),
   maxDuplicates: z.number().int().nonnegative().optional(),
-  /** Share (0..1) of sends and consumptions served by the client's own room before the first fault. */
+  /**
+   * Share (0..1) of sends and consumptions served by the client's own room before the first fault.
+   * Sends another room took while the client's own room was failing them (a timeout on a stalled
+   * broker) are failovers, listed as such and left out.
+   */
   minLocalShare: z.number().min(0).max(1).optional(),
   /**
    * Share (0..1) of sends and consumptions served by the client's own room from the first fault on
@@ -520,10 +524,17 @@ export const failoverReportSchema = z.object({
 })
 export type FailoverReport = z.infer<typeof failoverReportSchema>
 
+/**
+ * When a selection was made: before the first fault, from it on, or before it while the client's
+ * own room was failing it (a failover, left out of the healthy share).
+ */
+export const selectionPhaseSchema = z.enum(['before-fault', 'own-room-failing', 'after-fault'])
+export type SelectionPhase = z.infer<typeof selectionPhaseSchema>
+
 export const selectionReportSchema = z.object({
   clientId: z.string(),
   role: clientRoleSchema,
-  phase: z.enum(['before-fault', 'after-fault']),
+  phase: selectionPhaseSchema,
   namesrvRoom: z.string().nullable(),
   brokerRoom: z.string().nullable(),
   count: z.number().int()

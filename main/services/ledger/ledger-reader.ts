@@ -4,6 +4,7 @@ import type { DelayedMessage } from '../../../common/scenario/delayed'
 import type { OrderedMessage } from '../../../common/scenario/order'
 import type { TransactionalMessage } from '../../../common/scenario/transactions'
 import type { DeliveryAt } from '../../../common/scenario/failback'
+import type { SelectionPhase } from '../../../common/scenario/schema'
 
 export interface LossSummary {
   sent: number
@@ -56,7 +57,7 @@ export interface SelectionRow {
   clientRoom: string
   namesrvRoom: string | null
   brokerRoom: string | null
-  phase: 'before-fault' | 'after-fault'
+  phase: SelectionPhase
   count: number
 }
 
@@ -405,24 +406,43 @@ export class LedgerReader {
     return rows.map((r) => ({ ...r, data: JSON.parse(r.data) as Record<string, unknown> }))
   }
 
-  /** Which name-server and broker rooms served each client, before and after the first fault. */
+  /**
+   * Which name-server and broker rooms served each client, before and after the first fault.
+   * A send acknowledged by another room before the fault while its client's own room was failing
+   * it (an attempt at an own-room broker failed, and no own-room broker has acknowledged since) is
+   * a failover, not a choice made while healthy: its phase is `own-room-failing`, left out of
+   * healthy shares.
+   */
   selections(runId: number, firstFaultAtMs: number | null): SelectionRow[] {
     const cut = firstFaultAtMs ?? Number.MAX_VALUE
-    const sql = (table: string, at: string, extra: string) => `
+    const sql = (table: string, at: string, extra: string, failing: string) => `
       SELECT client_id AS clientId, client_room AS clientRoom, namesrv_room AS namesrvRoom,
-             broker_room AS brokerRoom, CASE WHEN ${at} < ? THEN 'before-fault' ELSE 'after-fault' END AS phase,
+             broker_room AS brokerRoom,
+             CASE WHEN ${at} >= ? THEN 'after-fault' WHEN ${failing} THEN 'own-room-failing'
+                  ELSE 'before-fault' END AS phase,
              COUNT(*) AS count
-        FROM ${table} WHERE run_id = ? ${extra}
+        FROM ${table} s WHERE run_id = ? ${extra}
        GROUP BY client_id, client_room, namesrv_room, broker_room, phase
        ORDER BY client_id, phase DESC, count DESC`
+    // The attempt's own end time (the worker's clock, as ended_at), not when the row reached us.
+    const ownRoomFailing = `s.broker_room IS NOT s.client_room AND EXISTS (
+      SELECT 1 FROM ledger_events e
+       WHERE e.run_id = s.run_id AND e.kind = 'send-attempt-failed' AND e.client_id = s.client_id
+         AND json_extract(e.data_json, '$.brokerRoom') = s.client_room
+         AND json_extract(e.data_json, '$.endMs') <= s.ended_at
+         AND NOT EXISTS (
+           SELECT 1 FROM ledger_sends r
+            WHERE r.run_id = s.run_id AND r.client_id = s.client_id AND r.status = 'acked'
+              AND r.broker_room = r.client_room
+              AND r.ended_at > json_extract(e.data_json, '$.endMs') AND r.ended_at < s.ended_at))`
     return [
       ...(this.db
         // By acknowledgement time: a send in flight when the fault hit and then served by
         // another room was served under the fault, not while healthy.
-        .prepare(sql('ledger_sends', 'ended_at', "AND status = 'acked'"))
+        .prepare(sql('ledger_sends', 'ended_at', "AND status = 'acked'", ownRoomFailing))
         .all(cut, runId) as SelectionRow[]),
       ...(this.db
-        .prepare(sql('ledger_deliveries', 'delivered_at', ''))
+        .prepare(sql('ledger_deliveries', 'delivered_at', '', 'FALSE'))
         .all(cut, runId) as SelectionRow[])
     ]
   }

@@ -547,6 +547,65 @@ describe('LedgerReader', () => {
     w.close()
   })
 
+  it('files a send another room acknowledged while the own room was failing it as a failover, not a healthy choice', () => {
+    const { db, runId } = setup()
+    const w = new LedgerWriter(db, runId)
+    const failed = (key: string, endMs: number): void =>
+      w.event('send-attempt-failed', 'producer-1', 'room1', {
+        key,
+        brokerName: 'broker-a',
+        brokerRoom: 'room1',
+        reason: 'timeout',
+        startMs: endMs - 400,
+        endMs
+      })
+    w.send(send('a', { startedAt: 100, attemptStartedAt: 100, endedAt: 101 }))
+    // A chosen cross-room send before any failure stays a healthy choice.
+    w.send(send('b', { startedAt: 150, attemptStartedAt: 150, endedAt: 151, brokerRoom: 'room2' }))
+    failed('c', 600)
+    w.send(
+      send('c', {
+        startedAt: 200,
+        attemptStartedAt: 600,
+        endedAt: 603,
+        brokerRoom: 'room2',
+        attempts: 2
+      })
+    )
+    // Still failing (no own-room answer since 600): a failover.
+    w.send(send('d', { startedAt: 610, attemptStartedAt: 610, endedAt: 612, brokerRoom: 'room2' }))
+    // The own room answers again: from here on, cross-room sends are choices again.
+    w.send(send('e', { startedAt: 700, attemptStartedAt: 700, endedAt: 702 }))
+    w.send(send('f', { startedAt: 710, attemptStartedAt: 710, endedAt: 712, brokerRoom: 'room2' }))
+    // Another client's failure says nothing about producer-1's room.
+    w.event('send-attempt-failed', 'producer-2', 'room1', {
+      key: 'x',
+      brokerName: 'broker-a',
+      brokerRoom: 'room1',
+      reason: 'reset',
+      startMs: 800,
+      endMs: 801
+    })
+    w.send(send('g', { startedAt: 810, attemptStartedAt: 810, endedAt: 812, brokerRoom: 'room2' }))
+    // After the fault every send is after-fault, failing or not.
+    failed('h', 1001)
+    w.send(
+      send('h', { startedAt: 1000, attemptStartedAt: 1001, endedAt: 1003, brokerRoom: 'room2' })
+    )
+    w.flush()
+    const phases = new LedgerReader(db)
+      .selections(runId, 1000)
+      .map((x) => `${x.brokerRoom}:${x.phase}:${x.count}`)
+      .sort()
+    expect(phases).toEqual([
+      'room1:before-fault:2',
+      'room2:after-fault:1',
+      'room2:before-fault:3',
+      'room2:own-room-failing:2'
+    ])
+    w.close()
+  })
+
   it('tails events after an id and filters kinds; counters become samples', () => {
     const { db, runId } = setup()
     const w = new LedgerWriter(db, runId)

@@ -170,6 +170,12 @@ export function shapeReport(input: ReportInput): ScenarioReport {
           count: r.count
         }))
     )
+  for (const [clientId, n] of failingOwnRoom(snap.selections)) {
+    notes.push(
+      `${clientId}: ${n} send(s) before the first fault went to another room after its own room ` +
+        'failed them (see failovers); the healthy share of sends served in own room leaves them out'
+    )
+  }
   const loss = snap.loss
   const controller = snap.controller
     ? controllerReportOf(
@@ -440,4 +446,12 @@ function failoverReports(snap: RunSnapshot, boundaries: number[], t0: number): F
       durationMs: typeof d.durationMs === 'number' ? round1(d.durationMs) : null
     }
   })
+}
+
+/** Per client, sends acknowledged before the first fault while its own room was failing it. */
+function failingOwnRoom(rows: readonly { clientId: string; phase: string; count: number }[]) {
+  const out = new Map<string, number>()
+  for (const r of rows)
+    if (r.phase === 'own-room-failing') out.set(r.clientId, (out.get(r.clientId) ?? 0) + r.count)
+  return out
 }
