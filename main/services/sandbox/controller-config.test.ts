@@ -81,6 +81,7 @@ describe('replica broker properties', () => {
       minInSyncReplicas: 1,
       enableAutoInSyncReplicas: false,
       controllerHeartBeatTimeoutMills: 10000,
+      haSendHeartbeatInterval: 1000,
       brokerElectionPriority: 2
     })
     expect(replicaProperties({ peers })).not.toHaveProperty('brokerElectionPriority')
