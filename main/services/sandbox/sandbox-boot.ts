@@ -129,6 +129,11 @@ async function bootServers(
   // controllers for its role: both must be up (and a leader elected) first.
   await bootGroup(first, signal)
   checkpoint(signal)
+  if (topology.settings.namesrvDiscovery === 'management') {
+    // Management nodes are up: a replica launched with the name servers registers at boot and
+    // gets its master's HA address from them, instead of 10 s later (see launch-discovery.ts).
+    await learnAtLaunch(deps, topology, brokers, runDir)
+  }
   await awaitControllerLeader(deps.controllerBoot(signal))
   const [early, later] = electionWaves(brokers)
   await bootGroup(early, signal)
@@ -161,26 +166,37 @@ async function bootWithManagementDiscovery(
   const launchBrokers = async (signal: AbortSignal): Promise<void> => {
     await bootGroup(mgmt, signal)
     if (brokers.length === 0) return
-    const all = [...deps.nodes().values()]
-    const learned = await learnNameServers(
-      deps.managementNameServers,
-      brokers,
-      (room) => managementOfRoom(all, room),
-      3000
-    )
-    const namesrvAtLaunch = new Map(
-      learned.flatMap((l) => ('namesrvAddr' in l ? [[l.room, l.namesrvAddr] as const] : []))
-    )
-    const ctx = { ...deps.commandContext(topology, runDir), namesrvAtLaunch }
-    for (const rt of brokers) {
-      const l = learned.find((x) => x.room === rt.room)
-      if (l) deps.progress(rt.id, learningMessage(l))
-      rt.command = writeNodeConfig(rt, ctx)
-    }
+    await learnAtLaunch(deps, topology, brokers, runDir)
     checkpoint(signal)
     await bootGroup(brokers, signal)
   }
   await allOrAbandon(parent, [(signal) => bootGroup(rest, signal), launchBrokers], (err) => err)
+}
+
+/** Asks each room's management node for the name servers and writes them into its brokers' configs. */
+async function learnAtLaunch(
+  deps: BootDeps,
+  topology: Topology,
+  brokers: NodeProcess[],
+  runDir: string
+): Promise<void> {
+  if (brokers.length === 0) return
+  const all = [...deps.nodes().values()]
+  const learned = await learnNameServers(
+    deps.managementNameServers,
+    brokers,
+    (room) => managementOfRoom(all, room),
+    3000
+  )
+  const namesrvAtLaunch = new Map(
+    learned.flatMap((l) => ('namesrvAddr' in l ? [[l.room, l.namesrvAddr] as const] : []))
+  )
+  const ctx = { ...deps.commandContext(topology, runDir), namesrvAtLaunch }
+  for (const rt of brokers) {
+    const l = learned.find((x) => x.room === rt.room)
+    if (l) deps.progress(rt.id, learningMessage(l))
+    rt.command = writeNodeConfig(rt, ctx)
+  }
 }
 
 /** Throws the abort reason once stop() aborted the boot. */

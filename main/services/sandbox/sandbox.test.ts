@@ -65,7 +65,10 @@ class FakeSpawner implements ProcessSpawner {
     if (signal === 'SIGSTOP') p.paused = true
     if (signal === 'SIGCONT') p.paused = false
     if (signal === 'SIGKILL') p.exit({ code: null, signal: 'SIGKILL' })
-    if (signal === 'SIGTERM' && [...this.ignoresTerm].some((id) => p.req.logFile.includes(`/${id}/`)))
+    if (
+      signal === 'SIGTERM' &&
+      [...this.ignoresTerm].some((id) => p.req.logFile.includes(`/${id}/`))
+    )
       return true
     if (signal === 'SIGTERM' && !p.paused) setTimeout(() => p.exit({ code: 143, signal: null }), 5)
     if (signal === 'SIGCONT' && p.signals.includes('SIGTERM')) p.exit({ code: 143, signal: null })
@@ -189,6 +192,8 @@ describe('Sandbox (fake processes)', () => {
     )
     raw.rooms[2].nameServers[0] = { id: 'ns-3' }
     raw.rooms[2].controllers = [{ id: 'ctl-3' }]
+    // Room 3's management node answers: its replicas launch with the name servers it lists.
+    listed.set('mgmt-3', ['10.9.0.3:9876', '10.9.0.1:9876'])
     const probed: string[] = []
     const masters: Record<string, string> = {}
     const sends: Record<string, number> = {}
@@ -301,6 +306,12 @@ describe('Sandbox (fake processes)', () => {
     expect(conf).toContain('allAckInSyncStateSet=true')
     expect(conf).toContain('brokerElectionPriority=2')
     expect(conf).not.toContain('enableSlaveActingMaster')
+    // mgmt-2 did not answer: broker-a-2 fetches the list itself (10 s after boot); broker-a-3 was
+    // told at launch, so it registers at boot and learns its master's HA address at once.
+    expect(conf).toContain('fetchNamesrvAddrByAddressServer=true')
+    const conf3 = readFileSync(join(status.runDir!, 'broker-a-3', 'broker.conf'), 'utf8')
+    expect(conf3).toContain('namesrvAddr=10.9.0.3:9876;10.9.0.1:9876')
+    expect(conf3).not.toContain('fetchNamesrvAddrByAddressServer')
     expect(spawner.byNode('broker-a-2')[0]!.req.env.ROCKETMQ_ZONE).toBe('room2')
     const mgmt = JSON.parse(readFileSync(join(status.runDir!, 'mgmt-1', 'management.json'), 'utf8'))
     expect(mgmt.brokers.map((b: { id: string }) => b.id)).toHaveLength(6)
