@@ -52,6 +52,13 @@ export interface StoredEvent {
   data: Record<string, unknown>
 }
 
+/**
+ * How long after a failed own-room attempt a client's cross-room sends count as failovers (see
+ * selections): our producer probes an isolated broker every 200 ms and takes it back on the first
+ * answer, so a client still away from a healthy room this long later chose to be.
+ */
+export const OWN_ROOM_FAILING_MS = 5000
+
 export interface SelectionRow {
   clientId: string
   clientRoom: string
@@ -409,41 +416,48 @@ export class LedgerReader {
   /**
    * Which name-server and broker rooms served each client, before and after the first fault.
    * A send acknowledged by another room before the fault while its client's own room was failing
-   * it (an attempt at an own-room broker failed, and no own-room broker has acknowledged since) is
-   * a failover, not a choice made while healthy: its phase is `own-room-failing`, left out of
-   * healthy shares.
+   * (an attempt at an own-room broker failed at most OWN_ROOM_FAILING_MS before, and no own-room
+   * broker has acknowledged a send of that client since) is a failover, not a choice made while
+   * healthy: its phase is `own-room-failing`, left out of healthy shares. The bound keeps a client
+   * that never comes back to a healthy room counted against it.
    */
   selections(runId: number, firstFaultAtMs: number | null): SelectionRow[] {
     const cut = firstFaultAtMs ?? Number.MAX_VALUE
     const sql = (table: string, at: string, extra: string, failing: string) => `
       SELECT client_id AS clientId, client_room AS clientRoom, namesrv_room AS namesrvRoom,
              broker_room AS brokerRoom,
-             CASE WHEN ${at} >= ? THEN 'after-fault' WHEN ${failing} THEN 'own-room-failing'
+             CASE WHEN ${at} >= @cut THEN 'after-fault' WHEN ${failing} THEN 'own-room-failing'
                   ELSE 'before-fault' END AS phase,
              COUNT(*) AS count
-        FROM ${table} s WHERE run_id = ? ${extra}
+        FROM ${table} s WHERE run_id = @runId ${extra}
        GROUP BY client_id, client_room, namesrv_room, broker_room, phase
        ORDER BY client_id, phase DESC, count DESC`
-    // The attempt's own end time (the worker's clock, as ended_at), not when the row reached us.
-    const ownRoomFailing = `s.broker_room IS NOT s.client_room AND EXISTS (
-      SELECT 1 FROM ledger_events e
-       WHERE e.run_id = s.run_id AND e.kind = 'send-attempt-failed' AND e.client_id = s.client_id
-         AND json_extract(e.data_json, '$.brokerRoom') = s.client_room
-         AND json_extract(e.data_json, '$.endMs') <= s.ended_at
-         AND NOT EXISTS (
-           SELECT 1 FROM ledger_sends r
-            WHERE r.run_id = s.run_id AND r.client_id = s.client_id AND r.status = 'acked'
-              AND r.broker_room = r.client_room
-              AND r.ended_at > json_extract(e.data_json, '$.endMs') AND r.ended_at < s.ended_at))`
+    // Failed own-room attempts, read once: the attempt's own end time (the worker's clock, as
+    // ended_at), not when the row reached us; an event's room is its client's.
+    const ownRoomFails = `WITH own_fails AS MATERIALIZED (
+      SELECT client_id, json_extract(data_json, '$.endMs') AS end_ms FROM ledger_events
+       WHERE run_id = @runId AND kind = 'send-attempt-failed'
+         AND json_extract(data_json, '$.brokerRoom') = room AND json_extract(data_json, '$.endMs') < @cut)`
+    // The latest recent failure is no older than the latest own-room acknowledgement.
+    const ownRoomFailing = `s.broker_room IS NOT NULL AND s.broker_room <> s.client_room AND (
+      SELECT MAX(f.end_ms) FROM own_fails f
+       WHERE f.client_id = s.client_id AND f.end_ms <= s.ended_at
+         AND f.end_ms >= s.ended_at - ${OWN_ROOM_FAILING_MS}
+    ) >= COALESCE((
+      SELECT MAX(r.ended_at) FROM ledger_sends r
+       WHERE r.run_id = s.run_id AND r.client_id = s.client_id AND r.status = 'acked'
+         AND r.broker_room = r.client_room AND r.ended_at < s.ended_at), -1e308)`
     return [
       ...(this.db
         // By acknowledgement time: a send in flight when the fault hit and then served by
         // another room was served under the fault, not while healthy.
-        .prepare(sql('ledger_sends', 'ended_at', "AND status = 'acked'", ownRoomFailing))
-        .all(cut, runId) as SelectionRow[]),
+        .prepare(
+          ownRoomFails + sql('ledger_sends', 'ended_at', "AND status = 'acked'", ownRoomFailing)
+        )
+        .all({ cut, runId }) as SelectionRow[]),
       ...(this.db
         .prepare(sql('ledger_deliveries', 'delivered_at', '', 'FALSE'))
-        .all(cut, runId) as SelectionRow[])
+        .all({ cut, runId }) as SelectionRow[])
     ]
   }
 

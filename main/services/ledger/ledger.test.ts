@@ -5,7 +5,7 @@ import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { computeRto } from '../../../common/scenario/metrics'
 import { openDatabase, Recorder } from './'
-import { LedgerReader } from './ledger-reader'
+import { LedgerReader, OWN_ROOM_FAILING_MS } from './ledger-reader'
 import { LedgerWriter } from './ledger-writer'
 import type { SendRecord } from './types'
 
@@ -64,6 +64,26 @@ const deliver = (
     bornAt: null,
     deliveredAt: at
   })
+
+/** A timed-out attempt of a room-1 client at room 1's broker-a, ending at `endMs`. */
+function failedAttempt(w: LedgerWriter, clientId: string, key: string, endMs: number): void {
+  w.event('send-attempt-failed', clientId, 'room1', {
+    key,
+    brokerName: 'broker-a',
+    brokerRoom: 'room1',
+    reason: 'timeout',
+    startMs: endMs - 400,
+    endMs
+  })
+}
+
+/** `brokerRoom:phase:count` of a run's selections, sorted. */
+function phasesOf(db: Database.Database, runId: number, firstFaultAtMs: number): string[] {
+  return new LedgerReader(db)
+    .selections(runId, firstFaultAtMs)
+    .map((x) => `${x.brokerRoom}:${x.phase}:${x.count}`)
+    .sort()
+}
 
 describe('LedgerWriter', () => {
   it('batches rows until the interval or the batch size', async () => {
@@ -550,15 +570,7 @@ describe('LedgerReader', () => {
   it('files a send another room acknowledged while the own room was failing it as a failover, not a healthy choice', () => {
     const { db, runId } = setup()
     const w = new LedgerWriter(db, runId)
-    const failed = (key: string, endMs: number): void =>
-      w.event('send-attempt-failed', 'producer-1', 'room1', {
-        key,
-        brokerName: 'broker-a',
-        brokerRoom: 'room1',
-        reason: 'timeout',
-        startMs: endMs - 400,
-        endMs
-      })
+    const failed = (key: string, endMs: number): void => failedAttempt(w, 'producer-1', key, endMs)
     w.send(send('a', { startedAt: 100, attemptStartedAt: 100, endedAt: 101 }))
     // A chosen cross-room send before any failure stays a healthy choice.
     w.send(send('b', { startedAt: 150, attemptStartedAt: 150, endedAt: 151, brokerRoom: 'room2' }))
@@ -578,14 +590,7 @@ describe('LedgerReader', () => {
     w.send(send('e', { startedAt: 700, attemptStartedAt: 700, endedAt: 702 }))
     w.send(send('f', { startedAt: 710, attemptStartedAt: 710, endedAt: 712, brokerRoom: 'room2' }))
     // Another client's failure says nothing about producer-1's room.
-    w.event('send-attempt-failed', 'producer-2', 'room1', {
-      key: 'x',
-      brokerName: 'broker-a',
-      brokerRoom: 'room1',
-      reason: 'reset',
-      startMs: 800,
-      endMs: 801
-    })
+    failedAttempt(w, 'producer-2', 'x', 801)
     w.send(send('g', { startedAt: 810, attemptStartedAt: 810, endedAt: 812, brokerRoom: 'room2' }))
     // After the fault every send is after-fault, failing or not.
     failed('h', 1001)
@@ -593,14 +598,32 @@ describe('LedgerReader', () => {
       send('h', { startedAt: 1000, attemptStartedAt: 1001, endedAt: 1003, brokerRoom: 'room2' })
     )
     w.flush()
-    const phases = new LedgerReader(db)
-      .selections(runId, 1000)
-      .map((x) => `${x.brokerRoom}:${x.phase}:${x.count}`)
-      .sort()
-    expect(phases).toEqual([
+    expect(phasesOf(db, runId, 1000)).toEqual([
       'room1:before-fault:2',
       'room2:after-fault:1',
       'room2:before-fault:3',
+      'room2:own-room-failing:2'
+    ])
+    w.close()
+  })
+
+  it('counts cross-room sends against the own room again once a failure is OWN_ROOM_FAILING_MS old, and never files a send of unknown room as a failover', () => {
+    const { db, runId } = setup()
+    const w = new LedgerWriter(db, runId)
+    failedAttempt(w, 'producer-1', 'a', 1000)
+    const away = (key: string, endedAt: number, brokerRoom: string | null = 'room2'): void =>
+      w.send(
+        send(key, { startedAt: endedAt - 2, attemptStartedAt: endedAt - 2, endedAt, brokerRoom })
+      )
+    away('a', 1003)
+    away('b', 1000 + OWN_ROOM_FAILING_MS)
+    // The client never came back although nothing failed since: a choice, counted against it.
+    away('c', 1001 + OWN_ROOM_FAILING_MS)
+    away('d', 1500, null)
+    w.flush()
+    expect(phasesOf(db, runId, 100_000)).toEqual([
+      'null:before-fault:1',
+      'room2:before-fault:1',
       'room2:own-room-failing:2'
     ])
     w.close()

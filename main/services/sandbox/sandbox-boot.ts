@@ -129,12 +129,14 @@ async function bootServers(
   // controllers for its role: both must be up (and a leader elected) first.
   await bootGroup(first, signal)
   checkpoint(signal)
-  if (topology.settings.namesrvDiscovery === 'management') {
-    // Management nodes are up: a replica launched with the name servers registers at boot and
-    // gets its master's HA address from them, instead of 10 s later (see launch-discovery.ts).
-    await learnAtLaunch(deps, topology, brokers, runDir)
-  }
-  await awaitControllerLeader(deps.controllerBoot(signal))
+  // Management nodes are up: a replica launched with the name servers registers at boot and gets
+  // its master's HA address from them, instead of 10 s later (see launch-discovery.ts).
+  await Promise.all([
+    topology.settings.namesrvDiscovery === 'management'
+      ? learnAtLaunch(deps, topology, brokers, runDir)
+      : undefined,
+    awaitControllerLeader(deps.controllerBoot(signal))
+  ])
   const [early, later] = electionWaves(brokers)
   await bootGroup(early, signal)
   checkpoint(signal)

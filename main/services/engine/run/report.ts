@@ -14,6 +14,7 @@ import { pairKey, takeRunSnapshot } from '../../ledger/run-snapshot'
 import { evaluateGates } from '../../../../common/scenario/gates'
 import { headroomOf } from '../../../../common/scenario/headroom'
 import { delayOf } from '../../../../common/scenario/schema'
+import type { SelectionPhase } from '../../../../common/scenario/schema'
 import type { ClientPlan } from '../../../../common/scenario/client-plan'
 import type { RunPlan } from '../../../../common/scenario/run-plan'
 import { controllerReportOf } from './controller-report'
@@ -172,8 +173,9 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     )
   for (const [clientId, n] of failingOwnRoom(snap.selections)) {
     notes.push(
-      `${clientId}: ${n} send(s) before the first fault went to another room after its own room ` +
-        'failed them (see failovers); the healthy share of sends served in own room leaves them out'
+      `${clientId}: ${n} send(s) before the first fault went to another room while its own room ` +
+        'was failing it (an own-room attempt failed, none acknowledged since; see failovers); ' +
+        'the healthy share of sends served in own room leaves them out'
     )
   }
   const loss = snap.loss
@@ -449,7 +451,9 @@ function failoverReports(snap: RunSnapshot, boundaries: number[], t0: number): F
 }
 
 /** Per client, sends acknowledged before the first fault while its own room was failing it. */
-function failingOwnRoom(rows: readonly { clientId: string; phase: string; count: number }[]) {
+function failingOwnRoom(
+  rows: readonly { clientId: string; phase: SelectionPhase; count: number }[]
+): Map<string, number> {
   const out = new Map<string, number>()
   for (const r of rows)
     if (r.phase === 'own-room-failing') out.set(r.clientId, (out.get(r.clientId) ?? 0) + r.count)
