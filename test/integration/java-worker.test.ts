@@ -450,7 +450,7 @@ describe('Java client worker on real RocketMQ 5.3.3', () => {
     // With KEEP_RUN_DIR the rows stay beside the worker logs, for reading a failure afterwards.
     if (process.env.KEEP_RUN_DIR && runDir)
       writeFileSync(join(runDir, 'rows.json'), JSON.stringify(rows))
-    await sb.stop()
+    await sb.stop({ force: true })
     const left = spawnSync('pgrep', ['-f', dataDir], { encoding: 'utf8' }).stdout.trim()
     expect(left).toBe('')
     if (!process.env.KEEP_RUN_DIR) rmSync(dataDir, { recursive: true, force: true })

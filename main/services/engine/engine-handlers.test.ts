@@ -206,11 +206,13 @@ class InstantSandbox implements SandboxPort {
     ['ns-1', 'up'],
     ['broker-1', 'up']
   ])
+  stops: ({ force?: boolean } | undefined)[] = []
   async start(): Promise<SandboxStatus> {
     this.running = true
     return this.status()
   }
-  async stop(): Promise<SandboxStatus> {
+  async stop(options?: { force?: boolean }): Promise<SandboxStatus> {
+    this.stops.push(options)
     this.running = false
     return this.status()
   }
@@ -251,6 +253,8 @@ describe('Start, a node action and Stop on a topology without clients', () => {
       engine.handlers['node:action']({ nodeId: 'ns-9', action: 'kill' })
     ).rejects.toThrow(/ns-9/)
     await engine.handlers['sandbox:stop']({})
+    // Stop throws the sandbox away once the run is recorded: its JVMs are killed, not shut down.
+    expect(sandbox.stops).toEqual([{ force: true }])
     const [run] = await engine.handlers['runs:list']({ limit: 5 })
     expect(run).toMatchObject({ kind: 'sandbox', verdict: 'stopped' })
     const detail = await engine.handlers['runs:get']({ id: run!.id })

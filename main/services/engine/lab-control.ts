@@ -124,7 +124,10 @@ export class LabControl {
         this.notice('error', `the run's report could not be built: ${(e as Error).message}`)
       }
     }
-    const status = await sandbox.stop()
+    // The run is reported and the sandbox thrown away (the next Start boots a fresh run folder):
+    // killing its JVMs takes a second where their graceful shutdown took 15-20 s (a broker's
+    // message store alone sleeps 3 s, a proxy waits out its gRPC calls), as the CLI does.
+    const status = await sandbox.stop({ force: true })
     this.sandboxTopology = null
     return status
   }
@@ -304,7 +307,7 @@ export class LabControl {
     this.live = null
     if (live) await live.abort().catch(() => undefined)
     const { sandbox } = this.deps
-    if (sandbox.status().running) await sandbox.stop().catch(() => undefined)
+    if (sandbox.status().running) await sandbox.stop({ force: true }).catch(() => undefined)
     this.sandboxTopology = null
   }
 }
@@ -338,7 +341,7 @@ export async function bootFor(
   signal: AbortSignal | undefined,
   progress: (message: string) => void
 ): Promise<void> {
-  const stopOnAbort = (): void => void sandbox.stop().catch(() => undefined)
+  const stopOnAbort = (): void => void sandbox.stop({ force: true }).catch(() => undefined)
   signal?.addEventListener('abort', stopOnAbort, { once: true })
   try {
     await sandbox.start(topology)

@@ -16,7 +16,11 @@ export interface SandboxStatus {
 export interface SandboxPort {
   /** runId is absent when a scenario run boots the sandbox (the scenario has its own run). */
   start(topology: Topology, runId?: number): Promise<SandboxStatus>
-  stop(): Promise<SandboxStatus>
+  /**
+   * Stops every node; `force` kills the JVMs instead of shutting them down, for a sandbox whose
+   * run is over (each Start boots a fresh run folder, so a graceful shutdown saves nothing).
+   */
+  stop(options?: { force?: boolean }): Promise<SandboxStatus>
   status(): SandboxStatus
   act(nodeId: string, action: NodeAction): Promise<NodeStatus>
   readLog(nodeId: string, tailBytes: number): { path: string; text: string }
