@@ -52,11 +52,11 @@ function shipped(name: string, durationMs?: number): LoadedScenario {
 }
 
 /**
- * The stock Java client with our extension (issue 25) runs the seed's scenarios with our gates, in
- * runs of its own: beside our lane, two lanes' JVMs and workers on two cores make our lane's 400 ms
- * requests time out now and then, which its healthy-share gates would count against it.
+ * The stock Java client with our extension (issue 25) runs the seed's scenarios with our gates,
+ * beside our lane in the same run (the same fault, the same boot). Clients then carry their lane's
+ * name: producer-1-remoting, producer-1-java-dr.
  */
-const DR_LANES: readonly ClientLane[] = ['java-dr']
+const WITH_DR: readonly ClientLane[] = ['remoting', 'java-dr']
 
 async function run(
   name: string,
@@ -188,7 +188,7 @@ describe('built-in scenarios on real RocketMQ', () => {
     runner.deps.metrics = metrics
     let r: ScenarioReport
     try {
-      r = await run('room1-brokers-and-namesrv-down', 15_000)
+      r = await run('room1-brokers-and-namesrv-down', 15_000, WITH_DR)
       await scrape()
     } finally {
       clearInterval(timer)
@@ -216,31 +216,51 @@ describe('built-in scenarios on real RocketMQ', () => {
     // The run is named while it lasts, and no longer once it ended.
     expect(during.some((t) => t.includes(`drstudio_run_info{run_id="${r.runId}"`))).toBe(true)
     expect(last).not.toContain('drstudio_run_info{')
-    expect(last).toMatch(/drstudio_last_rto_seconds\{room="room1",client="producer-1"/)
+    expect(last).toMatch(/drstudio_last_rto_seconds\{room="room1",client="producer-1-remoting"/)
     expect(r.totals.lost).toBe(0)
-    expect(
-      r.failovers.some(
-        (x) => x.kind === 'namesrv' && x.fromRoom === 'room1' && x.toRoom === 'room2'
+    for (const lane of WITH_DR) {
+      expect(
+        r.failovers.some(
+          (x) =>
+            x.clientId.endsWith(`-${lane}`) &&
+            x.kind === 'namesrv' &&
+            x.fromRoom === 'room1' &&
+            x.toRoom === 'room2'
+        ),
+        `${lane}: a name-server failover room1 -> room2`
+      ).toBe(true)
+      // Room 2's name server (java-dr: from room 1's management node) and room 2's broker.
+      expect(r.selections).toContainEqual(
+        expect.objectContaining({
+          clientId: `producer-1-${lane}`,
+          phase: 'after-fault',
+          namesrvRoom: 'room2',
+          brokerRoom: 'room2'
+        })
       )
-    ).toBe(true)
+      // Before the fault, both rooms healthy: sends and consumptions stayed in their rooms.
+      expect(localShareBeforeFault(r, lane, 'producer'), lane).toBeGreaterThanOrEqual(0.99)
+      expect(localShareBeforeFault(r, lane, 'consumer'), lane).toBeGreaterThanOrEqual(0.99)
+    }
     expect(
       r.failovers.some((x) => x.kind === 'broker' && x.fromRoom === 'room1' && x.toRoom === 'room2')
     ).toBe(true)
-    expect(r.selections).toContainEqual(
-      expect.objectContaining({
-        clientId: 'producer-1',
-        phase: 'after-fault',
-        namesrvRoom: 'room2',
-        brokerRoom: 'room2'
-      })
-    )
     expect(r.passed).toBe(true)
   }, 180_000)
 
   it('room1 consumers down: room-2 consumers consume room 1 backlog, takeover in the ledger', async () => {
-    const r = await run('room1-consumers-down', 10_000)
+    const r = await run('room1-consumers-down', 10_000, WITH_DR)
     expect(r.totals.lost).toBe(0)
     expect(gate(r, 'room1 messages consumed by room2 consumers').passed).toBe(true)
+    // Each lane's room-2 consumer took room 1's queues (java-dr: AllocateMachineRoomNearby with
+    // our resolver).
+    for (const lane of WITH_DR) {
+      const taken = selectionsOf(r, lane, { role: 'consumer', phase: 'after-fault', room: 'room2' })
+      expect(
+        taken.filter((s) => s.brokerRoom === 'room1').reduce((n, s) => n + s.count, 0),
+        lane
+      ).toBeGreaterThan(0)
+    }
     const takeovers = new LedgerReader(recorder.db).events(r.runId, {
       kinds: ['consumer-takeover']
     })
@@ -485,61 +505,27 @@ describe('built-in scenarios on real RocketMQ', () => {
     )
   }, 240_000)
 
-  it('java-dr passes the seed’s scenarios with our gates: room 2’s brokers and name server when room 1’s are gone, room 1’s queues taken over (issue 25)', async () => {
-    // The seed's other two, healthy and room 1's broker killed, are java-worker.test.ts's for
-    // java-dr (its sends stay in their room; they fail over to room 2, nothing lost): one run each
-    // fewer here, about 40 s of the suite.
-    const roomDown = await run('room1-brokers-and-namesrv-down', 15_000, DR_LANES)
-    // Room 2's name server (from room 1's management node) and room 2's broker.
-    expect(roomDown.selections).toContainEqual(
-      expect.objectContaining({
-        clientId: 'producer-1-java-dr',
-        phase: 'after-fault',
-        namesrvRoom: 'room2',
-        brokerRoom: 'room2'
-      })
-    )
-    expect(roomDown.passed).toBe(true)
-    // Before the fault, both rooms healthy: its sends and consumptions stayed in their rooms.
-    expect(localShareBeforeFault(roomDown, 'java-dr', 'producer')).toBeGreaterThanOrEqual(0.99)
-    expect(localShareBeforeFault(roomDown, 'java-dr', 'consumer')).toBeGreaterThanOrEqual(0.99)
-
-    const consumersDown = await run('room1-consumers-down', 10_000, DR_LANES)
-    // Room 2's consumer took room 1's queues (AllocateMachineRoomNearby with our resolver).
-    const taken = selectionsOf(consumersDown, 'java-dr', {
-      role: 'consumer',
-      phase: 'after-fault',
-      room: 'room2'
+  it('room1 management down: clients keep their list, fall back to room 2, keep working; java-dr too', async () => {
+    const r = await run('room1-management-down', undefined, WITH_DR)
+    expect(r.totals.lost).toBe(0)
+    expect(r.totals.failed).toBe(0)
+    expect(gate(r, 'room1 clients falling back').passed).toBe(true)
+    const fallbacks = new LedgerReader(recorder.db).events(r.runId, {
+      kinds: ['management-fallback']
     })
-    expect(
-      taken.filter((s) => s.brokerRoom === 'room1').reduce((n, s) => n + s.count, 0)
-    ).toBeGreaterThan(0)
-    expect(consumersDown.passed).toBe(true)
-  }, 240_000)
-
-  it('room1 management down: clients keep their list, fall back to room 2, keep working; java-dr too, in a run of its own', async () => {
-    // java-dr runs apart here: the gate allows no duplicate, and two lanes' JVMs and workers on
-    // two cores make our lane's 400 ms requests time out now and then (a retry is a duplicate).
-    for (const lanes of [undefined, ['java-dr'] as const]) {
-      const r = await run('room1-management-down', undefined, lanes)
-      expect(r.totals.lost).toBe(0)
-      expect(r.totals.failed).toBe(0)
-      expect(gate(r, 'room1 clients falling back').passed).toBe(true)
-      const fallbacks = new LedgerReader(recorder.db).events(r.runId, {
-        kinds: ['management-fallback']
-      })
-      // The room-1 clients asked room 2's management node while their own was down.
+    // Each lane's room-1 clients asked room 2's management node while their own was down.
+    for (const lane of WITH_DR) {
       expect(
         fallbacks.some(
           (e) =>
-            e.clientId?.startsWith('producer-1') &&
+            e.clientId === `producer-1-${lane}` &&
             e.data.fromRoom === 'room1' &&
             e.data.toRoom === 'room2'
         ),
-        lanes?.join() ?? 'remoting'
+        lane
       ).toBe(true)
-      expect(r.passed).toBe(true)
     }
+    expect(r.passed).toBe(true)
   }, 180_000)
 })
 
