@@ -109,7 +109,12 @@ describe('brokerProperties', () => {
     const role = (over: object) => brokerProperties({ ...base, discovery, ...over }).brokerRole
     expect(role({ replication: 'sync' })).toBe('SYNC_MASTER')
     // 5.x waits for the slave only with inSyncReplicas 2, and answers before the client's 3 s.
-    const sync = brokerProperties({ ...base, discovery, replication: 'sync', fastBrokerExpiry: true })
+    const sync = brokerProperties({
+      ...base,
+      discovery,
+      replication: 'sync',
+      fastBrokerExpiry: true
+    })
     expect(sync).toMatchObject({ inSyncReplicas: 2, slaveTimeout: 1000 })
     expect(sync).not.toHaveProperty('enableSlaveActingMaster')
     expect(role({ replication: 'async' })).toBe('ASYNC_MASTER')

@@ -314,11 +314,14 @@ export class NodeProcess {
     await waitExit(proc, KILL_WAIT_MS)
   }
 
-  /** SIGKILL to the node's process group. */
-  async kill(): Promise<void> {
+  /**
+   * SIGKILL to the node's process group. `as: 'stop'` when the whole sandbox is thrown away: the
+   * node then ends stopped, as the user asked, not killed as a fault would leave it.
+   */
+  async kill(as: 'kill' | 'stop' = 'kill'): Promise<void> {
     const proc = this.proc
     if (!proc) return
-    this.intent = 'kill'
+    this.intent = as
     this.deps.spawner.signal(proc.pid, 'SIGKILL')
     await waitExit(proc, KILL_WAIT_MS)
   }

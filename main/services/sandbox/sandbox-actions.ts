@@ -91,15 +91,23 @@ function afterBrokerBoot(deps: NodeActionDeps, rt: NodeProcess): void {
   if (rt.awaitsGroup) deps.trackReplica(rt)
 }
 
-/** Teardown order: brokers and proxies first, so they can unregister; `force` kills everything at once. */
+/**
+ * How a teardown ends the nodes. `graceful`: SIGTERM, brokers and proxies first so they can
+ * unregister (setup's class archives need a JVM to exit on its own). `discard`: the sandbox is
+ * thrown away, so SIGKILL everything at once and mark the nodes stopped. `abandon`: a failed boot,
+ * SIGKILL and the nodes show killed.
+ */
+export type TeardownMode = 'graceful' | 'discard' | 'abandon'
+
 export async function stopNodes(
   nodes: ReadonlyMap<string, NodeProcess>,
-  force: boolean
+  mode: TeardownMode
 ): Promise<void> {
   const live = (kinds: PortedKind[]): NodeProcess[] =>
     [...nodes.values()].filter((rt) => kinds.includes(rt.kind) && rt.proc)
-  if (force) {
-    await Promise.all(live([...SERVER_KINDS]).map((rt) => rt.enqueue(() => rt.kill())))
+  if (mode !== 'graceful') {
+    const as = mode === 'discard' ? 'stop' : 'kill'
+    await Promise.all(live([...SERVER_KINDS]).map((rt) => rt.enqueue(() => rt.kill(as))))
   } else {
     await Promise.all(live(['broker', 'proxy']).map((rt) => rt.enqueue(() => rt.stop())))
     await Promise.all(

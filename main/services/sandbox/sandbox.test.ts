@@ -570,6 +570,21 @@ describe('Sandbox (fake processes)', () => {
     ])
   })
 
+  it('a forced stop SIGKILLs every node at once, a paused one too, and leaves them stopped', async () => {
+    await sandbox.start(twoRooms())
+    await sandbox.pauseNode('broker-2')
+    const pids = sandbox.status().nodes.map((n) => [n.nodeId, n.pid!] as const)
+    const status = await sandbox.stop({ force: true })
+    expect(status.running).toBe(false)
+    expect(new Set(status.nodes.map((n) => n.state))).toEqual(new Set(['stopped']))
+    for (const [id, pid] of pids) {
+      const signals = spawner.procs.find((p) => p.pid === pid)!.signals
+      expect(signals.at(-1), id).toBe('SIGKILL')
+      expect(signals, id).not.toContain('SIGTERM')
+    }
+    expect(spawner.live()).toEqual([])
+  })
+
   it('stops a paused node gracefully (SIGTERM then SIGCONT)', async () => {
     await sandbox.start(twoRooms())
     const pid = sandbox.node('ns-2').pid!

@@ -29,6 +29,7 @@ import type { RocketmqLib } from './rocketmq-lib'
 import { locateRocketmqLib } from './rocketmq-lib'
 import { ClassArchives, defaultArchiveDir } from './class-archives'
 import { makeRunName, pruneRunFolders } from './run-folders'
+import type { TeardownMode } from './sandbox-actions'
 import { actOnNode, stopNodes } from './sandbox-actions'
 import { SandboxAdminClients } from './sandbox-admin'
 import type { BootDeps } from './sandbox-boot'
@@ -297,7 +298,7 @@ export class Sandbox {
       await bootSequence(this.bootDeps(), topology, nodes, runDir, bootAbort.signal)
     } catch (err) {
       this.progress('', `boot failed: ${(err as Error).message}; stopping everything started`)
-      await this.teardown(true)
+      await this.teardown('abandon')
       throw err
     } finally {
       this.bootAbort = undefined
@@ -393,24 +394,28 @@ export class Sandbox {
     }
   }
 
-  /** Stops every node (brokers and proxies first, so they can unregister), then forgets the run. */
+  /**
+   * Stops every node, then forgets the run: gracefully (brokers and proxies first, so they can
+   * unregister), or with `force` SIGKILL at once for a sandbox that is thrown away; either way the
+   * nodes end stopped.
+   */
   async stop(options: { force?: boolean } = {}): Promise<SandboxStatus> {
     this.bootAbort?.abort(
       new SandboxError('boot-exit', 'The sandbox was stopped while it was booting.')
     )
-    if (this.running) await this.teardown(options.force ?? false)
+    if (this.running) await this.teardown(options.force ? 'discard' : 'graceful')
     return this.status()
   }
 
   /** One teardown at a time: stop() during a failing boot joins the boot's own teardown. */
-  private teardown(force: boolean): Promise<void> {
-    this.teardownRun ??= this.doTeardown(force).finally(() => (this.teardownRun = undefined))
+  private teardown(mode: TeardownMode): Promise<void> {
+    this.teardownRun ??= this.doTeardown(mode).finally(() => (this.teardownRun = undefined))
     return this.teardownRun
   }
 
-  private async doTeardown(force: boolean): Promise<void> {
+  private async doTeardown(mode: TeardownMode): Promise<void> {
     this.trackAbort.abort(new SandboxError('boot-exit', 'The sandbox was stopped.'))
-    await stopNodes(this.nodes, force)
+    await stopNodes(this.nodes, mode)
     // A tracker's last poll may still be in flight; its clients close only after it settled. The
     // prober stops before them too, so no probe goes out on the admin clients' closed connections.
     await Promise.allSettled([...this.tracking])
