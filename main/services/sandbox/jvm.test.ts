@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { brokerCommand, formatCommand, namesrvCommand, proxyCommand, scrubEnv } from './jvm'
+import {
+  brokerCommand,
+  controllerCommand,
+  formatCommand,
+  namesrvCommand,
+  proxyCommand,
+  scrubEnv
+} from './jvm'
 
 const ctx = { java: '/usr/bin/java', lib: '/repo/.rocketmq/lib' }
 
@@ -55,6 +62,20 @@ describe('command lines', () => {
     ])
     expect(pinned.args).toContain('-Dtls.server.mode=disabled')
     expect(proxyCommand(ctx, '/run/p', '/run/p/rmq-proxy.json').env).toEqual({})
+  })
+
+  it('starts every server JVM without TLS (plaintext clients only) unless permissive is asked for', () => {
+    const all = (c: typeof ctx & { serverTls?: 'disabled' | 'permissive' }) => [
+      namesrvCommand(c, '/run/ns', '/run/ns/namesrv.properties'),
+      namesrvCommand(c, '/run/ns', '/run/ns/namesrv.properties', true),
+      controllerCommand(c, '/run/c', '/run/c/controller.properties'),
+      brokerCommand(c, '/run/b', '/run/b/broker.conf', 'room1'),
+      proxyCommand(c, '/run/p', '/run/p/rmq-proxy.json', 'room1')
+    ]
+    const tls = (args: string[]) => args.filter((a) => a.startsWith('-Dtls.server.mode='))
+    for (const c of all(ctx)) expect(tls(c.args)).toEqual(['-Dtls.server.mode=disabled'])
+    for (const c of all({ ...ctx, serverTls: 'permissive' }))
+      expect(tls(c.args)).toEqual(['-Dtls.server.mode=permissive'])
   })
 
   it('renders a copy-pasteable shell line', () => {

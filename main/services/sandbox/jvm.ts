@@ -17,7 +17,16 @@ export interface JvmContext {
   lib: string
   /** Class-data archive flags for a JVM of this kind (see class-archives.ts); none when absent. */
   archive?: (kind: ArchiveKind, nodeDir: string) => string[]
+  /** RocketMQ's server TLS mode; the sandbox's default is `disabled` (see SERVER_TLS_DISABLED). */
+  serverTls?: ServerTls
 }
+
+/**
+ * `disabled`: plaintext only, what every sandbox client speaks (remoting, gRPC). RocketMQ's default,
+ * `permissive`, loads OpenSSL and builds a self-signed TLS context per server at boot (a broker has
+ * two): 3-4 s of CPU per JVM, measured in a broker's remoting.log, on a 2-core host booting several.
+ */
+export type ServerTls = 'disabled' | 'permissive'
 
 /** Small heaps and a fast-starting JIT: the sandbox runs many JVMs on a laptop. */
 export const NAMESRV_HEAP = ['-Xms64m', '-Xmx128m']
@@ -85,6 +94,7 @@ function common(
   return [
     ...LEAN,
     ...(archive ? (ctx.archive?.(archive, nodeDir) ?? []) : []),
+    `-Dtls.server.mode=${ctx.serverTls ?? 'disabled'}`,
     `-Drocketmq.home.dir=${nodeDir}`,
     `-Duser.home=${nodeDir}`,
     `-Drmq.logback.configurationFile=${logbackXml}`,
@@ -182,9 +192,7 @@ export function proxyCommand(
     args: [
       ...PROXY_HEAP,
       ...ADD_OPENS,
-      // Plaintext gRPC only (what the sandbox's clients use): skips loading OpenSSL and building a
-      // self-signed TLS context, ~10 s of a proxy's boot on a busy 2-core machine.
-      '-Dtls.server.mode=disabled',
+      // Plaintext gRPC too: with TLS a proxy's boot took ~10 s more on a busy 2-core machine.
       ...common(ctx, nodeDir, 'rmq.proxy.logback.xml', 'proxy'),
       MAIN_CLASS.proxy,
       '-pc',

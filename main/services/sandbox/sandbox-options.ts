@@ -5,6 +5,7 @@ import type { AttachedOptions } from './attached-nodes'
 import type { ControllerProbe } from './controller-readiness'
 import type { WriteProbe } from './write-probe'
 import type { FindJavaOptions, JavaInfo } from './java'
+import type { ServerTls } from './jvm'
 import type { ManagementCommand } from './node-commands'
 import type { NodeStatus } from './node-process'
 import type { PortProbe } from './ports'
@@ -54,6 +55,8 @@ export interface SandboxOptions {
    * jars when they exist; `write` makes this boot write them; `dir: null` turns them off.
    */
   classArchives?: { dir?: string | null; write?: boolean }
+  /** RocketMQ's server TLS mode for the sandbox's JVMs (default `disabled`; bench:sandbox's baseline). */
+  serverTls?: ServerTls
   env?: NodeJS.ProcessEnv
   spawner?: ProcessSpawner
   clock?: Clock

@@ -371,7 +371,8 @@ export class Sandbox {
       jvm: () => ({
         java: this.java!.path,
         lib: this.lib!.dir,
-        archive: (kind, nodeDir) => this.archives?.flags(kind, nodeDir) ?? []
+        archive: (kind, nodeDir) => this.archives?.flags(kind, nodeDir) ?? [],
+        serverTls: this.opts.serverTls ?? 'disabled'
       }),
       fastBrokerExpiry: this.opts.fastBrokerExpiry ?? true,
       management: this.opts.managementCommand ?? defaultManagementCommand(this.repoRoot)
