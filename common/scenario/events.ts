@@ -37,7 +37,13 @@ export interface LedgerEventData {
     durationMs: number
     key: string
   }
-  'broker-isolated': { brokerName: string; brokerRoom: string | null; reason: string }
+  'broker-isolated': {
+    brokerName: string
+    brokerRoom: string | null
+    reason: string
+    /** The Java extension isolates for a time it names; ours until a probe recovers the broker. */
+    isolatedForMs?: number
+  }
   'broker-recovered': { brokerName: string; brokerRoom: string | null; isolatedMs: number }
   /** One failed request to a broker (refused, reset, timeout or a retryable code). */
   'send-attempt-failed': {

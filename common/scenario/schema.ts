@@ -348,9 +348,9 @@ export const gatesSchema = z.strictObject({
   maxDuplicates: z.number().int().nonnegative().optional(),
   /**
    * Share (0..1) of sends and consumptions served by the client's own room before the first fault.
-   * Sends another room took while the client's own room was failing (an own-room attempt failed
-   * within the last 5 s, none acknowledged since: a stalled broker) are failovers, listed as such
-   * and left out.
+   * Sends another room took while the client's own room was failing (within the last 5 s an
+   * own-room attempt failed and none was acknowledged since, or the client isolated an own-room
+   * broker and has not let it back in: a stalled broker) are failovers, listed as such and left out.
    */
   minLocalShare: z.number().min(0).max(1).optional(),
   /**

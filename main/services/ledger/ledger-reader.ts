@@ -416,10 +416,13 @@ export class LedgerReader {
   /**
    * Which name-server and broker rooms served each client, before and after the first fault.
    * A send acknowledged by another room before the fault while its client's own room was failing
-   * (an attempt at an own-room broker failed at most OWN_ROOM_FAILING_MS before, and no own-room
-   * broker has acknowledged a send of that client since) is a failover, not a choice made while
-   * healthy: its phase is `own-room-failing`, left out of healthy shares. The bound keeps a client
-   * that never comes back to a healthy room counted against it.
+   * is a failover, not a choice made while healthy: its phase is `own-room-failing`, left out of
+   * healthy shares. Failing: an attempt at an own-room broker failed at most OWN_ROOM_FAILING_MS
+   * before and no own-room broker has acknowledged a send of that client since; or the client's
+   * last word on its own room's brokers is that it isolated one (a timeout, a reset), at most
+   * OWN_ROOM_FAILING_MS before, not yet recovered (a late answer to a request already timed out
+   * acknowledges a send but does not end the isolation). The bound keeps a client that never comes
+   * back to a healthy room counted against it.
    */
   selections(runId: number, firstFaultAtMs: number | null): SelectionRow[] {
     const cut = firstFaultAtMs ?? Number.MAX_VALUE
@@ -437,9 +440,14 @@ export class LedgerReader {
     const ownRoomFails = `WITH own_fails AS MATERIALIZED (
       SELECT client_id, json_extract(data_json, '$.endMs') AS end_ms FROM ledger_events
        WHERE run_id = @runId AND kind = 'send-attempt-failed'
-         AND json_extract(data_json, '$.brokerRoom') = room AND json_extract(data_json, '$.endMs') < @cut)`
+         AND json_extract(data_json, '$.brokerRoom') = room AND json_extract(data_json, '$.endMs') < @cut),
+      own_isolation AS MATERIALIZED (
+      SELECT id, client_id, at_ms, kind,
+             at_ms + json_extract(data_json, '$.isolatedForMs') AS until_ms FROM ledger_events
+       WHERE run_id = @runId AND kind IN ('broker-isolated', 'broker-recovered')
+         AND json_extract(data_json, '$.brokerRoom') = room AND at_ms < @cut)`
     // The latest recent failure is no older than the latest own-room acknowledgement.
-    const ownRoomFailing = `s.broker_room IS NOT NULL AND s.broker_room <> s.client_room AND (
+    const failedSinceLastAck = `(
       SELECT MAX(f.end_ms) FROM own_fails f
        WHERE f.client_id = s.client_id AND f.end_ms <= s.ended_at
          AND f.end_ms >= s.ended_at - ${OWN_ROOM_FAILING_MS}
@@ -447,6 +455,17 @@ export class LedgerReader {
       SELECT MAX(r.ended_at) FROM ledger_sends r
        WHERE r.run_id = s.run_id AND r.client_id = s.client_id AND r.status = 'acked'
          AND r.broker_room = r.client_room AND r.ended_at < s.ended_at), -1e308)`
+    // The client's latest word on its own room's brokers is a recent isolation, still in force (the
+    // Java extension isolates for a time it names; ours until a probe recovers the broker).
+    const isolatedOwnRoom = `EXISTS (SELECT 1 FROM (
+      SELECT i.kind, i.until_ms FROM own_isolation i
+       WHERE i.client_id = s.client_id AND i.at_ms <= s.ended_at
+         AND i.at_ms >= s.ended_at - ${OWN_ROOM_FAILING_MS}
+       ORDER BY i.at_ms DESC, i.id DESC LIMIT 1) latest
+       WHERE latest.kind = 'broker-isolated'
+         AND (latest.until_ms IS NULL OR latest.until_ms >= s.ended_at))`
+    const ownRoomFailing = `s.broker_room IS NOT NULL AND s.broker_room <> s.client_room
+      AND (${failedSinceLastAck} OR ${isolatedOwnRoom})`
     return [
       ...(this.db
         // By acknowledgement time: a send in flight when the fault hit and then served by

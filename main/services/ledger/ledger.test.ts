@@ -607,6 +607,68 @@ describe('LedgerReader', () => {
     w.close()
   })
 
+  it('files cross-room sends as failovers while the client keeps its own room’s broker isolated, even after a late own-room answer', () => {
+    const { db, runId } = setup()
+    const w = new LedgerWriter(db, runId)
+    const away = (key: string, endedAt: number): void =>
+      w.send(
+        send(key, {
+          startedAt: endedAt - 2,
+          attemptStartedAt: endedAt - 2,
+          endedAt,
+          brokerRoom: 'room2'
+        })
+      )
+    const own = (key: string, endedAt: number): void =>
+      w.send(send(key, { startedAt: endedAt - 500, attemptStartedAt: endedAt - 500, endedAt }))
+    const iso = (kind: 'broker-isolated' | 'broker-recovered', atMs: number, room = 'room1') =>
+      w.event(
+        kind,
+        'producer-1',
+        'room1',
+        kind === 'broker-isolated'
+          ? { brokerName: `broker-${room}`, brokerRoom: room, reason: 'timeout' }
+          : { brokerName: `broker-${room}`, brokerRoom: room, isolatedMs: 1 },
+        atMs
+      )
+    // Healthy choice before anything happened.
+    away('a', 100)
+    // A timeout isolates the own room's broker; the request it gave up on is answered late.
+    failedAttempt(w, 'producer-1', 'b', 400)
+    iso('broker-isolated', 400)
+    away('b', 403)
+    own('late', 650)
+    // Still isolated: a failover although an own-room send was acknowledged since the failure.
+    away('c', 700)
+    // The probe let the broker back in: cross-room sends are choices again.
+    iso('broker-recovered', 900)
+    away('d', 950)
+    // Another room's broker isolated says nothing about the own room.
+    iso('broker-isolated', 1000, 'room2')
+    away('e', 1050)
+    // Isolated, and never recovered: counted against the room again after OWN_ROOM_FAILING_MS.
+    iso('broker-isolated', 1100)
+    away('f', 1200)
+    away('g', 1101 + OWN_ROOM_FAILING_MS)
+    // The Java extension isolates for a time it names: failing within it, not after it.
+    w.event(
+      'broker-isolated',
+      'producer-1',
+      'room1',
+      { brokerName: 'broker-room1', brokerRoom: 'room1', reason: 'timeout', isolatedForMs: 300 },
+      8000
+    )
+    away('h', 8200)
+    away('i', 8400)
+    w.flush()
+    expect(phasesOf(db, runId, 100_000)).toEqual([
+      'room1:before-fault:1',
+      'room2:before-fault:5',
+      'room2:own-room-failing:4'
+    ])
+    w.close()
+  })
+
   it('counts cross-room sends against the own room again once a failure is OWN_ROOM_FAILING_MS old, and never files a send of unknown room as a failover', () => {
     const { db, runId } = setup()
     const w = new LedgerWriter(db, runId)

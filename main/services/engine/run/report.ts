@@ -174,7 +174,8 @@ export function shapeReport(input: ReportInput): ScenarioReport {
   for (const [clientId, n] of failingOwnRoom(snap.selections)) {
     notes.push(
       `${clientId}: ${n} send(s) before the first fault went to another room while its own room ` +
-        'was failing it (an own-room attempt failed, none acknowledged since; see failovers); ' +
+        'was failing it (an own-room attempt failed and none was acknowledged since, or it kept ' +
+        'an own-room broker isolated; see failovers); ' +
         'the healthy share of sends served in own room leaves them out'
     )
   }
