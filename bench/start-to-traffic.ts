@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import type { Database } from 'better-sqlite3'
 import { findAppPaths } from '../main/services/app-paths'
 import { createEngine } from '../main/services/engine/create-engine'
+import type { ServerTls } from '../main/services/sandbox/jvm'
 
 export interface StartToTraffic {
   /** Start pressed → the sandbox reports every node ready. */
@@ -15,11 +16,19 @@ export interface StartToTraffic {
   network: string
 }
 
-/** One Start on a fresh data folder, until the first acknowledged send; then Stop. */
-export async function startToTraffic(): Promise<StartToTraffic> {
+/**
+ * One Start on a fresh data folder, until the first acknowledged send; then Stop. `serverTls`
+ * overrides the sandbox's (the baseline: RocketMQ's default, permissive).
+ */
+export async function startToTraffic(serverTls?: ServerTls): Promise<StartToTraffic> {
   const paths = findAppPaths()
   const dataDir = mkdtempSync(join(tmpdir(), 'drstudio-bench-traffic-'))
-  const engine = createEngine({ shell: 'browser', paths, dataDir })
+  const engine = createEngine({
+    shell: 'browser',
+    paths,
+    dataDir,
+    ...(serverTls ? { sandbox: { serverTls } } : {})
+  })
   const document = JSON.parse(
     readFileSync(join(paths.resourcesDir, 'topologies', 'two-rooms.json'), 'utf8')
   ) as unknown

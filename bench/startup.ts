@@ -20,6 +20,21 @@ const ARGS = [
   '--disable-component-update'
 ]
 
+/** Median, samples and where nodes were ready, of one side's Start → first acknowledged send. */
+function trafficFigures(xs: StartToTraffic[]): {
+  median: number
+  samples: number[]
+  nodesReadyMs: number[]
+  network: string
+} {
+  return {
+    median: median(xs.map((t) => t.firstAckMs)),
+    samples: xs.map((t) => Math.round(t.firstAckMs)),
+    nodesReadyMs: xs.map((t) => Math.round(t.nodesReadyMs)),
+    network: [...new Set(xs.map((t) => t.network))].join(',')
+  }
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
   const m = Math.floor(s.length / 2)
@@ -76,10 +91,15 @@ for (let i = 0; i < (trafficOnly ? 0 : RUNS); i++) {
   base.push(await baselineColdStart())
   app.push(await appColdStart())
 }
-// Start → first acknowledged send, median of 3 (each boots and stops the two-room sandbox).
+// Start → first acknowledged send, median of 3 (each boots and stops the two-room sandbox), side by
+// side with the same Start under RocketMQ's default server TLS mode (permissive), alternating.
 const traffic: StartToTraffic[] = []
-for (let i = 0; i < Number(process.env.BENCH_TRAFFIC_RUNS ?? 3); i++)
+const trafficTls: StartToTraffic[] = []
+for (let i = 0; i < Number(process.env.BENCH_TRAFFIC_RUNS ?? 3); i++) {
+  if (i % 2) trafficTls.push(await startToTraffic('permissive'))
   traffic.push(await startToTraffic())
+  if (!(i % 2)) trafficTls.push(await startToTraffic('permissive'))
+}
 const sizes = {
   node_modules: duBytes('node_modules'),
   rocketmqJars: duBytes('.rocketmq'),
@@ -91,12 +111,8 @@ const result = {
   baselineBlankPageMs: { median: median(base), samples: base.map(Math.round) },
   ratio: median(app) / median(base),
   installBytes: { ...sizes, total: sizes.node_modules + sizes.rocketmqJars + sizes.build },
-  startToFirstAckMs: {
-    median: median(traffic.map((t) => t.firstAckMs)),
-    samples: traffic.map((t) => Math.round(t.firstAckMs)),
-    nodesReadyMs: traffic.map((t) => Math.round(t.nodesReadyMs)),
-    network: [...new Set(traffic.map((t) => t.network))].join(',')
-  }
+  startToFirstAckMs: trafficFigures(traffic),
+  startToFirstAckTlsPermissiveMs: trafficFigures(trafficTls)
 }
 mkdirSync('bench/results', { recursive: true })
 writeFileSync(
@@ -104,7 +120,12 @@ writeFileSync(
   JSON.stringify(result, null, 2) + '\n'
 )
 const mib = (b: number) => (b / 1024 / 1024).toFixed(0) + ' MiB'
-const trafficRow = `| Start → first acknowledged send, two rooms (${result.startToFirstAckMs.network}) | ${result.startToFirstAckMs.median.toFixed(0)} ms | ${result.startToFirstAckMs.samples.join(', ')} (nodes ready ${result.startToFirstAckMs.nodesReadyMs.join(', ')} ms) |`
+const trafficRowOf = (label: string, f: ReturnType<typeof trafficFigures>): string =>
+  `| ${label}, two rooms (${f.network}) | ${f.median.toFixed(0)} ms | ${f.samples.join(', ')} (nodes ready ${f.nodesReadyMs.join(', ')} ms) |`
+const tlsRatio = result.startToFirstAckTlsPermissiveMs.median / result.startToFirstAckMs.median
+const trafficRow = `${trafficRowOf('Start → first acknowledged send', result.startToFirstAckMs)}
+${trafficRowOf("baseline: the same with RocketMQ's default server TLS mode (permissive)", result.startToFirstAckTlsPermissiveMs)}
+| ratio (baseline / ours) | ${tlsRatio.toFixed(2)}× | |`
 // --traffic measures only Start → first send: no cold-start rows it did not take.
 const table = trafficOnly
   ? `| measure | median | samples |

@@ -2,6 +2,7 @@ import type { DialogPort } from './engine'
 import { Engine } from './engine'
 import type { AppPaths } from '../app-paths'
 import { forwardSandboxEvents } from '../sandbox/engine-bridge'
+import type { ComposeOptions } from './compose'
 import { composeServices } from './compose'
 import type { RunMetrics } from '../metrics/run-metrics'
 
@@ -13,10 +14,13 @@ export function createEngine(opts: {
   dialogs?: DialogPort
   /** Prometheus metrics the runs feed (the shell serves them: DRSTUDIO_METRICS). */
   metrics?: RunMetrics
+  /** Sandbox settings over the defaults (a benchmark's baseline). */
+  sandbox?: ComposeOptions['sandbox']
 }): Engine {
   const services = composeServices({
     paths: opts.paths,
-    ...(opts.dataDir ? { dataDir: opts.dataDir } : {})
+    ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    ...(opts.sandbox ? { sandbox: opts.sandbox } : {})
   })
   return new Engine({
     shell: opts.shell,
