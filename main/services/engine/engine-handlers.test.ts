@@ -238,6 +238,28 @@ class InstantSandbox implements SandboxPort {
   }
 }
 
+describe('a scenario on another topology than the running sandbox', () => {
+  it('stops the running sandbox and boots its own, rather than cancelling itself', async () => {
+    const sandbox = new InstantSandbox()
+    const { engine, seen } = engineWith(sandbox)
+    const noClients = {
+      ...twoRooms,
+      rooms: twoRooms.rooms.map((r) => ({ ...r, producers: [], consumers: [] }))
+    }
+    await engine.handlers['sandbox:start']({ document: noClients })
+    // The scenario's own boot fails here: it got that far, so it did not cancel itself.
+    sandbox.start = () => Promise.reject(new Error('second boot refused by the test'))
+    await engine.handlers['scenario:run']({ id: 'healthy' })
+    await new Promise((r) => setTimeout(r, 50))
+    expect(sandbox.stops).toEqual([{ force: true }])
+    expect(seen).toContainEqual([
+      'engine:notice',
+      { level: 'error', message: 'scenario "healthy" failed: second boot refused by the test' }
+    ])
+    await engine.dispose()
+  })
+})
+
 describe('Start, a node action and Stop on a topology without clients', () => {
   it('records the action as an operator fault of the sandbox run and ends it stopped, with no scorecard', async () => {
     const sandbox = new InstantSandbox()

@@ -107,6 +107,14 @@ export class LabControl {
   /** Stop: cancels a scenario in progress, reports the live run (drain included), stops the sandbox. */
   async stopSandbox(): Promise<SandboxStatus> {
     if (this.scenario) await this.cancelScenario()
+    return this.endSandbox()
+  }
+
+  /**
+   * Reports the live run (drain included) and throws the sandbox away. A scenario that needs
+   * another topology comes here too, without cancelling itself.
+   */
+  private async endSandbox(): Promise<SandboxStatus> {
     const { sandbox, events } = this.deps
     const live = this.live
     this.live = null
@@ -283,7 +291,7 @@ export class LabControl {
     if (running && this.sandboxTopology && sameDeployment(this.sandboxTopology, topology)) return
     if (running) {
       progress(`stopping the sandbox to run topology ${topology.name}`)
-      await this.stopSandbox()
+      await this.endSandbox()
     }
     if (signal.aborted) return
     progress(`starting the sandbox with topology ${topology.name}`)
