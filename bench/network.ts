@@ -46,7 +46,7 @@ async function run(topology: string, body: string): Promise<ScenarioReport> {
     resourcesDir: join(ROOT, 'resources')
   })
   if (booted !== topology) {
-    if (sandbox.running) await sandbox.stop()
+    if (sandbox.running) await sandbox.stop({ force: true })
     await sandbox.start(loaded.topology)
     await sandbox.waitForRegistration({ timeoutMs: 90_000 })
     booted = topology

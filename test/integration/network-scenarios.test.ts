@@ -122,10 +122,16 @@ describe.skipIf(skip)('rooms as separate networks, real JVMs', () => {
     process.stderr.write(formatScorecard(live) + '\n')
     expect(r.faults.map((f) => `${f.action}:${f.ok}`)).toEqual(['isolate:true', 'heal:true'])
     expect(failedGates(r)).toEqual([])
-    // Every lane's sends under the cut stayed in their own room, in both runs.
+    // Every lane's sends stayed in their own room, before the cut and under it, in both runs.
     for (const report of [r, live]) {
       const roomOf = new Map(report.clients.map((c) => [c.id, c.room]))
       for (const lane of ['remoting', 'java-dr']) {
+        const before = report.selections.filter(
+          (s) => s.phase === 'before-fault' && s.clientId.endsWith(`-${lane}`)
+        )
+        const home = before.filter((s) => s.brokerRoom === roomOf.get(s.clientId))
+        const count = (xs: typeof before) => xs.reduce((n, s) => n + s.count, 0)
+        expect(count(home) / count(before), lane).toBeGreaterThanOrEqual(0.99)
         const after = report.selections.filter(
           (s) =>
             s.role === 'producer' && s.phase === 'after-fault' && s.clientId.endsWith(`-${lane}`)

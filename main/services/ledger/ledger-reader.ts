@@ -418,11 +418,11 @@ export class LedgerReader {
    * A send acknowledged by another room before the fault while its client's own room was failing
    * is a failover, not a choice made while healthy: its phase is `own-room-failing`, left out of
    * healthy shares. Failing: an attempt at an own-room broker failed at most OWN_ROOM_FAILING_MS
-   * before and no own-room broker has acknowledged a send of that client since; or the client's
-   * last word on its own room's brokers is that it isolated one (a timeout, a reset), at most
-   * OWN_ROOM_FAILING_MS before, not yet recovered (a late answer to a request already timed out
-   * acknowledges a send but does not end the isolation). The bound keeps a client that never comes
-   * back to a healthy room counted against it.
+   * before and no own-room broker has acknowledged a send of that client since; or the client
+   * isolated an own-room broker (a timeout, a reset) at most OWN_ROOM_FAILING_MS before, has not let
+   * it back in, and no other own-room broker has acknowledged a send of it since (a late answer from
+   * the isolated broker to a request already timed out does not end the isolation). The bound keeps
+   * a client that never comes back to a healthy room counted against it.
    */
   selections(runId: number, firstFaultAtMs: number | null): SelectionRow[] {
     const cut = firstFaultAtMs ?? Number.MAX_VALUE
@@ -442,7 +442,7 @@ export class LedgerReader {
        WHERE run_id = @runId AND kind = 'send-attempt-failed'
          AND json_extract(data_json, '$.brokerRoom') = room AND json_extract(data_json, '$.endMs') < @cut),
       own_isolation AS MATERIALIZED (
-      SELECT id, client_id, at_ms, kind,
+      SELECT id, client_id, at_ms, kind, json_extract(data_json, '$.brokerName') AS broker,
              at_ms + json_extract(data_json, '$.isolatedForMs') AS until_ms FROM ledger_events
        WHERE run_id = @runId AND kind IN ('broker-isolated', 'broker-recovered')
          AND json_extract(data_json, '$.brokerRoom') = room AND at_ms < @cut)`
@@ -455,15 +455,22 @@ export class LedgerReader {
       SELECT MAX(r.ended_at) FROM ledger_sends r
        WHERE r.run_id = s.run_id AND r.client_id = s.client_id AND r.status = 'acked'
          AND r.broker_room = r.client_room AND r.ended_at < s.ended_at), -1e308)`
-    // The client's latest word on its own room's brokers is a recent isolation, still in force (the
-    // Java extension isolates for a time it names; ours until a probe recovers the broker).
-    const isolatedOwnRoom = `EXISTS (SELECT 1 FROM (
-      SELECT i.kind, i.until_ms FROM own_isolation i
-       WHERE i.client_id = s.client_id AND i.at_ms <= s.ended_at
-         AND i.at_ms >= s.ended_at - ${OWN_ROOM_FAILING_MS}
-       ORDER BY i.at_ms DESC, i.id DESC LIMIT 1) latest
-       WHERE latest.kind = 'broker-isolated'
-         AND (latest.until_ms IS NULL OR latest.until_ms >= s.ended_at))`
+    // The client isolated an own-room broker at most OWN_ROOM_FAILING_MS before, still in force
+    // (the Java extension isolates for a time it names; ours until a probe recovers the broker),
+    // and no other own-room broker has acknowledged a send of it since: a late answer from the
+    // isolated broker itself does not end the isolation, a healthy sibling in the room does.
+    const isolatedOwnRoom = `EXISTS (
+      SELECT 1 FROM own_isolation i
+       WHERE i.client_id = s.client_id AND i.kind = 'broker-isolated'
+         AND i.at_ms <= s.ended_at AND i.at_ms >= s.ended_at - ${OWN_ROOM_FAILING_MS}
+         AND (i.until_ms IS NULL OR i.until_ms >= s.ended_at)
+         AND NOT EXISTS (SELECT 1 FROM own_isolation r
+              WHERE r.client_id = i.client_id AND r.broker = i.broker AND r.kind = 'broker-recovered'
+                AND r.at_ms >= i.at_ms AND r.at_ms <= s.ended_at)
+         AND NOT EXISTS (SELECT 1 FROM ledger_sends o
+              WHERE o.run_id = s.run_id AND o.client_id = s.client_id AND o.status = 'acked'
+                AND o.broker_room = o.client_room AND o.broker_name IS NOT i.broker
+                AND o.ended_at >= i.at_ms AND o.ended_at < s.ended_at))`
     const ownRoomFailing = `s.broker_room IS NOT NULL AND s.broker_room <> s.client_room
       AND (${failedSinceLastAck} OR ${isolatedOwnRoom})`
     return [

@@ -607,7 +607,7 @@ describe('LedgerReader', () => {
     w.close()
   })
 
-  it('files cross-room sends as failovers while the client keeps its own room’s broker isolated, even after a late own-room answer', () => {
+  it('files cross-room sends as failovers while the client keeps an own-room broker isolated, even after a late answer from it, until a sibling answers or it recovers', () => {
     const { db, runId } = setup()
     const w = new LedgerWriter(db, runId)
     const away = (key: string, endedAt: number): void =>
@@ -616,55 +616,77 @@ describe('LedgerReader', () => {
           startedAt: endedAt - 2,
           attemptStartedAt: endedAt - 2,
           endedAt,
-          brokerRoom: 'room2'
+          brokerRoom: 'room2',
+          brokerName: 'broker-b'
         })
       )
-    const own = (key: string, endedAt: number): void =>
-      w.send(send(key, { startedAt: endedAt - 500, attemptStartedAt: endedAt - 500, endedAt }))
-    const iso = (kind: 'broker-isolated' | 'broker-recovered', atMs: number, room = 'room1') =>
+    const own = (key: string, endedAt: number, brokerName = 'broker-a'): void =>
+      w.send(
+        send(key, {
+          startedAt: endedAt - 500,
+          attemptStartedAt: endedAt - 500,
+          endedAt,
+          brokerName
+        })
+      )
+    const iso = (
+      kind: 'broker-isolated' | 'broker-recovered',
+      atMs: number,
+      brokerName = 'broker-a',
+      brokerRoom = 'room1',
+      isolatedForMs?: number
+    ) =>
       w.event(
         kind,
         'producer-1',
         'room1',
         kind === 'broker-isolated'
-          ? { brokerName: `broker-${room}`, brokerRoom: room, reason: 'timeout' }
-          : { brokerName: `broker-${room}`, brokerRoom: room, isolatedMs: 1 },
+          ? {
+              brokerName,
+              brokerRoom,
+              reason: 'timeout',
+              ...(isolatedForMs ? { isolatedForMs } : {})
+            }
+          : { brokerName, brokerRoom, isolatedMs: 1 },
         atMs
       )
     // Healthy choice before anything happened.
     away('a', 100)
-    // A timeout isolates the own room's broker; the request it gave up on is answered late.
+    // A timeout isolates broker-a; the request it gave up on is answered late, by broker-a.
     failedAttempt(w, 'producer-1', 'b', 400)
     iso('broker-isolated', 400)
     away('b', 403)
     own('late', 650)
-    // Still isolated: a failover although an own-room send was acknowledged since the failure.
+    // Still isolated: a failover although broker-a acknowledged a send since the failure.
     away('c', 700)
-    // The probe let the broker back in: cross-room sends are choices again.
+    // Another own-room broker recovering says nothing about broker-a.
+    iso('broker-isolated', 710, 'broker-c')
+    iso('broker-recovered', 720, 'broker-c')
+    away('c2', 730)
+    // The probe let broker-a back in: cross-room sends are choices again.
     iso('broker-recovered', 900)
     away('d', 950)
     // Another room's broker isolated says nothing about the own room.
-    iso('broker-isolated', 1000, 'room2')
+    iso('broker-isolated', 1000, 'broker-b', 'room2')
     away('e', 1050)
-    // Isolated, and never recovered: counted against the room again after OWN_ROOM_FAILING_MS.
+    // broker-a isolated again, but a sibling in the room answers: going away is a choice.
     iso('broker-isolated', 1100)
-    away('f', 1200)
-    away('g', 1101 + OWN_ROOM_FAILING_MS)
+    away('f', 1150)
+    own('sibling', 1160, 'broker-c')
+    away('f2', 1170)
+    // Isolated and never recovered: counted against the room again after OWN_ROOM_FAILING_MS.
+    iso('broker-isolated', 1200)
+    away('g', 1300)
+    away('h', 1201 + OWN_ROOM_FAILING_MS)
     // The Java extension isolates for a time it names: failing within it, not after it.
-    w.event(
-      'broker-isolated',
-      'producer-1',
-      'room1',
-      { brokerName: 'broker-room1', brokerRoom: 'room1', reason: 'timeout', isolatedForMs: 300 },
-      8000
-    )
-    away('h', 8200)
-    away('i', 8400)
+    iso('broker-isolated', 8000, 'broker-a', 'room1', 300)
+    away('i', 8200)
+    away('j', 8400)
     w.flush()
     expect(phasesOf(db, runId, 100_000)).toEqual([
-      'room1:before-fault:1',
-      'room2:before-fault:5',
-      'room2:own-room-failing:4'
+      'room1:before-fault:2',
+      'room2:before-fault:6',
+      'room2:own-room-failing:6'
     ])
     w.close()
   })

@@ -6,8 +6,9 @@ export type ProxyProbe = (address: string, timeoutMs: number) => Promise<void>
 /**
  * HTTP/2 handshake against the gRPC port: connect with prior knowledge (h2c) and wait for the
  * server's SETTINGS frame. A bare TCP connect is not enough: the kernel completes the handshake for
- * the listen socket of a SIGSTOPped JVM, so a paused proxy would look alive. The proxy's default TLS
- * mode (permissive) accepts plaintext, and this costs one round trip and no RPC.
+ * the listen socket of a SIGSTOPped JVM, so a paused proxy would look alive. A proxy accepts
+ * plaintext in TLS mode permissive (RocketMQ's default) and disabled (the sandbox's), and this costs
+ * one round trip and no RPC.
  */
 export const h2SettingsProbe: ProxyProbe = (address, timeoutMs) =>
   new Promise<void>((resolve, reject) => {

@@ -17,7 +17,7 @@ export interface JvmContext {
   lib: string
   /** Class-data archive flags for a JVM of this kind (see class-archives.ts); none when absent. */
   archive?: (kind: ArchiveKind, nodeDir: string) => string[]
-  /** RocketMQ's server TLS mode; the sandbox's default is `disabled` (see SERVER_TLS_DISABLED). */
+  /** RocketMQ's server TLS mode; the sandbox's default is `disabled` (see ServerTls). */
   serverTls?: ServerTls
 }
 
