@@ -238,14 +238,16 @@ class InstantSandbox implements SandboxPort {
   }
 }
 
+/** two-rooms without its producers and consumers: a live run records nodes only, no workers. */
+const noClients = {
+  ...twoRooms,
+  rooms: twoRooms.rooms.map((r) => ({ ...r, producers: [], consumers: [] }))
+}
+
 describe('a scenario on another topology than the running sandbox', () => {
   it('stops the running sandbox and boots its own, rather than cancelling itself', async () => {
     const sandbox = new InstantSandbox()
     const { engine, seen } = engineWith(sandbox)
-    const noClients = {
-      ...twoRooms,
-      rooms: twoRooms.rooms.map((r) => ({ ...r, producers: [], consumers: [] }))
-    }
     await engine.handlers['sandbox:start']({ document: noClients })
     // The scenario's own boot fails here: it got that far, so it did not cancel itself.
     sandbox.start = () => Promise.reject(new Error('second boot refused by the test'))
@@ -264,10 +266,6 @@ describe('Start, a node action and Stop on a topology without clients', () => {
   it('records the action as an operator fault of the sandbox run and ends it stopped, with no scorecard', async () => {
     const sandbox = new InstantSandbox()
     const { engine, seen } = engineWith(sandbox)
-    const noClients = {
-      ...twoRooms,
-      rooms: twoRooms.rooms.map((r) => ({ ...r, producers: [], consumers: [] }))
-    }
     await engine.handlers['sandbox:start']({ document: noClients })
     const status = await engine.handlers['node:action']({ nodeId: 'broker-1', action: 'kill' })
     expect(status).toMatchObject({ nodeId: 'broker-1', state: 'killed' })
