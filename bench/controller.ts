@@ -218,7 +218,7 @@ async function main(): Promise<void> {
     log(`async: ${JSON.stringify(asyncRun)}`)
   } finally {
     rpc.close()
-    await services.close()
+    await services.close({ force: true })
     if (!process.env.KEEP_RUN_DIR) rmSync(dataDir, { recursive: true, force: true })
   }
   const med = (k: keyof KillFigures): number | null =>

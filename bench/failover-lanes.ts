@@ -261,7 +261,7 @@ export async function runLaneBenchmark(
   } finally {
     // The workers first: they run in the rooms' namespaces, which the sandbox removes.
     await pool?.close()
-    await services.close()
+    await services.close({ force: true })
     rmSync(dataDir, { recursive: true, force: true })
   }
   sampleLoad('end')
