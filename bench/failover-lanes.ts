@@ -59,6 +59,24 @@ export interface LaneBenchResult {
   paths: PathResult[] | null
 }
 
+/** Per case, lane and run: the failover episodes and the takeover, nothing message-level. */
+function episodeFile(out: LaneBenchResult): unknown {
+  return {
+    generatedAt: out.generatedAt,
+    command: out.command,
+    load: out.load,
+    cases: out.cases.map((c) => ({
+      id: c.id,
+      runs: Object.fromEntries(
+        Object.entries(c.runs).map(([lane, runs]) => [
+          lane,
+          runs.map((r) => ({ runId: r.runId, episodes: r.episodes, takeover: r.takeover }))
+        ])
+      )
+    }))
+  }
+}
+
 /** Messages of `topic` stored per room, from the brokers' queue offsets (ground truth). */
 async function storedByRoom(
   sandbox: Sandbox,
@@ -213,6 +231,9 @@ export async function runLaneBenchmark(
     }
     for (const c of cases) {
       const loaded = parseScenario(scenarioText(c, lanesOf(c)), { baseDir })
+      const brokerNameOf = new Map(
+        loaded.topology.rooms.flatMap((r) => r.brokers.map((b) => [b.id, b.brokerName] as const))
+      )
       const here = lanesOf(c).map((e) => laneOf(e).name)
       const byLane: Record<string, LaneRun[]> = Object.fromEntries(here.map((n) => [n, []]))
       const stored: Record<string, { total: number; room2: number }> = {}
@@ -225,7 +246,7 @@ export async function runLaneBenchmark(
         })
         cpu.push(cpuOfRun)
         for (const name of here) {
-          const f = laneRun(c, name, report, recorder)
+          const f = laneRun(c, name, report, recorder, brokerNameOf)
           byLane[name]!.push(f)
           if (c.focus === 'healthy') {
             const topic = report.topic.split(',').find((x) => x.includes(`-${name}-r`))
@@ -289,6 +310,11 @@ export async function runLaneBenchmark(
   const name =
     process.env.BENCH_NAME ?? (cases.length === 0 && paths ? 'failover-paths' : 'failover-lanes')
   writeFileSync(join(outDir, `${name}.json`), JSON.stringify(jsonSafe(out), null, 2) + '\n')
+  // The raw episodes and takeovers, small per-episode rows, committed beside the tables.
+  writeFileSync(
+    join(outDir, `${name}-episodes.json`),
+    JSON.stringify(jsonSafe(episodeFile(out)), null, 1) + '\n'
+  )
   const md = laneMarkdown(out)
   writeFileSync(join(outDir, `${name}.md`), md)
   process.stdout.write(md)

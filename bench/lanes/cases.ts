@@ -26,7 +26,16 @@ export interface LaneCase {
 
 export type VariantName = 'remoting-hedged' | 'remoting-nokeep'
 
-const FAULT_ROOMS = { room1: { producers: 2, consumers: 1 }, room2: { producers: 1, consumers: 1 } }
+/**
+ * Fault cases: 10 producers per lane in room 1 (2 in room 2) at FAULT_RATE, so 3 runs give each
+ * lane 30 failover episodes (issue 23) at the message rate 2 producers at 20 msg/s gave before.
+ */
+export const FAULT_ROOMS = {
+  room1: { producers: 10, consumers: 1 },
+  room2: { producers: 2, consumers: 1 }
+}
+/** Per producer in the fault cases, messages per second (a send due every 200 ms). */
+export const FAULT_RATE = 5
 const kill = (target: string | string[], at = '3s') => ({ at, action: 'kill', target })
 const restart = (target: string | string[], at = '6s') => ({ at, action: 'restart', target })
 
@@ -143,7 +152,7 @@ export function scenarioText(c: LaneCase, lanes: LaneEntry[]): string {
     topology: 'two-rooms-proxies',
     workload: {
       duration: c.duration,
-      rate: RATE,
+      rate: c.focus === 'healthy' ? RATE : FAULT_RATE,
       rooms: c.rooms,
       lanes,
       // A restarted broker is routed again once it re-registers (at boot; ~20 s if its management

@@ -6,7 +6,10 @@ import { LedgerReader } from '../../main/services/ledger/ledger-reader'
 import type { Recorder } from '../../main/services/ledger/recorder'
 import type { LaneCase } from './cases'
 import type { DeliveryRow, Recovery, SendRow } from './stats'
-import { backHome, crossRoomShare, lossAndDuplicates, takeoverMs, waited } from './stats'
+import type { FailoverEpisode } from './episodes'
+import { faultMoment, lastConsumerDied, laneEpisodes } from './episode-figures'
+import type { Takeover } from './stats'
+import { backHome, crossRoomShare, lossAndDuplicates, takeover, waited } from './stats'
 
 const FAULTS = new Set(['kill', 'pause', 'stop', 'isolate', 'partition', 'loss'])
 const REPAIRS = new Set(['restart', 'resume', 'start', 'heal'])
@@ -21,6 +24,10 @@ export interface LaneRun {
   failedSends: number
   /** What the application waited for sends due between fault and repair (ms, from the schedule). */
   faultWindowWaits: number[]
+  /** ...and for sends due before the fault (the lane's own pre-fault tail, to subtract). */
+  preFaultWaits: number[]
+  /** Every producer of the lane that was sending to what the fault hit (episodes.ts). */
+  episodes: FailoverEpisode[]
   /**
    * Room-1 producers: ms from the repaired nodes serving again (servingAgainAt) to the first
    * own-room acknowledgement; 'stayed' when it never left, 'not-served' when the repaired nodes
@@ -38,7 +45,7 @@ export interface LaneRun {
   healthySendTimes: number[]
   lost: number
   duplicates: number
-  takeoverMs: number | null
+  takeover: Takeover | null
   hedges: number
   hedgesWon: number
 }
@@ -104,11 +111,15 @@ function rows(
   return { sends, deliveries }
 }
 
+/** The sandbox's brokers: node id → broker name (what clients call them). */
+export type BrokerNames = ReadonlyMap<string, string>
+
 export function laneRun(
   c: LaneCase,
   lane: string,
   report: ScenarioReport,
-  recorder: Recorder
+  recorder: Recorder,
+  brokerNameOf: BrokerNames
 ): LaneRun {
   const reader = new LedgerReader(recorder.db)
   const runId = report.runId
@@ -183,13 +194,40 @@ export function laneRun(
     healthySendTimes: fault === null ? healthyAcked.map((s) => s.endedAt - s.startedAt) : [],
     lost,
     duplicates,
-    takeoverMs:
+    preFaultWaits:
+      fault === null ? [] : sends.filter((s) => (s.scheduledAt ?? s.startedAt) < fault).map(waited),
+    episodes: episodesOf(report, recorder, brokerNameOf, mine),
+    takeover:
       c.focus === 'takeover' && fault !== null
-        ? takeoverMs(deliveries, 'room1', t0, fault, repair)
+        ? takeover(
+            deliveries,
+            'room1',
+            t0,
+            lastConsumerDied(
+              recorder,
+              runId,
+              mine.filter((x) => x.role === 'consumer' && x.room === 'room1').map((x) => x.id),
+              fault,
+              repair
+            ),
+            repair
+          )
         : null,
     hedges: hedged.length,
     hedgesWon: hedged.filter((e) => (e.data as { won?: boolean }).won).length
   }
+}
+
+function episodesOf(
+  report: ScenarioReport,
+  recorder: Recorder,
+  brokerNameOf: BrokerNames,
+  clients: readonly { id: string; role: string; room: string }[]
+): FailoverEpisode[] {
+  const moment = faultMoment(report, recorder, brokerNameOf)
+  if (!moment) return []
+  const producers = clients.filter((x) => x.role === 'producer')
+  return laneEpisodes(recorder, report.runId, producers, moment, new Set(brokerNameOf.values()))
 }
 
 /** The lane (or variant) a benchmark client belongs to: `producer-room1-2-java-zone` → `java-zone`. */

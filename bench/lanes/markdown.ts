@@ -2,8 +2,8 @@
 // after of hedging and of keepOffsets, and the targets with met or missed.
 import type { LaneBenchResult } from '../failover-lanes'
 import type { PathResult } from './paths'
-import type { LaneSummary } from './summary'
-import { RATE } from './cases'
+import type { Interval, LaneSummary } from './summary'
+import { FAULT_RATE, FAULT_ROOMS, RATE } from './cases'
 import { CLIENT_LANES, LANE_TRAITS } from '../../common/topology/lanes'
 
 /** Every lane as LANE_TRAITS describes it, with the benchmark's two variants of ours after it. */
@@ -63,13 +63,45 @@ function caseTable(c: LaneBenchResult['cases'][number]): string[] {
   }
   const takeover = c.focus === 'takeover'
   return [
-    `| lane | failed sends / run | RTO p50 / p99 (ms) | fault-window wait p99 / max (ms) | back in own room after the repaired node serves (ms) | cross-room while healthy | duplicates | acked lost |${takeover ? ' takeover (ms) |' : ''}`,
-    `|---|---:|---:|---:|---:|---:|---:|---:|${takeover ? '---:|' : ''}`,
+    `| lane | episodes (in flight at the fault, unrecovered, unaffected) | fault → ack elsewhere, median [95 % CI] (ms) | in place / detected / retry sent / acked (ms after the fault, medians) | failed sends / run | fault-window p99 − pre-fault p99 (ms) | first failure → next success p50 / p99 (ms) | back in own room after the repaired node serves (ms) | cross-room while healthy | duplicates | acked lost |${takeover ? ' takeover: first [95 % CI] / all queues (ms) |' : ''}`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|${takeover ? '---:|' : ''}`,
     ...c.lanes.map(
       (s) =>
-        `| ${s.lane} | ${ms(s.failedSendsMedian)} | ${rtoCell(s)} | ${ms(s.faultWindow.p99Ms)} / ${ms(s.faultWindow.maxMs)} | ${homeCell(s)} | ${pct(s.healthyCrossRoomShare)} | ${s.duplicates} | ${s.lost} |${takeover ? ` ${ms(s.takeoverMedianMs)} |` : ''}`
+        `| ${s.lane} | ${episodesCell(s)} | ${intervalCell(s.episodes?.rto ?? null)} | ${partsCell(s)} | ${ms(s.failedSendsMedian)} | ${ms(s.p99DeltaMs)} | ${rtoCell(s)} | ${homeCell(s)} | ${pct(s.healthyCrossRoomShare)} | ${s.duplicates} | ${s.lost} |${takeover ? ` ${takeoverCell(s)} |` : ''}`
     )
   ]
+}
+
+/** `median [lo–hi]`, — without data. */
+export function intervalCell(i: Interval | null): string {
+  return i ? `${ms(i.median)} [${ms(i.lo)}–${ms(i.hi)}]` : '—'
+}
+
+function episodesCell(s: LaneSummary): string {
+  const e = s.episodes
+  if (!e || e.episodes === 0) return '—'
+  const apart = [
+    `${e.inFlight} in flight`,
+    ...(e.unrecovered ? [`${e.unrecovered} unrecovered`] : []),
+    ...(e.unaffected ? [`${e.unaffected} unaffected`] : [])
+  ]
+  return `${e.episodes} (${apart.join(', ')})`
+}
+
+function partsCell(s: LaneSummary): string {
+  const p = s.episodes?.parts
+  if (!p || !s.episodes.recovered) return '—'
+  return `${ms(p.inPlaceMs)} / ${ms(p.detectMs)} / ${ms(p.retryMs)} / ${ms(p.ackMs)}`
+}
+
+export function takeoverCell(s: LaneSummary): string {
+  const t = s.takeover
+  if (!t) return '—'
+  if (t.kind === 'always-shared')
+    return t.crossRoomShare === null
+      ? 'always shared'
+      : `always shared (${pct(t.crossRoomShare)} of deliveries cross rooms)`
+  return `${intervalCell(t.first)} / ${ms(t.allMedianMs)}`
 }
 
 function pathTable(paths: PathResult[]): string[] {
@@ -177,13 +209,11 @@ export function laneMarkdown(out: LaneBenchResult): string {
     '',
     `${out.generatedAt} · \`${out.command}\` · ${out.runsPerCase} runs per case · ${out.wallSeconds} s in total · ${out.machine.cpus} × ${out.machine.cpuModel}, ${out.machine.memoryGiB} GiB, Node ${out.machine.node} · rooms as ${out.network} · load average (1 min) ${Math.min(...loads)}–${Math.max(...loads)}: ${out.load.map((l) => `${l.at} ${l.load1}`).join(', ')}.`,
     '',
-    'Sandbox: `two-rooms-proxies` (RocketMQ 5.3.3: per room a name server, a master broker, a management node and a zone-pinned proxy; a plain proxy in room 1), booted once. Every case runs every lane at once, each on its own topic and group: 2 producers in room 1 and 1 in room 2 at ' +
-      RATE +
-      ' msg/s each (healthy case: room 1 only), 1 consumer per room. ' +
+    `Sandbox: \`two-rooms-proxies\` (RocketMQ 5.3.3: per room a name server, a master broker, a management node and a zone-pinned proxy; a plain proxy in room 1), booted once. Every case runs every lane at once, each on its own topic and group: ${FAULT_ROOMS.room1.producers} producers in room 1 and ${FAULT_ROOMS.room2.producers} in room 2 at ${FAULT_RATE} msg/s each (healthy case: 2 producers in room 1 only, at ${RATE} msg/s), 1 consumer per room. ` +
       workersLine(out) +
       ` Lanes: ${laneLegend()}.`,
     '',
-    'How figures are taken: **failed sends** are sends the application saw fail (median per run). **RTO** is OpenChaos’ first failed operation after the fault → next success, per room-1 producer, over every run pooled; operations are attempts where the lane exposes them (ours, Java’s send hook, the gRPC lane) and whole sends for `baseline`; a producer that never recovered is ∞ and ranks last; producers that saw no failure are counted apart, never as 0. **Waits** are measured from each send’s scheduled time (open-loop schedule, coordinated-omission safe). **Back in own room** is the repaired nodes serving again (their sandbox state back to up, so a JVM’s boot is not counted) → first own-room acknowledgement of a room-1 producer (median; “stayed” = never left; “node not back in time” = the restarted node did not serve again before the workload ended, nothing to come home to). **Duplicates** and **acked lost** are totals over the runs, by message key. Takeover = kill of room 1’s consumers → the last of their queues consumed again by room 2 (median of runs).',
+    'How figures are taken: every fault is measured as an **episode** per producer (either room) that used a broker the fault hit in the 2 s before it (bench/lanes/episodes.ts): fault command sent → the fault in place → the producer’s first failed or timed-out attempt at a hit broker (detected) → the start of the send that recovered (a retry of a hit send, or a send begun after detection) → its acknowledgement by a broker the fault did not hit. **Fault → ack elsewhere** is the RTO every lane is ranked on: measured from the fault command for every lane, clipped at nothing; a send already in flight to the other room when the fault struck is not a recovery; a lane that spreads traffic recovers with its first send after the fault that another room acknowledged, as its application sees it. In place = the hit JVM’s exit as the engine saw it (an upper bound: its event loop is as loaded as everything else), or the network rule installed. Unrecovered by the end of the workload = ∞; a producer the hit broker kept serving is *unaffected* and left out. Median over every episode of every run with a 95 % percentile-bootstrap interval (2000 resamples, seeded; the episodes of one run share its fault instant, so the interval is narrower than independent faults would give). Raw episodes: `failover-lanes-episodes.json` beside this file. **Failed sends** are sends the application saw fail (median per run). **Fault-window p99 − pre-fault p99**: what the application waited (from each send’s scheduled time, open-loop, coordinated-omission safe) for sends due between fault and repair, minus the same lane’s tail before the fault. **First failure → next success** is the earlier figure (OpenChaos’ RTO over room-1 producers), kept for comparison. **Back in own room** is the repaired nodes serving again (their sandbox state back to up, so a JVM’s boot is not counted) → first own-room acknowledgement of a room-1 producer (median; “stayed” = never left; “node not back in time” = the restarted node did not serve again before the workload ended). **Duplicates** and **acked lost** are totals over the runs, by message key. **Takeover** = the last of room 1’s consumers of the lane died (its crash recorded) → the first message of a queue room 1 read delivered to a consumer of room 2 that was not already reading that queue (median of runs, bootstrap interval), and when every such queue had one; a lane whose room-2 consumers already read every queue room 1 read took nothing over: *always shared*, with the share of its deliveries that crossed rooms.',
     '',
     ...out.cases.flatMap((c) => [`## ${c.label}`, '', ...caseTable(c), '']),
     ...(out.paths

@@ -7,7 +7,8 @@ import {
   medianKeepingInfinity,
   rankPercentile,
   summarizeRecoveries,
-  takeoverMs,
+  medianInterval,
+  takeover,
   windowLatency
 } from './stats'
 
@@ -85,16 +86,79 @@ describe('lane benchmark figures', () => {
     expect(backHome([send({ scheduledAt: 50 })], 0, 100, 1000)).toBe('stayed')
   })
 
-  it('takeover is when the last orphaned queue was consumed again by another room', () => {
+  it('takeover: a queue room 1 read, delivered to another room’s consumer that was not reading it', () => {
     const d = [
-      delivery({ clientRoom: 'room1', queueId: 0, deliveredAt: 5 }),
-      delivery({ clientRoom: 'room1', queueId: 1, deliveredAt: 6 }),
-      delivery({ queueId: 0, deliveredAt: 120 }),
-      delivery({ queueId: 1, deliveredAt: 150 })
+      delivery({ clientRoom: 'room1', clientId: 'c1', queueId: 0, deliveredAt: 5 }),
+      delivery({ clientRoom: 'room1', clientId: 'c1', queueId: 1, deliveredAt: 6 }),
+      delivery({ clientId: 'c2', queueId: 0, deliveredAt: 120 }),
+      delivery({ clientId: 'c2', queueId: 1, deliveredAt: 150 })
     ]
-    expect(takeoverMs(d, 'room1', 0, 100, 1000)).toBe(50)
-    expect(takeoverMs(d.slice(0, 3), 'room1', 0, 100, 1000)).toBe(Infinity)
-    expect(takeoverMs([], 'room1', 0, 100, 1000)).toBeNull()
+    expect(takeover(d, 'room1', 0, 100, 1000)).toEqual({
+      kind: 'takeover',
+      firstMs: 20,
+      allMs: 50,
+      queues: 2
+    })
+    // One queue never taken: the first is still a time, the whole takeover never finished.
+    expect(takeover(d.slice(0, 3), 'room1', 0, 100, 1000)).toMatchObject({
+      firstMs: 20,
+      allMs: Infinity
+    })
+    // Nothing taken over before `until`: ∞ both.
+    expect(takeover(d.slice(0, 2), 'room1', 0, 100, 1000)).toMatchObject({ firstMs: Infinity })
+    expect(takeover([], 'room1', 0, 100, 1000)).toBeNull()
+  })
+
+  it('takeover: a queue the survivor already read is not a takeover, only the ones it was not', () => {
+    const d = [
+      delivery({ clientRoom: 'room1', clientId: 'c1', queueId: 0, deliveredAt: 5 }),
+      delivery({ clientRoom: 'room1', clientId: 'c1', queueId: 1, deliveredAt: 6 }),
+      // c2 already shared queue 0 with c1 (an averaging allocation): its next delivery is no takeover.
+      delivery({ clientId: 'c2', queueId: 0, deliveredAt: 7 }),
+      delivery({ clientId: 'c2', queueId: 0, deliveredAt: 101 }),
+      delivery({ clientId: 'c2', queueId: 1, deliveredAt: 300 })
+    ]
+    expect(takeover(d, 'room1', 0, 100, 1000)).toEqual({
+      kind: 'takeover',
+      firstMs: 200,
+      allMs: 200,
+      queues: 1
+    })
+  })
+
+  it('takeover: consumers that read every queue anyway are always shared, with their cross-room share', () => {
+    const both = (clientRoom: string, clientId: string, deliveredAt: number): DeliveryRow[] => [
+      delivery({ clientRoom, clientId, brokerRoom: 'room1', queueId: 0, deliveredAt }),
+      delivery({
+        clientRoom,
+        clientId,
+        brokerRoom: 'room2',
+        brokerName: 'broker-2',
+        queueId: 0,
+        deliveredAt
+      })
+    ]
+    const d = [...both('room1', 'c1', 5), ...both('room2', 'c2', 6), ...both('room2', 'c2', 150)]
+    expect(takeover(d, 'room1', 0, 100, 1000)).toEqual({
+      kind: 'always-shared',
+      crossRoomShare: 0.5
+    })
+  })
+
+  it('medianInterval: the median, a bootstrap interval around it, reproducible, ∞ kept', () => {
+    const xs = Array.from({ length: 31 }, (_, i) => 100 + i)
+    const a = medianInterval(xs)!
+    expect(a.median).toBe(115)
+    expect(a.lo).toBeLessThan(115)
+    expect(a.hi).toBeGreaterThan(115)
+    expect(a.lo).toBeGreaterThanOrEqual(100)
+    expect(a.hi).toBeLessThanOrEqual(130)
+    expect(medianInterval(xs)).toEqual(a)
+    // Most unrecovered: the median and its upper bound are ∞.
+    const worst = medianInterval([1, 2, Infinity, Infinity, Infinity])!
+    expect(worst.median).toBe(Infinity)
+    expect(worst.hi).toBe(Infinity)
+    expect(medianInterval([])).toBeNull()
   })
 
   it('duplicates are deliveries beyond the first per key; lost are acked keys never delivered', () => {

@@ -128,35 +128,65 @@ export function backHome(
 }
 
 /**
- * Consumer takeover after the consumers of `room` are killed at `kill`: the queues they consumed
- * from before the kill must be consumed again by a surviving consumer; the takeover is when the
- * last of them was (∞ if one was not before `until`, typically the repair).
+ * Consumer takeover after the last consumer of `room` died at `kill`, measured as a takeover: a
+ * queue that room's consumers read before the kill, delivered afterwards to a consumer of another
+ * room that was not already reading it in the TAKEOVER_LOOKBACK_MS before the kill. `firstMs` is the first such delivery, `allMs` when every
+ * such queue had one (∞ if one had none before `until`). A lane whose other-room consumers already
+ * read every orphaned queue (POP consumers read all queues) did not take anything over: it is
+ * `always-shared`, with the share of its pre-kill deliveries that crossed rooms. Null when the room's
+ * consumers read nothing before the kill.
  */
-export function takeoverMs(
+export type Takeover =
+  | { kind: 'takeover'; firstMs: number; allMs: number; queues: number }
+  | { kind: 'always-shared'; crossRoomShare: number | null }
+
+/** Who read which queue is taken from the last seconds before the kill, not the run's start-up. */
+export const TAKEOVER_LOOKBACK_MS = 2000
+
+export function takeover(
   deliveries: readonly DeliveryRow[],
   room: string,
   t0: number,
   kill: number,
   until: number
-): number | null {
+): Takeover | null {
   const qk = (d: DeliveryRow): string => `${d.brokerName}/${d.queueId}`
-  const orphaned = new Set(
-    deliveries
-      .filter((d) => d.clientRoom === room && d.deliveredAt >= t0 && d.deliveredAt < kill)
-      .map(qk)
-  )
+  const from = Math.max(t0, kill - TAKEOVER_LOOKBACK_MS)
+  const before = deliveries.filter((d) => d.deliveredAt >= from && d.deliveredAt < kill)
+  const orphaned = new Set(before.filter((d) => d.clientRoom === room).map(qk))
   if (orphaned.size === 0) return null
-  let last = 0
-  for (const q of orphaned) {
-    const first = deliveries
+  const reading = new Set(
+    before.filter((d) => d.clientRoom !== room).map((d) => `${d.clientId}|${qk(d)}`)
+  )
+  const takenBy = (q: string): boolean => before.some((d) => d.clientRoom !== room && qk(d) === q)
+  const fresh = [...orphaned].filter((q) => !takenBy(q))
+  if (fresh.length === 0) {
+    // A lane that does not say which room stored a message (a proxy lane) has no share to give.
+    const known = before.filter((d) => d.brokerRoom !== null)
+    const crossed = known.filter((d) => d.brokerRoom !== d.clientRoom)
+    return {
+      kind: 'always-shared',
+      crossRoomShare: known.length ? crossed.length / known.length : null
+    }
+  }
+  const firstOf = (q: string): number =>
+    deliveries
       .filter(
         (d) =>
-          qk(d) === q && d.clientRoom !== room && d.deliveredAt >= kill && d.deliveredAt < until
+          qk(d) === q &&
+          d.clientRoom !== room &&
+          d.deliveredAt >= kill &&
+          d.deliveredAt < until &&
+          !reading.has(`${d.clientId}|${q}`)
       )
       .reduce((m, d) => Math.min(m, d.deliveredAt), Infinity)
-    last = Math.max(last, first - kill)
+  const firsts = fresh.map(firstOf)
+  return {
+    kind: 'takeover',
+    firstMs: Math.min(...firsts) - kill,
+    allMs: Math.max(...firsts) - kill,
+    queues: fresh.length
   }
-  return last
 }
 
 /** Duplicates: deliveries beyond the first per key; lost: acknowledged keys never delivered. */
@@ -170,4 +200,38 @@ export function lossAndDuplicates(
   for (const n of seen.values()) duplicates += n - 1
   const lost = sends.filter((s) => s.status === 'acked' && !seen.has(s.key)).length
   return { lost, duplicates }
+}
+
+/**
+ * The median with a 95 % percentile-bootstrap interval (resampling the values with replacement),
+ * seeded so a table re-derived from the same JSON reads the same. ∞ (unrecovered) stays in the
+ * ranking: an interval can be open-ended.
+ */
+export function medianInterval(
+  values: readonly number[],
+  resamples = 2000,
+  seed = 23
+): { median: number; lo: number; hi: number; n: number } | null {
+  if (values.length === 0) return null
+  let state = seed >>> 0
+  // mulberry32: small, fast, and enough for resampling indices.
+  const random = (): number => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let x = state
+    x = Math.imul(x ^ (x >>> 15), x | 1)
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
+  }
+  const medians: number[] = []
+  for (let i = 0; i < resamples; i++) {
+    const sample = values.map(() => values[Math.floor(random() * values.length)]!)
+    medians.push(medianKeepingInfinity(sample)!)
+  }
+  medians.sort((a, b) => a - b)
+  return {
+    median: medianKeepingInfinity(values)!,
+    lo: medians[Math.floor(0.025 * (resamples - 1))]!,
+    hi: medians[Math.ceil(0.975 * (resamples - 1))]!,
+    n: values.length
+  }
 }

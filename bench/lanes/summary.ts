@@ -2,8 +2,43 @@
 // pooled over runs where a figure is a distribution (RTO, waits), medians where it is a count per
 // run, totals for loss and duplicates. ∞ stays ∞ everywhere.
 import type { LaneRun } from './figures'
+import { episodeRtos } from './episodes'
 import type { RtoSummary } from './stats'
-import { medianKeepingInfinity, rankPercentile, summarizeRecoveries } from './stats'
+import { medianInterval, medianKeepingInfinity, rankPercentile, summarizeRecoveries } from './stats'
+
+/** A median with its 95 % bootstrap interval and sample size. */
+export interface Interval {
+  median: number
+  lo: number
+  hi: number
+  n: number
+}
+
+/** The lane's failover episodes over every run (episodes.ts): the RTO it is ranked on, and its parts. */
+export interface EpisodeSummary {
+  episodes: number
+  recovered: number
+  unrecovered: number
+  unaffected: number
+  /** Episodes with a request to a hit broker in flight at the fault (the rest waited for their next send). */
+  inFlight: number
+  /** Fault → first acknowledgement elsewhere; unrecovered ranked ∞. */
+  rto: Interval | null
+  /** Medians of the parts, ms after the fault command (recovered episodes). */
+  parts: {
+    inPlaceMs: number | null
+    detectMs: number | null
+    retryMs: number | null
+    ackMs: number | null
+  }
+  /** Share of recoveries that were the retry of a hit send (the rest: a send begun after). */
+  retryShare: number | null
+}
+
+/** Takeover over runs: a time when the lane took queues over, or how much it already shared. */
+export type TakeoverSummary =
+  | { kind: 'takeover'; first: Interval | null; allMedianMs: number | null; runs: number }
+  | { kind: 'always-shared'; crossRoomShare: number | null; runs: number }
 
 export interface LaneSummary {
   lane: string
@@ -11,6 +46,9 @@ export interface LaneSummary {
   rto: RtoSummary
   failedSendsMedian: number | null
   faultWindow: { sends: number; p99Ms: number | null; maxMs: number | null }
+  /** Fault-window p99 minus the same lane's pre-fault p99 (pooled over runs). */
+  p99DeltaMs: number | null
+  episodes: EpisodeSummary
   /** Producers measured; of them, never left, and in runs whose repaired node was not back in time. */
   backHome: { producers: number; stayed: number; notServed: number; medianMs: number | null }
   healthyCrossRoomShare: number | null
@@ -23,7 +61,7 @@ export interface LaneSummary {
   }
   duplicates: number
   lost: number
-  takeoverMedianMs: number | null
+  takeover: TakeoverSummary | null
   hedges: number
   hedgesWon: number
   /** Healthy case: share of the lane's messages stored by room 2's brokers (their queue offsets). */
@@ -41,6 +79,11 @@ export function summarizeLane(lane: string, runs: readonly LaneRun[]): LaneSumma
   const healthyWaits = runs.flatMap((r) => r.healthyWaits)
   const acked = runs.reduce((s, r) => s + r.healthyAcked, 0)
   const rto = summarizeRecoveries(runs.flatMap((r) => r.recoveries))
+  const windowP99 = rankPercentile(waits, 99)
+  const preP99 = rankPercentile(
+    runs.flatMap((r) => r.preFaultWaits ?? []),
+    99
+  )
   return {
     lane,
     runs: runs.length,
@@ -51,6 +94,8 @@ export function summarizeLane(lane: string, runs: readonly LaneRun[]): LaneSumma
       p99Ms: r1(rankPercentile(waits, 99)),
       maxMs: r1(waits.length ? Math.max(...waits) : null)
     },
+    p99DeltaMs: windowP99 === null || preP99 === null ? null : r1(windowP99 - preP99),
+    episodes: summarizeEpisodes(runs),
     backHome: {
       producers: homes.length,
       stayed: homes.filter((h) => h === 'stayed').length,
@@ -77,9 +122,54 @@ export function summarizeLane(lane: string, runs: readonly LaneRun[]): LaneSumma
     },
     duplicates: runs.reduce((s, r) => s + r.duplicates, 0),
     lost: runs.reduce((s, r) => s + r.lost, 0),
-    takeoverMedianMs: r1(medianKeepingInfinity(runs.map((r) => r.takeoverMs))),
+    takeover: summarizeTakeover(runs),
     hedges: runs.reduce((s, r) => s + r.hedges, 0),
     hedgesWon: runs.reduce((s, r) => s + r.hedgesWon, 0)
+  }
+}
+
+const roundInterval = (i: Interval | null): Interval | null =>
+  i && { median: r1(i.median)!, lo: r1(i.lo)!, hi: r1(i.hi)!, n: i.n }
+
+function summarizeEpisodes(runs: readonly LaneRun[]): EpisodeSummary {
+  const eps = runs.flatMap((r) => r.episodes ?? [])
+  const rec = eps.filter((e) => e.outcome === 'recovered')
+  const part = (k: 'inPlaceMs' | 'detectMs' | 'retryMs' | 'ackMs'): number | null =>
+    r1(medianKeepingInfinity(rec.map((e) => e[k])))
+  return {
+    episodes: eps.length,
+    recovered: rec.length,
+    unrecovered: eps.filter((e) => e.outcome === 'unrecovered').length,
+    unaffected: eps.filter((e) => e.outcome === 'unaffected').length,
+    inFlight: eps.filter((e) => e.inFlight).length,
+    rto: roundInterval(medianInterval(episodeRtos(eps))),
+    parts: {
+      inPlaceMs: part('inPlaceMs'),
+      detectMs: part('detectMs'),
+      retryMs: part('retryMs'),
+      ackMs: part('ackMs')
+    },
+    retryShare: rec.length ? rec.filter((e) => e.recoveredBy === 'retry').length / rec.length : null
+  }
+}
+
+/** Always shared when any run's survivors already read every orphaned queue; else the times. */
+function summarizeTakeover(runs: readonly LaneRun[]): TakeoverSummary | null {
+  const ts = runs.flatMap((r) => (r.takeover ? [r.takeover] : []))
+  if (ts.length === 0) return null
+  const shared = ts.filter((t) => t.kind === 'always-shared')
+  if (shared.length > 0)
+    return {
+      kind: 'always-shared',
+      crossRoomShare: medianKeepingInfinity(shared.map((t) => t.crossRoomShare)),
+      runs: ts.length
+    }
+  const taken = ts.filter((t) => t.kind === 'takeover')
+  return {
+    kind: 'takeover',
+    first: roundInterval(medianInterval(taken.map((t) => t.firstMs))),
+    allMedianMs: r1(medianKeepingInfinity(taken.map((t) => t.allMs))),
+    runs: ts.length
   }
 }
 
