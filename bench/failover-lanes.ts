@@ -34,6 +34,8 @@ import type { LaneSummary } from './lanes/summary'
 import { jsonSafe, summarizeLane } from './lanes/summary'
 import type { WorkerCpu } from './lanes/cpu'
 import { CpuSampler } from './lanes/cpu'
+import type { LoadStep } from './lanes/load'
+import { BusyLoad, pinProcesses } from './lanes/load'
 
 export interface LaneBenchResult {
   generatedAt: string
@@ -47,9 +49,13 @@ export interface LaneBenchResult {
   /** Client worker processes: one per room and lane kept across runs, or fresh every run. */
   workers: { reused: boolean; spawned: number | null }
   lanes: string[]
+  /** Pinned CPUs (taskset), or null when servers and clients share every CPU. */
+  pin: { servers: string; clients: string } | null
   cases: {
     id: string
     label: string
+    /** The load step (--load) the case ran at; absent when the host ran as it was. */
+    load?: string
     focus: LaneCase['focus']
     lanes: LaneSummary[]
     runs: Record<string, LaneRun[]>
@@ -103,7 +109,7 @@ async function storedByRoom(
   return out
 }
 
-/** `worker-room1` hosts our remoting lane (and its variants); `<lane>-worker-<room>` the others. */
+/** `worker-room1` hosts our remoting lane; `<lane or variant>-worker-<room>` the others. */
 export function laneOfWorker(worker: string): string {
   if (worker.startsWith('node:')) return `server: ${worker.slice(5).replace(/-\d+$|-plain$/, '')}`
   return worker.startsWith('worker-') ? 'remoting' : worker.replace(/-worker-[^-]+$/, '')
@@ -144,12 +150,22 @@ function laneCpu(runs: WorkerCpu[][]): LaneBenchResult['cases'][number]['cpu'] {
   )
 }
 
+export interface LaneBenchOptions {
+  /** Background load steps (bench/lanes/load.ts); one `as is` step by default. */
+  loadSteps: LoadStep[]
+  pin: { servers: string; clients: string } | null
+}
+
 export async function runLaneBenchmark(
   lanes: ClientLane[],
   runs: number,
   outDir: string,
-  root: string
+  root: string,
+  options: LaneBenchOptions = { loadSteps: [{ name: 'as is', busy: 0 }], pin: null }
 ): Promise<void> {
+  const busy = new BusyLoad()
+  const killHogs = (): void => busy.killSync()
+  process.once('exit', killHogs)
   const variants = process.env.BENCH_VARIANTS !== '0'
   const lanesOf = (c: LaneCase): LaneEntry[] => caseLanes(c, lanes, variants)
   const names = [...new Set(CASES.flatMap((c) => lanesOf(c).map((e) => laneOf(e).name)))]
@@ -187,6 +203,8 @@ export async function runLaneBenchmark(
   let cpuOfRun: WorkerCpu[] = []
   const onProgress = (p: RunProgress): void => {
     if (p.phase === 'workload' && !sampler) {
+      // A restarted JVM is a new process: pin again every run.
+      if (options.pin) pinProcesses(dataDir, options.pin)
       sampler = new CpuSampler(dataDir)
       sampler.start()
     }
@@ -229,57 +247,72 @@ export async function runLaneBenchmark(
       })
       sampleLoad('after paths')
     }
-    for (const c of cases) {
-      const loaded = parseScenario(scenarioText(c, lanesOf(c)), { baseDir })
-      const brokerNameOf = new Map(
-        loaded.topology.rooms.flatMap((r) => r.brokers.map((b) => [b.id, b.brokerName] as const))
-      )
-      const here = lanesOf(c).map((e) => laneOf(e).name)
-      const byLane: Record<string, LaneRun[]> = Object.fromEntries(here.map((n) => [n, []]))
-      const stored: Record<string, { total: number; room2: number }> = {}
-      const cpu: WorkerCpu[][] = []
-      for (let i = 0; i < runs; i++) {
-        log(`${c.id} run ${i + 1}/${runs}`)
-        cpuOfRun = []
-        const report = await runScenario(services.runDeps(), loaded, {
-          onOpen: (r) => r.on('progress', onProgress)
-        })
-        cpu.push(cpuOfRun)
-        for (const name of here) {
-          const f = laneRun(c, name, report, recorder, brokerNameOf)
-          byLane[name]!.push(f)
-          if (c.focus === 'healthy') {
-            const topic = report.topic.split(',').find((x) => x.includes(`-${name}-r`))
-            if (topic) {
-              const by = await storedByRoom(sandbox, loaded, topic)
-              const total = [...by.values()].reduce((a, b) => a + b, 0)
-              const s = (stored[name] ??= { total: 0, room2: 0 })
-              s.total += total
-              s.room2 += total - (by.get('room1') ?? 0)
+    for (const step of options.loadSteps) {
+      const stepName = options.loadSteps.length > 1 || step.busy > 0 ? step.name : undefined
+      const at = stepName ? ` @ ${stepName}` : ''
+      busy.start(step)
+      if (stepName) sampleLoad(`start of ${stepName}`)
+      try {
+        for (const c of cases) {
+          const loaded = parseScenario(scenarioText(c, lanesOf(c)), { baseDir })
+          const brokerNameOf = new Map(
+            loaded.topology.rooms.flatMap((r) =>
+              r.brokers.map((b) => [b.id, b.brokerName] as const)
+            )
+          )
+          const here = lanesOf(c).map((e) => laneOf(e).name)
+          const byLane: Record<string, LaneRun[]> = Object.fromEntries(here.map((n) => [n, []]))
+          const stored: Record<string, { total: number; room2: number }> = {}
+          const cpu: WorkerCpu[][] = []
+          for (let i = 0; i < runs; i++) {
+            log(`${c.id}${at} run ${i + 1}/${runs}`)
+            cpuOfRun = []
+            const report = await runScenario(services.runDeps(), loaded, {
+              onOpen: (r) => r.on('progress', onProgress)
+            })
+            cpu.push(cpuOfRun)
+            for (const name of here) {
+              const f = laneRun(c, name, report, recorder, brokerNameOf)
+              byLane[name]!.push(f)
+              if (c.focus === 'healthy') {
+                const topic = report.topic.split(',').find((x) => x.includes(`-${name}-r`))
+                if (topic) {
+                  const by = await storedByRoom(sandbox, loaded, topic)
+                  const total = [...by.values()].reduce((a, b) => a + b, 0)
+                  const s = (stored[name] ??= { total: 0, room2: 0 })
+                  s.total += total
+                  s.room2 += total - (by.get('room1') ?? 0)
+                }
+              }
             }
+            log(
+              `${c.id} run ${i + 1}: ${report.totals.acked} acked, ${report.totals.lost} lost, ${report.notes.length} notes ${report.notes.join(' | ').slice(0, 300)}`
+            )
           }
+          const summaries = here.map((n) => {
+            const s = summarizeLane(n, byLane[n]!)
+            const st = stored[n]
+            return st ? { ...s, brokerCrossRoomShare: st.total ? st.room2 / st.total : null } : s
+          })
+          for (const s of summaries) log(`${c.id} ${s.lane}: ${JSON.stringify(jsonSafe({ ...s }))}`)
+          results.push({
+            ...(stepName ? { load: stepName } : {}),
+            id: c.id,
+            label: c.label,
+            focus: c.focus,
+            lanes: summaries,
+            runs: byLane,
+            cpu: laneCpu(cpu)
+          })
+          sampleLoad(`after ${c.id}${at}`)
         }
-        log(
-          `${c.id} run ${i + 1}: ${report.totals.acked} acked, ${report.totals.lost} lost, ${report.notes.length} notes ${report.notes.join(' | ').slice(0, 300)}`
-        )
+      } finally {
+        await busy.stop()
       }
-      const summaries = here.map((n) => {
-        const s = summarizeLane(n, byLane[n]!)
-        const st = stored[n]
-        return st ? { ...s, brokerCrossRoomShare: st.total ? st.room2 / st.total : null } : s
-      })
-      for (const s of summaries) log(`${c.id} ${s.lane}: ${JSON.stringify(jsonSafe({ ...s }))}`)
-      results.push({
-        id: c.id,
-        label: c.label,
-        focus: c.focus,
-        lanes: summaries,
-        runs: byLane,
-        cpu: laneCpu(cpu)
-      })
-      sampleLoad(`after ${c.id}`)
     }
   } finally {
+    await busy.stop()
+    process.off('exit', killHogs)
     // The workers first: they run in the rooms' namespaces, which the sandbox removes.
     await pool?.close()
     await services.close({ force: true })
@@ -299,6 +332,7 @@ export async function runLaneBenchmark(
     },
     load,
     network,
+    pin: options.pin,
     workers: { reused: reuseWorkers, spawned: reuseWorkers ? (pool?.spawned ?? 0) : null },
     lanes: names,
     cases: results,

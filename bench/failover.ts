@@ -26,6 +26,7 @@ import { runScenario } from '../main/services/engine/scenario-driver'
 import type { ClientLane } from '../common/topology/lanes'
 import { CLIENT_LANES } from '../common/topology/lanes'
 import { runLaneBenchmark } from './failover-lanes'
+import { argOrEnv, parseLoadSteps, parsePin, requireStressNg } from './lanes/load'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
 const ONLY = process.env.BENCH_CASES?.split(',')
@@ -330,5 +331,10 @@ function lanesArg(argv: string[]): ClientLane[] | null {
 }
 
 const lanes = lanesArg(process.argv.slice(2))
-if (lanes) await runLaneBenchmark(lanes, RUNS, OUT, ROOT)
-else await main()
+if (lanes) {
+  const argv = process.argv.slice(2)
+  const loadSteps = parseLoadSteps(argOrEnv(argv, 'load', process.env.BENCH_LOAD))
+  requireStressNg(loadSteps)
+  const pin = parsePin(argOrEnv(argv, 'pin', process.env.BENCH_PIN))
+  await runLaneBenchmark(lanes, RUNS, OUT, ROOT, { loadSteps, pin })
+} else await main()

@@ -163,6 +163,23 @@ if (commandExists('xmllint')) {
   )
 }
 
+// The failover benchmark's load axis (`npm run bench:failover -- --lanes ... --load idle,8,24`)
+// adds busy stress-ng CPU workers; benchmarks only, so a failed install is a warning.
+step('stress-ng (the failover benchmark\'s --load axis)')
+if (commandExists('stress-ng')) {
+  console.log('stress-ng present')
+} else if (process.platform === 'linux' && commandExists('apt-get') && process.getuid?.() === 0) {
+  if (run('apt-get', ['install', '-y', '-qq', 'stress-ng']) !== 0) {
+    run('apt-get', ['update', '-qq'])
+    if (run('apt-get', ['install', '-y', '-qq', 'stress-ng']) !== 0)
+      console.log('warning: stress-ng did not install; --load with busy steps will refuse to run. Fix: apt-get install stress-ng')
+  }
+} else {
+  console.log(
+    'warning: stress-ng not found; the failover benchmark\'s --load busy steps will refuse to run. Fix: install stress-ng (Debian/Ubuntu: apt-get install stress-ng)'
+  )
+}
+
 // The metrics tests check the endpoint with `promtool check metrics`. Only promtool is taken from
 // Debian's prometheus package (extracted, not installed): no Prometheus server is set up or started.
 step('promtool (metrics checks in the tests)')

@@ -26,6 +26,8 @@ export interface LaneRun {
   faultWindowWaits: number[]
   /** ...and for sends due before the fault (the lane's own pre-fault tail, to subtract). */
   preFaultWaits: number[]
+  /** Every send's schedule lag (due → started: no CPU, or a busy event loop), any case. */
+  lags: number[]
   /** Every producer of the lane that was sending to what the fault hit (episodes.ts). */
   episodes: FailoverEpisode[]
   /**
@@ -196,6 +198,7 @@ export function laneRun(
     duplicates,
     preFaultWaits:
       fault === null ? [] : sends.filter((s) => (s.scheduledAt ?? s.startedAt) < fault).map(waited),
+    lags: sends.map((s) => s.startedAt - (s.scheduledAt ?? s.startedAt)),
     episodes: episodesOf(report, recorder, brokerNameOf, mine),
     takeover:
       c.focus === 'takeover' && fault !== null

@@ -49,7 +49,8 @@ export function homeCell(s: LaneSummary): string {
 function caseTable(c: LaneBenchResult['cases'][number]): string[] {
   if (c.focus === 'healthy') {
     const cpu = (lane: string): string => {
-      const x = c.cpu?.[lane.startsWith('remoting') ? 'remoting' : lane]
+      // Variants have a worker of their own (ClientSpec.variant); older results shared ours.
+      const x = c.cpu?.[lane] ?? c.cpu?.[lane.startsWith('remoting') ? 'remoting' : lane]
       return x ? `${x.cpuMsPerSec} / ${x.waitMsPerSec} (${x.threads})` : '—'
     }
     return [
@@ -63,11 +64,11 @@ function caseTable(c: LaneBenchResult['cases'][number]): string[] {
   }
   const takeover = c.focus === 'takeover'
   return [
-    `| lane | episodes (in flight at the fault, unrecovered, unaffected) | fault → ack elsewhere, median [95 % CI] (ms) | in place / detected / retry sent / acked (ms after the fault, medians) | failed sends / run | fault-window p99 − pre-fault p99 (ms) | first failure → next success p50 / p99 (ms) | back in own room after the repaired node serves (ms) | cross-room while healthy | duplicates | acked lost |${takeover ? ' takeover: first [95 % CI] / all queues (ms) |' : ''}`,
-    `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|${takeover ? '---:|' : ''}`,
+    `| lane | episodes (in flight at the fault, unrecovered, unaffected) | fault → ack elsewhere, median [95 % CI] (ms) | in place / detected / retry sent / acked (ms after the fault, medians) | failed sends / run | fault-window p99 − pre-fault p99 (ms) | schedule lag p99 (ms) | first failure → next success p50 / p99 (ms) | back in own room after the repaired node serves (ms) | cross-room while healthy | duplicates | acked lost |${takeover ? ' takeover: first [95 % CI] / all queues (ms) |' : ''}`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|${takeover ? '---:|' : ''}`,
     ...c.lanes.map(
       (s) =>
-        `| ${s.lane} | ${episodesCell(s)} | ${intervalCell(s.episodes?.rto ?? null)} | ${partsCell(s)} | ${ms(s.failedSendsMedian)} | ${ms(s.p99DeltaMs)} | ${rtoCell(s)} | ${homeCell(s)} | ${pct(s.healthyCrossRoomShare)} | ${s.duplicates} | ${s.lost} |${takeover ? ` ${takeoverCell(s)} |` : ''}`
+        `| ${s.lane} | ${episodesCell(s)} | ${intervalCell(s.episodes?.rto ?? null)} | ${partsCell(s)} | ${ms(s.failedSendsMedian)} | ${ms(s.p99DeltaMs)} | ${ms(s.scheduleLagP99Ms)} | ${rtoCell(s)} | ${homeCell(s)} | ${pct(s.healthyCrossRoomShare)} | ${s.duplicates} | ${s.lost} |${takeover ? ` ${takeoverCell(s)} |` : ''}`
     )
   ]
 }
@@ -195,6 +196,44 @@ function cpuTable(out: LaneBenchResult): string[] {
   ]
 }
 
+/**
+ * With a load axis (--load): fault → ack elsewhere (and takeover) per case and lane at every step,
+ * side by side, with the load averages each step ran at.
+ */
+function loadTable(out: LaneBenchResult): string[] {
+  const steps = [...new Set(out.cases.flatMap((c) => (c.load ? [c.load] : [])))]
+  if (steps.length === 0) return []
+  const ids = [...new Set(out.cases.filter((c) => c.focus !== 'healthy').map((c) => c.id))]
+  const rows = ids.flatMap((id) => {
+    const at = (step: string): LaneBenchResult['cases'][number] | undefined =>
+      out.cases.find((c) => c.id === id && c.load === step)
+    const names = [...new Set(steps.flatMap((st) => at(st)?.lanes.map((l) => l.lane) ?? []))]
+    return names.map((n) => {
+      const cells = steps.map((st) => {
+        const s = lane(at(st), n)
+        if (!s) return '—'
+        const figure =
+          at(st)!.focus === 'takeover' ? takeoverCell(s) : intervalCell(s.episodes?.rto ?? null)
+        return `${figure} · lag p99 ${ms(s.scheduleLagP99Ms)}`
+      })
+      return `| ${id} | ${n} | ${cells.join(' | ')} |`
+    })
+  })
+  const pinned = out.pin
+    ? `Servers pinned to CPU ${out.pin.servers}, client workers to CPU ${out.pin.clients} (taskset).`
+    : 'Servers and clients share every CPU.'
+  return [
+    '## Against load',
+    '',
+    `Each step adds that many busy stress-ng CPU workers for all its cases. ${pinned} Cells: fault → ack elsewhere median [95 % CI] in ms (takeover: first / all queues), then the lane's schedule-lag p99 (due → send started).`,
+    '',
+    `| case | lane | ${steps.join(' | ')} |`,
+    `|---|---|${steps.map(() => '---:|').join('')}`,
+    ...rows,
+    ''
+  ]
+}
+
 /** Whether client processes carried over between runs (fresh clients either way). */
 function workersLine(out: LaneBenchResult): string {
   const w = out.workers
@@ -215,7 +254,13 @@ export function laneMarkdown(out: LaneBenchResult): string {
     '',
     'How figures are taken: every fault is measured as an **episode** per producer (either room) that used a broker the fault hit in the 2 s before it (bench/lanes/episodes.ts): fault command sent → the fault in place → the producer’s first failed or timed-out attempt at a hit broker (detected) → the start of the send that recovered (a retry of a hit send, or a send begun after detection) → its acknowledgement by a broker the fault did not hit. **Fault → ack elsewhere** is the RTO every lane is ranked on: measured from the fault command for every lane, clipped at nothing; a send already in flight to the other room when the fault struck is not a recovery; a lane that spreads traffic recovers with its first send after the fault that another room acknowledged, as its application sees it. In place = the hit JVM’s exit as the engine saw it (an upper bound: its event loop is as loaded as everything else), or the network rule installed. Unrecovered by the end of the workload = ∞; a producer the hit broker kept serving is *unaffected* and left out. Median over every episode of every run with a 95 % percentile-bootstrap interval (2000 resamples, seeded; the episodes of one run share its fault instant, so the interval is narrower than independent faults would give). Raw episodes: `failover-lanes-episodes.json` beside this file. **Failed sends** are sends the application saw fail (median per run). **Fault-window p99 − pre-fault p99**: what the application waited (from each send’s scheduled time, open-loop, coordinated-omission safe) for sends due between fault and repair, minus the same lane’s tail before the fault. **First failure → next success** is the earlier figure (OpenChaos’ RTO over room-1 producers), kept for comparison. **Back in own room** is the repaired nodes serving again (their sandbox state back to up, so a JVM’s boot is not counted) → first own-room acknowledgement of a room-1 producer (median; “stayed” = never left; “node not back in time” = the restarted node did not serve again before the workload ended). **Duplicates** and **acked lost** are totals over the runs, by message key. **Takeover** = the last of room 1’s consumers of the lane died (its crash recorded) → the first message of a queue room 1 read delivered to a consumer of room 2 that was not already reading that queue (median of runs, bootstrap interval), and when every such queue had one; a lane whose room-2 consumers already read every queue room 1 read took nothing over: *always shared*, with the share of its deliveries that crossed rooms.',
     '',
-    ...out.cases.flatMap((c) => [`## ${c.label}`, '', ...caseTable(c), '']),
+    ...loadTable(out),
+    ...out.cases.flatMap((c) => [
+      `## ${c.label}${c.load ? ` · load: ${c.load}` : ''}`,
+      '',
+      ...caseTable(c),
+      ''
+    ]),
     ...(out.paths
       ? [
           '## Path for path: healthy throughput and tail latency',

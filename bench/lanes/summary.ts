@@ -46,6 +46,11 @@ export interface LaneSummary {
   rto: RtoSummary
   failedSendsMedian: number | null
   faultWindow: { sends: number; p99Ms: number | null; maxMs: number | null }
+  /**
+   * p99 of every send's schedule lag, due → started (pooled): how long the lane's process made its
+   * sends wait for a CPU or its own event loop, the stand-in for event-loop delay and JVM pauses.
+   */
+  scheduleLagP99Ms: number | null
   /** Fault-window p99 minus the same lane's pre-fault p99 (pooled over runs). */
   p99DeltaMs: number | null
   episodes: EpisodeSummary
@@ -94,6 +99,12 @@ export function summarizeLane(lane: string, runs: readonly LaneRun[]): LaneSumma
       p99Ms: r1(rankPercentile(waits, 99)),
       maxMs: r1(waits.length ? Math.max(...waits) : null)
     },
+    scheduleLagP99Ms: r1(
+      rankPercentile(
+        runs.flatMap((r) => r.lags ?? []),
+        99
+      )
+    ),
     p99DeltaMs: windowP99 === null || preP99 === null ? null : r1(windowP99 - preP99),
     episodes: summarizeEpisodes(runs),
     backHome: {

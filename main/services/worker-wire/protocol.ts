@@ -37,6 +37,12 @@ export interface ClientSpec {
   room: string
   /** Which runtime hosts which lane: LANE_TRAITS (a `java*` lane only exists in the Java worker). */
   lane: ClientLane
+  /**
+   * A lane variant's name (a `workload.lanes` entry named apart from its lane, e.g. the benchmark's
+   * remoting-hedged): the variant gets a worker process of its own, so it never shares an event
+   * loop with the lane it is compared against.
+   */
+  variant?: string
   topic: string
   group: string
   /** Rooms in the topology's order (tie-breaks, fallbacks). */

@@ -39,15 +39,24 @@ export interface WorkerChannel {
 export interface WorkerKey {
   room: string
   lane: ClientLane
+  /** A lane variant: its own process beside the lane's (ClientSpec.variant). */
+  variant?: string
 }
 
-export function workerKeyOf(spec: Pick<ClientSpec, 'room' | 'lane'>): WorkerKey {
-  return { room: spec.room, lane: spec.lane }
+export function workerKeyOf(spec: Pick<ClientSpec, 'room' | 'lane' | 'variant'>): WorkerKey {
+  return { room: spec.room, lane: spec.lane, ...(spec.variant ? { variant: spec.variant } : {}) }
 }
 
-/** `worker-room1` for our remoting lane, `<lane>-worker-room1` for the others. */
+/**
+ * `worker-room1` for our remoting lane, `<lane>-worker-room1` for the others, and
+ * `<variant>-worker-room1` for a lane variant.
+ */
 export const workerName = (k: WorkerKey): string =>
-  k.lane === 'remoting' ? `worker-${k.room}` : `${k.lane}-worker-${k.room}`
+  k.variant
+    ? `${k.variant}-worker-${k.room}`
+    : k.lane === 'remoting'
+      ? `worker-${k.room}`
+      : `${k.lane}-worker-${k.room}`
 
 /** Spawns the worker for a key; `first` is the client it is spawned for (Java JVMs read it). */
 export type WorkerFactory = (key: WorkerKey, first: ClientSpec) => WorkerChannel

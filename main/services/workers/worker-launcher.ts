@@ -159,7 +159,11 @@ export function localWorkers(opts: {
   return processWorkers({
     node: roomWorkerEntry(opts.root, { preferBuilt: opts.preferBuilt }),
     logDir: opts.place.logDir,
-    wrap: (key, argv) => [...opts.place.prefix(workerName(key)), ...argv],
+    // A lane variant's worker runs in its lane's worker's place (same room network and address).
+    wrap: (key, argv) => [
+      ...opts.place.prefix(workerName({ room: key.room, lane: key.lane })),
+      ...argv
+    ],
     cwd: opts.root,
     java: opts.java ?? localJavaWorkers({ root: opts.root, logDir: opts.place.logDir })
   })

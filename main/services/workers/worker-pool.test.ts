@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import type { WorkerChannel, WorkerKey } from './client-fleet'
-import { ClientFleet, workerIdsFor } from './client-fleet'
+import { ClientFleet, workerIdsFor, workerKeyOf, workerName } from './client-fleet'
 import type { ClientLane } from '../../../common/topology/lanes'
 import type { ClientSpec, WireRow, WorkerOp } from '../worker-wire/protocol'
 import { PROTOCOL_VERSION } from '../worker-wire/protocol'
@@ -163,6 +163,23 @@ describe('WorkerPool', () => {
     spawned[0]!.kill()
     expect(exits).toEqual(['worker-room1: killed by SIGKILL'])
     expect(run.fleet.isAlive('p1')).toBe(false)
+    await pool.close()
+  })
+
+  it('gives a lane variant a process of its own, named for it, beside its lane’s', async () => {
+    const { pool, spawned, fleet } = setup()
+    const run = fleet()
+    await run.fleet.create(spec('p-remoting'))
+    await run.fleet.create({ ...spec('p-hedged'), variant: 'remoting-hedged' })
+    await run.fleet.create(spec('p2-remoting'))
+    expect(spawned).toHaveLength(2)
+    expect(spawned[0]!.ops).toEqual(['hello', 'create p-remoting', 'create p2-remoting'])
+    expect(spawned[1]!.ops).toEqual(['hello', 'create p-hedged'])
+    expect(
+      workerName(workerKeyOf({ room: 'room1', lane: 'remoting', variant: 'remoting-hedged' }))
+    ).toBe('remoting-hedged-worker-room1')
+    expect(workerName(workerKeyOf({ room: 'room1', lane: 'remoting' }))).toBe('worker-room1')
+    await run.fleet.close()
     await pool.close()
   })
 

@@ -136,6 +136,7 @@ export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
     role: plan.role,
     room: plan.room,
     lane: plan.lane,
+    ...(plan.laneName && plan.laneName !== plan.lane ? { variant: plan.laneName } : {}),
     topic: names.topicOf(plan.topic),
     group: groupOfClient(plan, ctx),
     roomOrder: ctx.plan.rooms,
