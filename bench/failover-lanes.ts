@@ -24,7 +24,7 @@ import { laneOf } from '../common/scenario/client-plan'
 import { sourceWorkers } from '../main/services/workers/worker-launcher'
 import { WorkerPool } from '../main/services/workers/worker-pool'
 import type { LaneCase } from './lanes/cases'
-import { caseLanes, CASES, scenarioText } from './lanes/cases'
+import { caseLanes, CASES, FAULT_RATE, RATE, roomsOf, scenarioText } from './lanes/cases'
 import type { LaneRun } from './lanes/figures'
 import { laneRun } from './lanes/figures'
 import { laneMarkdown } from './lanes/markdown'
@@ -56,6 +56,8 @@ export interface LaneBenchResult {
     label: string
     /** The load step (--load) the case ran at; absent when the host ran as it was. */
     load?: string
+    /** Producers per lane in each room, and each one's rate. */
+    producers?: { room1: number; room2: number; rate: number }
     focus: LaneCase['focus']
     lanes: LaneSummary[]
     runs: Record<string, LaneRun[]>
@@ -63,6 +65,20 @@ export interface LaneBenchResult {
     cpu: Record<string, { cpuMsPerSec: number; waitMsPerSec: number; threads: number }>
   }[]
   paths: PathResult[] | null
+}
+
+/** The command that reproduces this run: the BENCH_* settings it read, the lanes, the load axis, the pin. */
+function commandLine(lanes: readonly string[], options: LaneBenchOptions): string {
+  const env = ['BENCH_CASES', 'BENCH_RUNS', 'BENCH_NAME', 'BENCH_VARIANTS', 'BENCH_REUSE_WORKERS']
+    .filter((k) => process.env[k] !== undefined)
+    .map((k) => `${k}=${process.env[k]} `)
+    .join('')
+  const steps = options.loadSteps.filter((s) => s.name !== 'as is')
+  const load = steps.length
+    ? ` --load ${steps.map((s) => (s.busy === 0 ? 'idle' : String(s.busy))).join(',')}`
+    : ''
+  const pin = options.pin ? ` --pin ${options.pin.servers}:${options.pin.clients}` : ''
+  return `${env}npm run bench:failover -- --lanes ${lanes.join(',')}${load}${pin}`
 }
 
 /** Per case, lane and run: the failover episodes and the takeover, nothing message-level. */
@@ -297,6 +313,11 @@ export async function runLaneBenchmark(
           for (const s of summaries) log(`${c.id} ${s.lane}: ${JSON.stringify(jsonSafe({ ...s }))}`)
           results.push({
             ...(stepName ? { load: stepName } : {}),
+            producers: {
+              room1: roomsOf(c, here.length).room1?.producers ?? 0,
+              room2: roomsOf(c, here.length).room2?.producers ?? 0,
+              rate: c.focus === 'healthy' ? RATE : FAULT_RATE
+            },
             id: c.id,
             label: c.label,
             focus: c.focus,
@@ -321,7 +342,7 @@ export async function runLaneBenchmark(
   sampleLoad('end')
   const out: LaneBenchResult = {
     generatedAt: new Date().toISOString(),
-    command: `npm run bench:failover -- --lanes ${lanes.join(',')}`,
+    command: commandLine(lanes, options),
     runsPerCase: runs,
     wallSeconds: Math.round((performance.now() - t) / 1000),
     machine: {

@@ -46,7 +46,7 @@ export async function startToEdge(): Promise<StartToEdge> {
     if (ackAt === null) throw new Error('no acknowledged send in the app’s ledger within 180 s')
     await live.tool('Stop').click()
     await expect(live.tool('Start')).toBeEnabled({ timeout: BUDGET_MS })
-    return { edgeMs: edgeAt - t0, firstAckMs: ackAt - t0 }
+    return { edgeMs: edgeAt - t0, firstAckMs: Math.round(ackAt - t0) }
   } finally {
     await shell.close()
   }

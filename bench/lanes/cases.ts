@@ -12,7 +12,8 @@ export interface LaneCase {
    */
   duration: string
   timeline: Record<string, unknown>[]
-  rooms: Record<string, { producers: number; consumers: number }>
+  /** Producers and consumers per room and lane; `fault`: faultRooms() for the case's lane count. */
+  rooms: Record<string, { producers: number; consumers: number }> | 'fault'
   /** The figure this case is about, beside the common ones. */
   focus: 'healthy' | 'rto' | 'takeover'
   /**
@@ -27,12 +28,17 @@ export interface LaneCase {
 export type VariantName = 'remoting-hedged' | 'remoting-nokeep'
 
 /**
- * Fault cases: 10 producers per lane in room 1 (2 in room 2) at FAULT_RATE, so 3 runs give each
- * lane 30 failover episodes (issue 23) at the message rate 2 producers at 20 msg/s gave before.
+ * Fault cases: per lane, as many room-1 producers as keep the whole benchmark near 30 room-1
+ * producers (10 per lane for 3 lanes, 4 for 7; at least 2), and 2 in room 2, at FAULT_RATE.
+ * Every producer on a hit broker is one failover episode, so 3 runs of 3 lanes give each lane 30.
+ * Ten per lane with all 7 lanes at once (84 producers) drove the load average to 49-64 on this
+ * 2-core host and failed 70 % of every lane's sends in a room loss: a measure of the host.
  */
-export const FAULT_ROOMS = {
-  room1: { producers: 10, consumers: 1 },
-  room2: { producers: 2, consumers: 1 }
+export function faultRooms(
+  lanes: number
+): Record<string, { producers: number; consumers: number }> {
+  const room1 = Math.max(2, Math.min(10, Math.floor(30 / Math.max(1, lanes))))
+  return { room1: { producers: room1, consumers: 1 }, room2: { producers: 2, consumers: 1 } }
 }
 /** Per producer in the fault cases, messages per second (a send due every 200 ms). */
 export const FAULT_RATE = 5
@@ -54,7 +60,7 @@ export const CASES: LaneCase[] = [
     label: 'broker kill (SIGKILL room-1 brokers)',
     duration: '34s',
     timeline: [kill('all brokers of room1'), restart('all brokers of room1')],
-    rooms: FAULT_ROOMS,
+    rooms: 'fault',
     focus: 'rto',
     variants: ['remoting-hedged']
   },
@@ -66,7 +72,7 @@ export const CASES: LaneCase[] = [
       { at: '3s', action: 'pause', target: 'all brokers of room1' },
       { at: '6s', action: 'resume', target: 'all brokers of room1' }
     ],
-    rooms: FAULT_ROOMS,
+    rooms: 'fault',
     focus: 'rto',
     variants: ['remoting-hedged']
   },
@@ -78,7 +84,7 @@ export const CASES: LaneCase[] = [
       kill(['all brokers of room1', 'nameservers of room1']),
       restart(['nameservers of room1', 'all brokers of room1'])
     ],
-    rooms: FAULT_ROOMS,
+    rooms: 'fault',
     focus: 'rto',
     variants: ['remoting-nokeep']
   },
@@ -87,7 +93,7 @@ export const CASES: LaneCase[] = [
     label: 'management loss (SIGKILL room-1 management node)',
     duration: '10s',
     timeline: [kill('management of room1'), restart('management of room1')],
-    rooms: FAULT_ROOMS,
+    rooms: 'fault',
     focus: 'rto',
     variants: []
   },
@@ -96,7 +102,7 @@ export const CASES: LaneCase[] = [
     label: "consumer loss (SIGKILL room 1's consumers)",
     duration: '10s',
     timeline: [kill('consumers of room1'), restart('consumers of room1')],
-    rooms: FAULT_ROOMS,
+    rooms: 'fault',
     focus: 'takeover',
     variants: ['remoting-nokeep']
   },
@@ -108,7 +114,7 @@ export const CASES: LaneCase[] = [
       { at: '3s', action: 'isolate', target: 'room1' },
       { at: '6s', action: 'heal' }
     ],
-    rooms: FAULT_ROOMS,
+    rooms: 'fault',
     focus: 'rto',
     variants: []
   },
@@ -121,7 +127,7 @@ export const CASES: LaneCase[] = [
       kill('all brokers of room1'),
       restart('all brokers of room1')
     ],
-    rooms: FAULT_ROOMS,
+    rooms: 'fault',
     focus: 'rto',
     variants: []
   }
@@ -146,6 +152,14 @@ export function caseLanes(
 /** Per producer, messages per second: 8 lanes at once must not saturate 2 cores. */
 export const RATE = 20
 
+/** The case's producers and consumers per room and lane, with `lanes` lanes running at once. */
+export function roomsOf(
+  c: LaneCase,
+  lanes: number
+): Record<string, { producers: number; consumers: number }> {
+  return c.rooms === 'fault' ? faultRooms(lanes) : c.rooms
+}
+
 export function scenarioText(c: LaneCase, lanes: LaneEntry[]): string {
   return stringify({
     name: `bench-lanes-${c.id}`,
@@ -153,7 +167,7 @@ export function scenarioText(c: LaneCase, lanes: LaneEntry[]): string {
     workload: {
       duration: c.duration,
       rate: c.focus === 'healthy' ? RATE : FAULT_RATE,
-      rooms: c.rooms,
+      rooms: roomsOf(c, lanes.length),
       lanes,
       // A restarted broker is routed again once it re-registers (at boot; ~20 s if its management
       // node did not answer and it fetches the name servers itself): a shorter drain would count

@@ -3,7 +3,7 @@
 import type { LaneBenchResult } from '../failover-lanes'
 import type { PathResult } from './paths'
 import type { Interval, LaneSummary } from './summary'
-import { FAULT_RATE, FAULT_ROOMS, RATE } from './cases'
+import { FAULT_RATE, RATE } from './cases'
 import { CLIENT_LANES, LANE_TRAITS } from '../../common/topology/lanes'
 
 /** Every lane as LANE_TRAITS describes it, with the benchmark's two variants of ours after it. */
@@ -248,7 +248,7 @@ export function laneMarkdown(out: LaneBenchResult): string {
     '',
     `${out.generatedAt} · \`${out.command}\` · ${out.runsPerCase} runs per case · ${out.wallSeconds} s in total · ${out.machine.cpus} × ${out.machine.cpuModel}, ${out.machine.memoryGiB} GiB, Node ${out.machine.node} · rooms as ${out.network} · load average (1 min) ${Math.min(...loads)}–${Math.max(...loads)}: ${out.load.map((l) => `${l.at} ${l.load1}`).join(', ')}.`,
     '',
-    `Sandbox: \`two-rooms-proxies\` (RocketMQ 5.3.3: per room a name server, a master broker, a management node and a zone-pinned proxy; a plain proxy in room 1), booted once. Every case runs every lane at once, each on its own topic and group: ${FAULT_ROOMS.room1.producers} producers in room 1 and ${FAULT_ROOMS.room2.producers} in room 2 at ${FAULT_RATE} msg/s each (healthy case: 2 producers in room 1 only, at ${RATE} msg/s), 1 consumer per room. ` +
+    `Sandbox: \`two-rooms-proxies\` (RocketMQ 5.3.3: per room a name server, a master broker, a management node and a zone-pinned proxy; a plain proxy in room 1), booted once. Every case runs every lane at once, each on its own topic and group, with per lane the producers its heading names (fault cases: room-1 producers such that about 30 run in all, 2 in room 2, at ${FAULT_RATE} msg/s each; healthy case: 2 producers in room 1 only, at ${RATE} msg/s) and 1 consumer per room. ` +
       workersLine(out) +
       ` Lanes: ${laneLegend()}.`,
     '',
@@ -256,7 +256,7 @@ export function laneMarkdown(out: LaneBenchResult): string {
     '',
     ...loadTable(out),
     ...out.cases.flatMap((c) => [
-      `## ${c.label}${c.load ? ` · load: ${c.load}` : ''}`,
+      `## ${c.label}${c.load ? ` · load: ${c.load}` : ''}${c.producers ? ` · per lane ${c.producers.room1} + ${c.producers.room2} producers at ${c.producers.rate} msg/s` : ''}`,
       '',
       ...caseTable(c),
       ''
