@@ -26,3 +26,22 @@ export function commandExists(cmd) {
   const r = spawnSync(process.platform === 'win32' ? 'where' : 'which', [cmd], { stdio: 'ignore' })
   return r.status === 0
 }
+
+/** Whether missing tools can be installed here: Debian's apt-get, as root, on Linux. */
+export function canAptInstall() {
+  return process.platform === 'linux' && commandExists('apt-get') && process.getuid?.() === 0
+}
+
+/**
+ * Makes `command` available from Debian package `pkg` when it is missing and apt-get can install
+ * it (retrying once after `apt-get update`); returns whether the command exists afterwards.
+ */
+export function ensureDebianTool(command, pkg) {
+  if (commandExists(command)) return true
+  if (!canAptInstall()) return false
+  if (run('apt-get', ['install', '-y', '-qq', pkg]) !== 0) {
+    run('apt-get', ['update', '-qq'])
+    run('apt-get', ['install', '-y', '-qq', pkg])
+  }
+  return commandExists(command)
+}

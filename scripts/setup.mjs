@@ -13,7 +13,7 @@ import {
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { electronBinary } from './electron-status.mjs'
-import { commandExists, must, run, step } from './run.mjs'
+import { canAptInstall, commandExists, ensureDebianTool, must, run, step } from './run.mjs'
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 const env = { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' }
@@ -129,13 +129,7 @@ if (process.platform !== 'linux') {
   console.log('notice: network namespaces are Linux-only; rooms share loopback here')
 } else {
   const root = process.getuid?.() === 0
-  if (!commandExists('nft') && root && commandExists('apt-get')) {
-    if (run('apt-get', ['install', '-y', '-qq', 'nftables']) !== 0) {
-      run('apt-get', ['update', '-qq'])
-      run('apt-get', ['install', '-y', '-qq', 'nftables'])
-    }
-  }
-  if (commandExists('nft')) console.log('nftables present')
+  if (ensureDebianTool('nft', 'nftables')) console.log('nftables present')
   else {
     console.log(
       `warning: nft not found; network faults stay off. Fix: ${root ? '' : 'as root, '}apt-get install nftables`
@@ -150,13 +144,13 @@ if (process.platform !== 'linux') {
 
 // The tests validate `drstudio scenario run --junit` against a JUnit schema with xmllint.
 step('xmllint (JUnit schema checks in the tests)')
-if (commandExists('xmllint')) {
+if (ensureDebianTool('xmllint', 'libxml2-utils')) {
   console.log('xmllint present')
-} else if (process.platform === 'linux' && commandExists('apt-get') && process.getuid?.() === 0) {
-  if (run('apt-get', ['install', '-y', '-qq', 'libxml2-utils']) !== 0) {
-    must('apt-get', ['update', '-qq'])
-    must('apt-get', ['install', '-y', '-qq', 'libxml2-utils'], {}, 'install libxml2-utils')
-  }
+} else if (canAptInstall()) {
+  process.stderr.write(
+    '\nsetup failed: apt-get could not install libxml2-utils\nfix: install libxml2-utils\n'
+  )
+  process.exit(1)
 } else {
   console.log(
     'warning: xmllint not found; the JUnit schema tests will fail. Fix: install libxml2-utils (Debian/Ubuntu) or libxml2 (macOS: brew install libxml2)'
@@ -165,18 +159,12 @@ if (commandExists('xmllint')) {
 
 // The failover benchmark's load axis (`npm run bench:failover -- --lanes ... --load idle,8,24`)
 // adds busy stress-ng CPU workers; benchmarks only, so a failed install is a warning.
-step('stress-ng (the failover benchmark\'s --load axis)')
-if (commandExists('stress-ng')) {
+step("stress-ng (the failover benchmark's --load axis)")
+if (ensureDebianTool('stress-ng', 'stress-ng')) {
   console.log('stress-ng present')
-} else if (process.platform === 'linux' && commandExists('apt-get') && process.getuid?.() === 0) {
-  if (run('apt-get', ['install', '-y', '-qq', 'stress-ng']) !== 0) {
-    run('apt-get', ['update', '-qq'])
-    if (run('apt-get', ['install', '-y', '-qq', 'stress-ng']) !== 0)
-      console.log('warning: stress-ng did not install; --load with busy steps will refuse to run. Fix: apt-get install stress-ng')
-  }
 } else {
   console.log(
-    'warning: stress-ng not found; the failover benchmark\'s --load busy steps will refuse to run. Fix: install stress-ng (Debian/Ubuntu: apt-get install stress-ng)'
+    "warning: stress-ng not found; the failover benchmark's --load busy steps will refuse to run. Fix: install stress-ng (Debian/Ubuntu: apt-get install stress-ng)"
   )
 }
 
