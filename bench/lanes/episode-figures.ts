@@ -7,9 +7,10 @@ import type { Recorder } from '../../main/services/ledger/recorder'
 import type { AttemptRow, FailoverEpisode, FaultMoment, FaultReach } from './episodes'
 import { failoverEpisode } from './episodes'
 
-const NODE_FAULTS = new Set(['kill', 'pause', 'stop'])
-const LINK_FAULTS = new Set(['isolate', 'partition', 'loss'])
-const REPAIRS = new Set(['restart', 'resume', 'start', 'heal'])
+/** The fault steps the lane benchmark measures (node faults and link faults) and their repairs. */
+export const NODE_FAULTS: ReadonlySet<string> = new Set(['kill', 'pause', 'stop'])
+export const LINK_FAULTS: ReadonlySet<string> = new Set(['isolate', 'partition', 'loss'])
+export const REPAIRS: ReadonlySet<string> = new Set(['restart', 'resume', 'start', 'heal'])
 /** Node states in which a hit broker no longer answers. */
 const GONE = new Set(['killed', 'paused', 'stopped', 'down', 'failed'])
 

@@ -7,12 +7,18 @@ import type { Recorder } from '../../main/services/ledger/recorder'
 import type { LaneCase } from './cases'
 import type { DeliveryRow, Recovery, SendRow } from './stats'
 import type { FailoverEpisode } from './episodes'
-import { faultMoment, lastConsumerDied, laneEpisodes } from './episode-figures'
+import {
+  faultMoment,
+  lastConsumerDied,
+  laneEpisodes,
+  LINK_FAULTS,
+  NODE_FAULTS,
+  REPAIRS
+} from './episode-figures'
 import type { Takeover } from './stats'
 import { backHome, crossRoomShare, lossAndDuplicates, takeover, waited } from './stats'
 
-const FAULTS = new Set(['kill', 'pause', 'stop', 'isolate', 'partition', 'loss'])
-const REPAIRS = new Set(['restart', 'resume', 'start', 'heal'])
+const FAULTS = new Set([...NODE_FAULTS, ...LINK_FAULTS])
 /** Sandbox node states in which a node serves (a slow one answers, late). */
 const SERVING = new Set(['up', 'slow'])
 
