@@ -11,6 +11,7 @@ import {
 
 const ok = (at: number, latencyMs = 1): ProbeResult => ({ ok: true, at, latencyMs })
 const fail = (at: number, error = 'connect-failed'): ProbeResult => ({ ok: false, at, error })
+const late = (at: number): ProbeResult => ({ ok: false, at, error: 'timeout', timedOut: true })
 
 function fold(results: ProbeResult[], policy?: AvailabilityPolicy): NameServerHealth[] {
   const states: NameServerHealth[] = []
@@ -35,7 +36,7 @@ describe('applyProbe', () => {
   })
 
   it('applies hysteresis in both directions', () => {
-    const policy = { failuresBeforeDown: 2, successesBeforeUp: 3 }
+    const policy = { failuresBeforeDown: 2, timeoutsBeforeDown: 2, successesBeforeUp: 3 }
     const seq = [
       ok(1),
       ok(2),
@@ -68,6 +69,35 @@ describe('applyProbe', () => {
     ])
   })
 
+  it('drops on one refusal but needs two timeouts in a row by default', () => {
+    expect(fold([ok(1), late(2)]).map((s) => s.available)).toEqual([true, true])
+    expect(fold([ok(1), late(2), late(3)]).map((s) => s.available)).toEqual([true, true, false])
+    // A timeout between successes never drops it: a busy host, not an outage.
+    expect(fold([ok(1), late(2), ok(3), late(4), ok(5)]).every((s) => s.available)).toBe(true)
+    // A refusal is proof at once, and one after a timeout too (the run of failures continues).
+    expect(fold([ok(1), fail(2)]).map((s) => s.available)).toEqual([true, false])
+    expect(fold([ok(1), late(2), fail(3)]).map((s) => s.available)).toEqual([true, true, false])
+    // A timeout after a refusal leaves it down; a success lists it again.
+    expect(fold([ok(1), fail(2), late(3), ok(4)]).map((s) => s.available)).toEqual([
+      true,
+      false,
+      false,
+      true
+    ])
+  })
+
+  it('applies timeoutsBeforeDown on its own', () => {
+    const policy = { failuresBeforeDown: 1, timeoutsBeforeDown: 3, successesBeforeUp: 1 }
+    expect(fold([ok(1), late(2), late(3), late(4)], policy).map((s) => s.available)).toEqual([
+      true,
+      true,
+      true,
+      false
+    ])
+    const eager = { failuresBeforeDown: 1, timeoutsBeforeDown: 1, successesBeforeUp: 1 }
+    expect(fold([ok(1), late(2)], eager).map((s) => s.available)).toEqual([true, false])
+  })
+
   it('counts consecutive results and resets the other counter', () => {
     const [a, b, c] = fold([fail(1), fail(2), ok(3)])
     expect([a?.consecutiveFailures, b?.consecutiveFailures, c?.consecutiveFailures]).toEqual([
@@ -79,8 +109,9 @@ describe('applyProbe', () => {
   it('never lists a name server that has not yet succeeded, whatever the policy', () => {
     for (let down = 1; down <= 4; down++) {
       for (let up = 1; up <= 4; up++) {
-        const states = fold([fail(1), fail(2), fail(3)], {
+        const states = fold([fail(1), late(2), fail(3)], {
           failuresBeforeDown: down,
+          timeoutsBeforeDown: down,
           successesBeforeUp: up
         })
         expect(states.every((s) => !s.available)).toBe(true)

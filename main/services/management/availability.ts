@@ -12,17 +12,30 @@ export interface NameServerHealth {
   consecutiveSuccesses: number
 }
 
-/** One probe outcome. */
+/**
+ * One probe outcome. `timedOut`: no answer in time, which a stalled process and a merely slow one
+ * (a loaded host, a GC) both give; any other failure (refused, reset, closed) means nothing listens.
+ */
 export type ProbeResult =
-  { ok: true; at: number; latencyMs: number } | { ok: false; at: number; error: string }
+  | { ok: true; at: number; latencyMs: number }
+  | { ok: false; at: number; error: string; timedOut?: boolean }
 
-/** How many probes in a row flip a name server; 1/1 reacts on the next probe. */
+/**
+ * How many probes in a row flip a name server. A refusal is proof, so 1 reacts on the next probe;
+ * timeouts need `timeoutsBeforeDown` failures in a row, so one slow answer on a busy host does not
+ * send every client of the room to another room's name server (and back a round later).
+ */
 export interface AvailabilityPolicy {
   failuresBeforeDown: number
+  timeoutsBeforeDown: number
   successesBeforeUp: number
 }
 
-export const DEFAULT_POLICY: AvailabilityPolicy = { failuresBeforeDown: 1, successesBeforeUp: 1 }
+export const DEFAULT_POLICY: AvailabilityPolicy = {
+  failuresBeforeDown: 1,
+  timeoutsBeforeDown: 2,
+  successesBeforeUp: 1
+}
 
 /** State of a name server nobody has probed yet. */
 export function initialHealth(): NameServerHealth {
@@ -57,8 +70,9 @@ export function applyProbe(
     }
   }
   const failures = state.consecutiveFailures + 1
+  const needed = result.timedOut === true ? policy.timeoutsBeforeDown : policy.failuresBeforeDown
   return {
-    available: state.available && failures < policy.failuresBeforeDown,
+    available: state.available && failures < needed,
     lastProbeAt: result.at,
     latencyMs: state.latencyMs,
     lastError: result.error,

@@ -77,8 +77,10 @@ export const managementConfigSchema = z
     port: z.number().int().min(0).max(65535).default(0),
     probeIntervalMs: z.number().int().min(100).max(600_000).default(1000),
     probeTimeoutMs: z.number().int().min(50).max(60_000).default(500),
-    /** Consecutive failed probes before a name server is dropped (1 = at once). */
+    /** Consecutive refused or reset probes before a name server is dropped (1 = at once). */
     failuresBeforeDown: z.number().int().min(1).max(100).default(1),
+    /** Consecutive failed probes, the last one unanswered in time, before it is dropped. */
+    timeoutsBeforeDown: z.number().int().min(1).max(100).default(2),
     /** Consecutive successful probes before a dropped name server is listed again. */
     successesBeforeUp: z.number().int().min(1).max(100).default(1),
     nameServers: z.array(managedNameServerSchema).min(1, 'list at least one name server'),

@@ -19,6 +19,8 @@ import { h2SettingsProbe, type ProxyProbe } from './proxy-probe'
 class FakeProbeClient implements ProbeClient {
   down = new Set<string>()
   hang = new Set<string>()
+  /** Addresses whose connect times out (a SYN nobody answers in time). */
+  synTimeout = new Set<string>()
   calls: string[] = []
   closed: string[] = []
 
@@ -26,6 +28,9 @@ class FakeProbeClient implements ProbeClient {
     this.calls.push(address)
     if (this.hang.has(address)) return new Promise(() => {})
     if (this.down.has(address)) throw new ConnectFailedError(address, 'refused')
+    if (this.synTimeout.has(address)) {
+      throw new ConnectFailedError(address, 'no connection within 100 ms', undefined, true)
+    }
     return { brokerAddrTable: {}, clusterAddrTable: {} }
   }
   closeConnection(address: string): void {
@@ -134,6 +139,32 @@ describe('ManagementNode', () => {
     const node = await startNode(fake)
     expect(node.nsaddr()).toBe('127.0.0.1:2001')
     expect(node.nameServers()[0]?.lastError).toMatch(/no answer within 100 ms/)
+  })
+
+  it('keeps a listed name server through one unanswered probe and drops it at the second', async () => {
+    const fake = new FakeProbeClient()
+    const node = await startNode(fake)
+    const changes: string[] = []
+    node.on('change', (ns) => changes.push(`${ns.id}:${ns.available}`))
+    fake.hang.add('127.0.0.1:2001')
+    await node.probeNow()
+    // One slow answer on a busy host must not move every client of room 2 to room 1's name server.
+    expect(node.nsaddr()).toBe('127.0.0.1:1001;127.0.0.1:2001')
+    expect(node.nameServers()[1]?.available).toBe(true)
+    expect(node.nameServers()[1]?.lastError).toMatch(/no answer within 100 ms/)
+    expect(fake.closed).toEqual(['127.0.0.1:2001'])
+    await node.probeNow()
+    expect(node.nsaddr()).toBe('127.0.0.1:1001')
+    expect(changes).toEqual(['ns-r2:false'])
+    // A connect that times out is as ambiguous as an unanswered request.
+    fake.hang.clear()
+    await node.probeNow()
+    fake.synTimeout.add('127.0.0.1:2001')
+    await node.probeNow()
+    expect(node.nsaddr()).toBe('127.0.0.1:1001;127.0.0.1:2001')
+    await node.probeNow()
+    expect(node.nsaddr()).toBe('127.0.0.1:1001')
+    expect(changes).toEqual(['ns-r2:false', 'ns-r2:true', 'ns-r2:false'])
   })
 
   it('answers 503 with an empty body when none is available, and healthz stays 200', async () => {

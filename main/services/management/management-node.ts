@@ -2,9 +2,10 @@ import { EventEmitter } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { RemotingRpc } from '../remoting/remoting-rpc'
-import { RemotingError } from '../remoting/errors'
+import { ConnectFailedError, RemotingError } from '../remoting/errors'
 import {
   applyProbe,
+  DEFAULT_POLICY,
   formatNsaddr,
   initialHealth,
   orderForRoom,
@@ -54,6 +55,7 @@ export interface ManagementNodeOptions {
   probeIntervalMs?: number
   probeTimeoutMs?: number
   failuresBeforeDown?: number
+  timeoutsBeforeDown?: number
   successesBeforeUp?: number
   nameServers: readonly NameServerEntry[]
   /** Every room's proxies; probed each round like the name servers. */
@@ -184,8 +186,9 @@ export class ManagementNode extends EventEmitter<ManagementNodeEvents> {
     this.probeIntervalMs = options.probeIntervalMs ?? 1000
     this.probeTimeoutMs = options.probeTimeoutMs ?? 500
     this.policy = {
-      failuresBeforeDown: options.failuresBeforeDown ?? 1,
-      successesBeforeUp: options.successesBeforeUp ?? 1
+      failuresBeforeDown: options.failuresBeforeDown ?? DEFAULT_POLICY.failuresBeforeDown,
+      timeoutsBeforeDown: options.timeoutsBeforeDown ?? DEFAULT_POLICY.timeoutsBeforeDown,
+      successesBeforeUp: options.successesBeforeUp ?? DEFAULT_POLICY.successesBeforeUp
     }
     this.entries = [...options.nameServers]
     for (const e of this.entries) this.health.set(e.id, initialHealth())
@@ -349,15 +352,16 @@ export class ManagementNode extends EventEmitter<ManagementNodeEvents> {
   private async timed(call: () => Promise<unknown>): Promise<ProbeResult> {
     const t0 = this.clock.monotonic()
     let timer: unknown
+    let guardFired = false
     try {
       // The callee enforces the timeout too; this guard only keeps a broken port from stalling rounds.
       await Promise.race([
         call(),
         new Promise((_, reject) => {
-          timer = this.clock.setTimeout(
-            () => reject(new Error(`no answer within ${this.probeTimeoutMs} ms`)),
-            this.probeTimeoutMs + 50
-          )
+          timer = this.clock.setTimeout(() => {
+            guardFired = true
+            reject(new Error(`no answer within ${this.probeTimeoutMs} ms`))
+          }, this.probeTimeoutMs + 50)
         })
       ])
       const latencyMs = Math.round((this.clock.monotonic() - t0) * 10) / 10
@@ -365,7 +369,7 @@ export class ManagementNode extends EventEmitter<ManagementNodeEvents> {
     } catch (err) {
       const error =
         err instanceof RemotingError ? `${err.code}: ${err.message}` : (err as Error).message
-      return { ok: false, at: this.clock.now(), error }
+      return { ok: false, at: this.clock.now(), error, timedOut: guardFired || isTimeout(err) }
     } finally {
       this.clock.clearTimeout(timer)
     }
@@ -438,4 +442,10 @@ export class ManagementNode extends EventEmitter<ManagementNodeEvents> {
       'not found; try /rocketmq/nsaddr, /v1/nameservers or /healthz\n'
     )
   }
+}
+
+/** A failure that a stalled or merely slow peer also gives (as opposed to a refusal or reset). */
+function isTimeout(err: unknown): boolean {
+  if (err instanceof ConnectFailedError) return err.timedOut
+  return err instanceof RemotingError && err.code === 'timeout'
 }

@@ -257,7 +257,12 @@ export class RemotingConnection extends EventEmitter<RemotingConnectionEvents> {
       const timer = setTimeout(
         () =>
           abort(
-            new ConnectFailedError(this.address, `no connection within ${this.connectTimeoutMs} ms`)
+            new ConnectFailedError(
+              this.address,
+              `no connection within ${this.connectTimeoutMs} ms`,
+              undefined,
+              true
+            )
           ),
         this.connectTimeoutMs
       )

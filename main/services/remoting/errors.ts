@@ -72,9 +72,13 @@ export class ConnectionClosedError extends RemotingError {
 
 /** A TCP connection could not be established (refused, unreachable, or connect timeout). */
 export class ConnectFailedError extends RemotingError {
-  constructor(address: string, reason: string, cause?: unknown) {
+  /** No answer to the SYN within the connect timeout: the peer may be alive but stalled or slow. */
+  readonly timedOut: boolean
+
+  constructor(address: string, reason: string, cause?: unknown, timedOut = false) {
     super('connect-failed', `cannot connect to ${address}: ${reason}`, { address, cause })
     this.name = 'ConnectFailedError'
+    this.timedOut = timedOut
   }
 }
 
