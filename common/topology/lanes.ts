@@ -45,6 +45,11 @@ export interface LaneTraits {
    * DEFAULT_REQUEST_TIMEOUT_MS.
    */
   requestTimeoutMs?: number
+  /**
+   * Its ordered sends follow `client.orderPolicy` (wait | reroute); other lanes order the way their
+   * library does.
+   */
+  orderPolicy?: true
 }
 
 /** Per-request cap of a run's clients when neither the scenario nor the lane sets one (our client's). */
@@ -59,7 +64,8 @@ export const LANE_TRAITS = {
     label: 'remoting (room-aware, ours)',
     summary: 'our room-aware client',
     queueAllocation: 'nearby',
-    messageKinds: ['normal', 'delayed', 'ordered', 'transactional']
+    messageKinds: ['normal', 'delayed', 'ordered', 'transactional'],
+    orderPolicy: true
   },
   java: {
     runtime: 'java',
@@ -96,9 +102,11 @@ export const LANE_TRAITS = {
     label: 'java-dr (Java + our extension)',
     summary:
       'stock Java client 5.3.3 with our room-aware extension (resources/java-dr: room name servers, same-room sends with failover, AllocateMachineRoomNearby)',
-    // Selector (ordered) and transactional sends stay the stock client's own paths.
+    // Ordered sends through the extension's RoomOrderSelector; transactional sends stay the stock
+    // client's own path, which the extension does not make room-aware.
     queueAllocation: 'rooms',
-    messageKinds: ['normal', 'delayed'],
+    messageKinds: ['normal', 'delayed', 'ordered'],
+    orderPolicy: true,
     // The extension's own default: a JVM client on a busy host stalls past 400 ms now and then, and
     // the stock remoting client then closes the socket under every request in flight.
     requestTimeoutMs: 1000
@@ -153,6 +161,12 @@ export function laneRequestTimeoutMs(lane: ClientLane): number {
 /** Whether the lane's producers can send this kind of message. */
 export function laneSends(lane: ClientLane, kind: MessageKind): boolean {
   return (LANE_TRAITS[lane].messageKinds as readonly MessageKind[]).includes(kind)
+}
+
+/** Whether the lane's ordered sends follow `client.orderPolicy`. */
+export function laneFollowsOrderPolicy(lane: ClientLane): boolean {
+  const traits: LaneTraits = LANE_TRAITS[lane]
+  return traits.orderPolicy === true
 }
 
 /** Whether the lane's clients run in a Java client worker JVM (else a Node room worker). */

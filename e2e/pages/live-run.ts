@@ -187,7 +187,7 @@ export class LiveRunPage extends RunShellPage {
       await expect(properties.getByRole('region', { name: 'Properties: Topology' })).toBeVisible()
       await properties.getByRole('combobox', { name: 'Messages (live runs)' }).selectOption(kind)
       await expect(
-        properties.getByRole('combobox', { name: 'Order policy (remoting lane)' })
+        properties.getByRole('combobox', { name: 'Order policy (remoting, java-dr)' })
       ).toHaveCount(kind === 'ordered' ? 1 : 0)
     })
   }

@@ -396,11 +396,13 @@ describe('built-in scenarios on real RocketMQ', () => {
   it('ordered: wait keeps every key in order through room 1’s outage; reroute keeps sending and the checker counts what broke', async () => {
     const raw = parse(readFileSync(join(SCENARIOS, 'ordered-room1-brokers-down.yaml'), 'utf8'))
     // The same kill hits both policies at the same instant: our default, and reroute as a variant.
-    // The stock Java client beside them, with the textbook key-hash selector and an orderly listener.
+    // The stock Java client beside them, with the textbook key-hash selector and an orderly listener,
+    // and the stock client with our extension's RoomOrderSelector (wait, the default).
     raw.workload.lanes = [
       'remoting',
       { lane: 'remoting', name: 'remoting-reroute', client: { orderPolicy: 'reroute' } },
-      'java'
+      'java',
+      'java-dr'
     ]
     const r = await runner.run(parseScenario(stringify(raw), { baseDir: SCENARIOS }))
     process.stderr.write(formatScorecard(r))
@@ -426,18 +428,28 @@ describe('built-in scenarios on real RocketMQ', () => {
     // a key over every room's queues, so a route without room 1's broker moves keys (a reroute).
     expect(java).toMatchObject({ orderPolicy: null, keys: 32 })
     expect(java.acked).toBeGreaterThan(0)
+    // java-dr: the extension's selector kept room 1's keys on room 1's queues, held them there
+    // through the outage (its sends failed) and never let one go out of order.
+    const dr = lane('java-dr')
+    expect(dr).toMatchObject({ orderPolicy: 'wait', keys: 32, violations: 0, reroutes: 0 })
+    expect(room1SendsAfterFault(r, 'java-dr').get('room2') ?? 0).toBe(0)
+    expect(r.clients.find((c) => c.id === 'producer-1-java-dr')!.failed).toBeGreaterThan(0)
+    expect(dr.delivered).toBe(dr.acked + dr.storedUnacked)
     // Fail-back: duplicates split at room 1's restart (the first repair), and rewinds reported.
     const fb = r.failback!
     expect(fb.repairAtMs).toBe(Math.round(r.faults.find((f) => f.action === 'restart')!.atMs))
     expect(fb.duplicatesBeforeRepair + fb.duplicatesAfterRepair).toBe(r.totals.duplicates)
     expect(fb.rewinds).toBe(fb.rewoundQueues.reduce((n, q) => n + q.rewinds, 0))
     // The gate sums the lanes; the scenario's own gate is about wait alone.
-    expect(gate(r, 'order violations').actual).toBe(reroute.violations + java.violations)
+    expect(gate(r, 'order violations').actual).toBe(
+      reroute.violations + java.violations + dr.violations
+    )
     console.log(
       `ordered: wait ${wait.acked} acked, ${wait.violations} violations, stall ${wait.maxStallMs} ms; ` +
         `reroute ${reroute.acked} acked, ${reroute.reroutes} reroutes over ${reroute.reroutedKeyCount} keys, ` +
         `${reroute.violations} violations over ${reroute.violatedKeyCount} keys, stall ${reroute.maxStallMs} ms; ` +
         `java ${java.acked} acked, ${java.reroutes} reroutes, ${java.violations} violations, stall ${java.maxStallMs} ms; ` +
+        `java-dr ${dr.acked} acked, ${dr.violations} violations, stall ${dr.maxStallMs} ms; ` +
         `fail-back: duplicates ${fb.duplicatesBeforeRepair} before the restart, ${fb.duplicatesAfterRepair} after, ${fb.rewinds} rewinds`
     )
   }, 240_000)

@@ -279,9 +279,11 @@ describe('plan and checks', () => {
     expect(() =>
       base({ workload: { messages: 'ordered', lanes: ['java', 'grpc'] } }, 'two-rooms-proxies')
     ).toThrow(
-      /the grpc lane cannot send ordered messages yet \(lanes that can: remoting, java, java-zone, java-tuned\)/
+      /the grpc lane cannot send ordered messages yet \(lanes that can: remoting, java, java-zone, java-tuned, java-dr\)/
     )
-    // The extension leaves selector and transactional sends to the stock client: refused up front.
+    const dr = base({ workload: { messages: 'ordered', lanes: ['java-dr'] } })
+    expect(checkScenario(dr.scenario, dr.topology)).toEqual([])
+    // The extension leaves transactional sends to the stock client: refused up front.
     expect(() => base({ workload: { messages: 'transactional', lanes: ['java-dr'] } })).toThrow(
       /the java-dr lane cannot send transactional messages yet/
     )

@@ -69,7 +69,7 @@ export interface ClientSpec {
     hedge: boolean
     /** Remoting consumers: keep offsets across losing a queue. */
     keepOffsets: boolean
-    /** Remoting producers of ordered messages: what a key does while its queue is unavailable. */
+    /** Remoting and java-dr producers of ordered messages: what a key does while its queue is unavailable. */
     orderPolicy: 'wait' | 'reroute'
     /** Remoting consumers of ordered messages: free a departed consumer's queue locks. */
     freeDepartedLocks: boolean

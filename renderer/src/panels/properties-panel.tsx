@@ -409,7 +409,7 @@ function TopologyProperties({ doc }: { doc: Topology }) {
       />
       {s.messages === 'ordered' && (
         <SelectField
-          label="Order policy (remoting lane)"
+          label="Order policy (remoting, java-dr)"
           value={s.orderPolicy}
           options={[
             { value: 'wait', label: 'wait: keep order, fail sends while a key’s queue is down' },

@@ -3,6 +3,7 @@ import type { OrderedMessage } from '../../../../common/scenario/order'
 import { judgeOrder } from '../../../../common/scenario/order'
 import type { OrderReport, Scenario } from '../../../../common/scenario/schema'
 import { orderKeysOf } from '../../../../common/scenario/schema'
+import { laneFollowsOrderPolicy } from '../../../../common/topology/lanes'
 import { producerLanes } from './lane-groups'
 
 /**
@@ -22,11 +23,10 @@ export function orderReportOf(
         messages.filter((m) => ids.has(m.producerId)),
         {
           lane,
-          // Only our client has the setting; the other lanes order the way their library does.
-          orderPolicy:
-            plan.lane === 'remoting'
-              ? (plan.tuning?.orderPolicy ?? scenario.client.orderPolicy)
-              : null,
+          // Our client and java-dr have the setting; the other lanes order the way their library does.
+          orderPolicy: laneFollowsOrderPolicy(plan.lane)
+            ? (plan.tuning?.orderPolicy ?? scenario.client.orderPolicy)
+            : null,
           ...times
         }
       )

@@ -33,6 +33,8 @@ final class ClientSpec {
     final boolean orderly;
     /** Producers of a transactional workload: a TransactionMQProducer with our local transactions. */
     final boolean transactional;
+    /** Ordered sends on java-dr: "wait" (the default) or "reroute", as our client's orderPolicy. */
+    final String orderPolicy;
 
     private ClientSpec(JSONObject s) {
         this.id = required(s, "id");
@@ -80,6 +82,11 @@ final class ClientSpec {
         this.transactional = Boolean.TRUE.equals(s.getBoolean("transactional"));
         this.tuning = new LinkedHashMap<>();
         JSONObject t = s.getJSONObject("tuning");
+        String policy = t == null ? null : t.getString("orderPolicy");
+        if (policy != null && !policy.equals("wait") && !policy.equals("reroute")) {
+            throw bad("client " + id + ": tuning.orderPolicy must be wait or reroute, not " + policy);
+        }
+        this.orderPolicy = policy == null ? "wait" : policy;
         if (t != null) {
             for (String k : t.keySet()) {
                 Object v = t.get(k);

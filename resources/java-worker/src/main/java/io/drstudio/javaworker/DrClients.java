@@ -8,8 +8,11 @@ import io.drstudio.rocketmq.dr.RoomAwareConfig;
 import io.drstudio.rocketmq.dr.RoomAwareListener;
 import io.drstudio.rocketmq.dr.RoomAwareProducer;
 import io.drstudio.rocketmq.dr.RoomAwarePushConsumer;
+import io.drstudio.rocketmq.dr.RoomOrderSelector;
 import java.util.List;
 import java.util.Map;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.MessageQueueSelector;
 
 /**
  * The `java-dr` lane: the stock client with DR Studio's room-aware extension (resources/java-dr),
@@ -36,12 +39,18 @@ final class DrClients {
         return new RoomAwarePushConsumer(spec.group, config(spec, outbox));
     }
 
-    /** Ordered and transactional sends go through the stock client's own paths, which the extension leaves as they are. */
+    /** Transactional sends go through the stock client's own path, which the extension leaves as it is. */
     private static void refuseKinds(ClientSpec spec) {
-        if (spec.orderly || spec.transactional) {
-            throw new WorkerException("unsupported", "client " + spec.id + " on lane java-dr: the extension covers plain and "
-                + "delayed messages; run ordered or transactional workloads on java, java-tuned or remoting");
+        if (spec.transactional) {
+            throw new WorkerException("unsupported", "client " + spec.id + " on lane java-dr: the extension covers plain, "
+                + "delayed and ordered messages; run transactional workloads on java, java-tuned or remoting");
         }
+    }
+
+    /** The extension's room-keeping selector for ordered sends, with the spec's orderPolicy. */
+    static MessageQueueSelector orderSelector(ClientSpec spec, DefaultMQProducer producer) {
+        return ((RoomAwareProducer) producer).orderSelector(
+            spec.orderPolicy.equals("reroute") ? RoomOrderSelector.Policy.REROUTE : RoomOrderSelector.Policy.WAIT);
     }
 
     static RoomAwareConfig config(ClientSpec spec, Outbox outbox) {

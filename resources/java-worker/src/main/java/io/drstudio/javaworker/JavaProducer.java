@@ -19,6 +19,7 @@ import org.apache.rocketmq.client.impl.factory.MQClientInstance;
 import org.apache.rocketmq.client.impl.producer.DefaultMQProducerImpl;
 import org.apache.rocketmq.client.impl.producer.TopicPublishInfo;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.MessageQueueSelector;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.client.producer.TransactionMQProducer;
@@ -66,6 +67,8 @@ final class JavaProducer extends HostedClient {
         if (!crashed) outbox.event("transaction-checked", spec.id, spec.room, data);
     });
     private DefaultMQProducer producer;
+    /** Ordered sends: the textbook key hash, or on java-dr the extension's room-keeping selector. */
+    private MessageQueueSelector orderSelector = KeyHashSelector.INSTANCE;
     private ThreadPoolExecutor pool;
     private String lastBroker;
 
@@ -83,6 +86,7 @@ final class JavaProducer extends HostedClient {
         spec.lane.applyProducer(spec, p);
         impl(p).registerSendMessageHook(new AttemptHook());
         producer = p;
+        if (spec.lane == Lane.JAVA_DR) orderSelector = DrClients.orderSelector(spec, p);
         pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
             Thread t = new Thread(r, spec.id + "-send-" + threadSeq.incrementAndGet());
             t.setDaemon(true);
@@ -191,7 +195,7 @@ final class JavaProducer extends HostedClient {
     }
 
     /**
-     * One synchronous send; with an `orderKey`, through the key-hash selector (one attempt: the
+     * One synchronous send; with an `orderKey`, through the order selector (one attempt: the
      * stock client does not retry selector sends), carrying the key and its sequence in its row.
      */
     Outcome send(String key, String tag, byte[] body, Double scheduledAt, boolean record, String orderKey, long orderSeq) {
@@ -226,7 +230,7 @@ final class JavaProducer extends HostedClient {
         Exception error = null;
         try {
             result = plan != null ? transactional().sendMessageInTransaction(msg, plan)
-                : orderKey == null ? producer.send(msg) : producer.send(msg, KeyHashSelector.INSTANCE, orderKey);
+                : orderKey == null ? producer.send(msg) : producer.send(msg, orderSelector, orderKey);
         } catch (Exception e) {
             error = e;
             if (plan != null) localTransactions.sendFailed(key);

@@ -16,6 +16,7 @@ import org.apache.rocketmq.client.producer.SendCallback;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageAccessor;
+import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.remoting.exception.RemotingException;
 
 /**
@@ -24,8 +25,9 @@ import org.apache.rocketmq.remoting.exception.RemotingException;
  * room, fall back to another room's when none is left or an attempt fails, isolate a failed broker
  * for a short adaptive time, and retry within the send timeout. While a broker of its room is
  * healthy it never sends across rooms. The name-server list follows the room's management node
- * ({@link NameServerPoller}). Sends to a queue or through a selector, batches, requests and
- * transactions are the stock client's, unchanged.
+ * ({@link NameServerPoller}). Ordered sends keep their room through {@link #orderSelector}; sends
+ * to a queue or through another selector, batches, requests and transactions are the stock
+ * client's, unchanged.
  *
  * <pre>{@code
  * RoomAwareConfig dr = RoomAwareConfig.builder("room1")
@@ -74,6 +76,25 @@ public class RoomAwareProducer extends DefaultMQProducer {
     /** The name-server poller, or null when the config names no management node. */
     public NameServerPoller nameServerPoller() {
         return poller;
+    }
+
+    /**
+     * A selector for {@code send(msg, selector, key)} that keeps each key's queue in this producer's
+     * room and still there after a broker leaves the route ({@link RoomOrderSelector}); one per
+     * producer, since it remembers every key's home queue.
+     */
+    public RoomOrderSelector orderSelector(RoomOrderSelector.Policy policy) {
+        return new RoomOrderSelector(config.room(), policy, this::roomOfQueue);
+    }
+
+    /** A queue's room from the route (its broker's zone) or the configured map; null when unknown. */
+    private String roomOfQueue(MessageQueue mq) {
+        try {
+            for (BrokerView b : brokersOf(mq.getTopic())) if (b.name().equals(mq.getBrokerName())) return b.room();
+        } catch (MQClientException e) {
+            // Not started yet: only the configured map can tell.
+        }
+        return config.brokerRoom(mq.getBrokerName(), null);
     }
 
     @Override

@@ -1,0 +1,91 @@
+package io.drstudio.rocketmq.dr;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.apache.rocketmq.client.producer.MessageQueueSelector;
+import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageQueue;
+
+/**
+ * Ordered sends kept in their room (claim 1 for {@code send(msg, selector, key)}). The textbook
+ * selector hashes a key over every room's queues, in the order the route lists them, so a key of a
+ * room-1 producer lands in room 2 half the time, and when a broker leaves the route the list
+ * shrinks and keys move: their order silently breaks (apache/rocketmq#569). This one hashes the key
+ * over its own room's write queues (brokers by name, queues by id; every room's when its room has
+ * none) and remembers that home queue per topic and key, so a broker leaving the route does not
+ * move it.
+ *
+ * <p>{@link Policy#WAIT} (the default) always answers the home queue: while its broker is gone the
+ * send fails (order kept, availability lost). {@link Policy#REROUTE} answers the home queue while
+ * its broker is in the route, else the key's hash over the rest of its room's queues, else over the
+ * other rooms' (availability kept, the key's order broken by design). The stock client makes one
+ * attempt for a selector send; retrying a failed one is the application's choice.
+ */
+public final class RoomOrderSelector implements MessageQueueSelector {
+    /** What a key does while its home queue's broker is not in the route. */
+    public enum Policy {
+        WAIT,
+        REROUTE
+    }
+
+    private static final Comparator<MessageQueue> BY_BROKER_THEN_ID =
+        Comparator.comparing(MessageQueue::getBrokerName).thenComparingInt(MessageQueue::getQueueId);
+
+    private final String room;
+    private final Policy policy;
+    /** A queue's room (null when unknown), e.g. from the producer's route table. */
+    private final Function<MessageQueue, String> roomOf;
+    private final Map<String, MessageQueue> homes = new ConcurrentHashMap<>();
+
+    public RoomOrderSelector(String room, Policy policy, Function<MessageQueue, String> roomOf) {
+        this.room = room;
+        this.policy = policy;
+        this.roomOf = roomOf;
+    }
+
+    public Policy policy() {
+        return policy;
+    }
+
+    /** The key's home queue, or null before its first send. */
+    public MessageQueue homeOf(String topic, Object key) {
+        return homes.get(topic + '\u0000' + key);
+    }
+
+    @Override
+    public MessageQueue select(List<MessageQueue> mqs, Message msg, Object arg) {
+        if (mqs == null || mqs.isEmpty()) return homeOf(msg.getTopic(), arg);
+        String key = String.valueOf(arg);
+        MessageQueue home = homes.computeIfAbsent(msg.getTopic() + '\u0000' + key, k -> byHash(key, roomFirst(mqs, null)));
+        if (policy == Policy.WAIT || brokerListed(mqs, home.getBrokerName())) return home;
+        return byHash(key, roomFirst(mqs, home.getBrokerName()));
+    }
+
+    /** The own room's queues in a stable order, or every room's when the own room has none. */
+    private List<MessageQueue> roomFirst(List<MessageQueue> mqs, String leaving) {
+        List<MessageQueue> own = new ArrayList<>();
+        List<MessageQueue> all = new ArrayList<>();
+        for (MessageQueue mq : mqs) {
+            if (mq.getBrokerName().equals(leaving)) continue;
+            all.add(mq);
+            if (room.equals(roomOf.apply(mq))) own.add(mq);
+        }
+        List<MessageQueue> from = own.isEmpty() ? all : own;
+        from.sort(BY_BROKER_THEN_ID);
+        return from;
+    }
+
+    private static boolean brokerListed(List<MessageQueue> mqs, String brokerName) {
+        for (MessageQueue mq : mqs) if (mq.getBrokerName().equals(brokerName)) return true;
+        return false;
+    }
+
+    /** Java's {@code String.hashCode} of the key over the queues, as {@code MessageQueueSelector} users take it. */
+    private static MessageQueue byHash(String key, List<MessageQueue> from) {
+        return from.get(Math.floorMod(key.hashCode(), from.size()));
+    }
+}
