@@ -91,6 +91,8 @@ export class NodeProcess {
   proc?: SpawnedProcess
   private intent: ExitIntent
   private queue: Promise<unknown> = Promise.resolve()
+  /** Set when the sandbox tears down: a start still queued behind it must not boot a JVM. */
+  private retired = false
 
   constructor(
     readonly node: ServerNode,
@@ -132,6 +134,11 @@ export class NodeProcess {
     this.deps.onState(this.status())
   }
 
+  /** From now on, boots are refused: the sandbox is being torn down. */
+  retire(): void {
+    this.retired = true
+  }
+
   /** Runs `op` after every earlier operation on this node. */
   enqueue<T>(op: () => Promise<T>): Promise<T> {
     const next = this.queue.then(op, op)
@@ -165,6 +172,13 @@ export class NodeProcess {
 
   /** Spawns the node and waits for readiness; a failed boot leaves no process behind. */
   private async boot(signal?: AbortSignal): Promise<void> {
+    if (this.retired) {
+      throw new SandboxError(
+        'node-state',
+        `Cannot start node ${this.id}: the sandbox stopped before the start ran; start the sandbox again.`,
+        { nodeId: this.id }
+      )
+    }
     const spec = this.command!
     mkdirSync(this.dir, { recursive: true })
     const argv = [...this.prefix, spec.command, ...spec.args]

@@ -103,8 +103,12 @@ export async function stopNodes(
   nodes: ReadonlyMap<string, NodeProcess>,
   mode: TeardownMode
 ): Promise<void> {
+  // Every node, not only those with a process now: a start queued or mid-boot at this moment would
+  // otherwise spawn its JVM after the teardown. Retired nodes refuse boots that have not begun; the
+  // stop, queued behind a boot already under way, ends the process that boot spawns.
+  for (const rt of nodes.values()) rt.retire()
   const live = (kinds: PortedKind[]): NodeProcess[] =>
-    [...nodes.values()].filter((rt) => kinds.includes(rt.kind) && rt.proc)
+    [...nodes.values()].filter((rt) => kinds.includes(rt.kind) && !rt.attached)
   if (mode !== 'graceful') {
     const as = mode === 'discard' ? 'stop' : 'kill'
     await Promise.all(live([...SERVER_KINDS]).map((rt) => rt.enqueue(() => rt.kill(as))))

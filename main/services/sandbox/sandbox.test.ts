@@ -585,6 +585,21 @@ describe('Sandbox (fake processes)', () => {
     expect(spawner.live()).toEqual([])
   })
 
+  it('a stop right after a node start leaves nothing running: the queued boot is stopped or never runs', async () => {
+    await sandbox.start(twoRooms())
+    await sandbox.killNode('broker-1')
+    // Start asked, not yet spawned when the stop looks at the nodes.
+    const starting = sandbox.startNode('broker-1').catch((e: Error) => e)
+    const restarting = sandbox.restartNode('broker-2').catch((e: Error) => e)
+    await sandbox.stop()
+    await Promise.all([starting, restarting])
+    await new Promise((r) => setTimeout(r, 50))
+    expect(spawner.live()).toEqual([])
+    for (const id of ['broker-1', 'broker-2']) {
+      expect(['stopped', 'killed'], id).toContain(sandbox.node(id).state)
+    }
+  })
+
   it('stops a paused node gracefully (SIGTERM then SIGCONT)', async () => {
     await sandbox.start(twoRooms())
     const pid = sandbox.node('ns-2').pid!
