@@ -4,9 +4,25 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { connect, createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import {
+  detectDeathTie,
+  tiedCommand,
+  type DeathTie
+} from '../../../main/services/sandbox/processes'
 
 /** Jars fetched by `mvn dependency:copy-dependencies` (rocketmq-namesrv + rocketmq-proxy 5.3.3). */
 export const ROCKETMQ_LIB = resolve(import.meta.dirname, '../../../.rocketmq/lib')
+
+let deathTie: DeathTie | undefined
+
+/**
+ * `java` with these arguments, tied to the test process's life as the sandbox ties its JVMs
+ * (setpriv --pdeathsig KILL): a killed test run leaves no hand-started JVM behind.
+ */
+function tiedJava(args: string[]): { command: string; args: string[] } {
+  deathTie ??= detectDeathTie()
+  return tiedCommand(deathTie, 'java', args)
+}
 
 /** A RocketMQ JVM started by a test; `stop()` is idempotent and waits for the exit. */
 export interface JvmProcess {
@@ -134,7 +150,12 @@ async function startJvm(spec: StartSpec): Promise<JvmProcess> {
     spec.mainClass,
     ...spec.args
   ]
-  const child = spawn('java', javaArgs, { cwd: spec.dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const tied = tiedJava(javaArgs)
+  const child = spawn(tied.command, tied.args, {
+    cwd: spec.dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
   running.add(child)
   const exited = new Promise<void>((done) => {
     child.once('exit', () => {
@@ -313,19 +334,16 @@ export async function runJavaSource(
   timeoutMs = 60_000
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   assertJars()
-  const child = spawn(
-    'java',
-    [
-      '-Xmx64m',
-      '-XX:TieredStopAtLevel=1',
-      ...Object.entries(systemProperties).map(([k, v]) => `-D${k}=${v}`),
-      '-cp',
-      `${ROCKETMQ_LIB}/*`,
-      file,
-      ...args
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] }
-  )
+  const tied = tiedJava([
+    '-Xmx64m',
+    '-XX:TieredStopAtLevel=1',
+    ...Object.entries(systemProperties).map(([k, v]) => `-D${k}=${v}`),
+    '-cp',
+    `${ROCKETMQ_LIB}/*`,
+    file,
+    ...args
+  ])
+  const child = spawn(tied.command, tied.args, { stdio: ['ignore', 'pipe', 'pipe'] })
   running.add(child)
   let stdout = ''
   let stderr = ''
