@@ -258,3 +258,45 @@ test('ordered messages; room1 loses its management node, then its consumers: cli
   })
   await live.undoMessages()
 })
+
+test('ordered messages; room1 loses broker-1 and gets it back: producer-1 holds its keys on broker-1 (wait) instead of moving them to broker-2, and Runs shows what that cost (failed sends, the longest stall) and no key out of order', async ({
+  live
+}, testInfo) => {
+  // Issue 22's flow: apache/rocketmq#569 is the textbook selector moving a key to another broker
+  // when its own leaves the route. Our client's default `wait` keeps each key on its home queue:
+  // availability is lost for room1's keys while broker-1 is down (producer-1's sends fail, which
+  // acknowledges nothing for broker-1's queues to sit on), order is kept, and the Order section
+  // gives the longest stall of any queue.
+  await live.useMessages('ordered')
+  await live.startInOwnRooms()
+  await live.kill('broker-1')
+  await test.step('producer-1 does not move its keys to broker-2; the canvas draws no reroute', async () => {
+    // Its sends fail while their home broker is gone: the edge to broker-2 never appears.
+    await expect(live.edge('producer-1', 'broker-2')).not.toBeAttached({ timeout: 5_000 })
+    await live.attachCanvas(testInfo, 'canvas with broker-1 killed')
+  })
+  await test.step('broker-1 restarts from its Actions menu', async () => {
+    await live.act('broker-1', 'Restart')
+    await live.expectState('broker-1', 'up')
+    await live.expectRoute('producer-1', 'broker-1')
+    await expect(live.edge('producer-1', 'broker-2')).not.toBeAttached()
+  })
+  await live.stopAndExpectNothingLost(testInfo, async (card) => {
+    const order = card.getByRole('table', { name: 'Order' }).getByRole('row').nth(1)
+    await expect(order.getByRole('cell').nth(0)).toHaveText('remoting')
+    await expect(order.getByRole('cell').nth(1)).toHaveText('wait')
+    // No key out of order and none sent elsewhere; the longest stall with the queue and its start.
+    await expect(order.getByRole('cell').nth(3)).toHaveText('0')
+    await expect(order.getByRole('cell').nth(4)).toHaveText('0')
+    await expect(order.getByRole('cell').nth(5)).toHaveText(
+      /^\d+ ms on broker-[ab]#\d+ from \d+ ms$/
+    )
+    // What wait cost instead: producer-1's sends failed while broker-1 was down.
+    const clients = card.getByRole('table', { name: 'Clients' })
+    const failed = (await clients.getByRole('columnheader').allTextContents()).indexOf('Failed')
+    expect(failed, 'Failed column').toBeGreaterThanOrEqual(0)
+    const producer1 = clients.getByRole('row', { name: /^producer-1 room1 / })
+    await expect(producer1.getByRole('cell').nth(failed)).toHaveText(/^[1-9]\d*$/)
+  })
+  await live.undoMessages()
+})
