@@ -8,6 +8,7 @@ import { topologyEvents, topologyRequests } from './topology'
 
 export * from './app'
 export * from './attach'
+export * from './node-actions'
 export * from './runs'
 export * from './sandbox'
 export * from './topology'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { NodeAction, NodeState } from './state'
-import { checkAction, stateAfterExit, stateAfterSignal } from './state'
+import { checkAction } from './node-actions'
+import type { NodeAction, NodeState } from './sandbox'
 
 describe('checkAction', () => {
   const ok = (state: NodeState, action: NodeAction): boolean => checkAction(state, action).ok
@@ -46,25 +46,5 @@ describe('checkAction', () => {
     for (const a of ['start', 'stop', 'kill', 'pause', 'resume', 'restart'] as const) {
       expect(checkAction('attached', a)).toEqual({ ok: false, reason: 'attached' })
     }
-  })
-})
-
-describe('stateAfterExit', () => {
-  it('reflects what we asked for, or tells a crash from a failed boot', () => {
-    expect(stateAfterExit('up', 'kill')).toBe('killed')
-    expect(stateAfterExit('paused', 'stop')).toBe('stopped')
-    expect(stateAfterExit('starting', undefined)).toBe('failed')
-    expect(stateAfterExit('up', undefined)).toBe('down')
-    expect(stateAfterExit('paused', undefined)).toBe('down')
-    expect(stateAfterExit('electing', undefined)).toBe('down')
-    expect(stateAfterExit('syncing', 'kill')).toBe('killed')
-  })
-})
-
-describe('stateAfterSignal', () => {
-  it('pauses only a node that is up and resumes only a paused one', () => {
-    expect(stateAfterSignal('up', 'pause')).toBe('paused')
-    expect(stateAfterSignal('paused', 'resume')).toBe('up')
-    expect(stateAfterSignal('starting', 'pause')).toBe('starting')
   })
 })

@@ -1,7 +1,7 @@
 import type { RegistrationProbe } from './admin-ports'
 import type { NodeProcess } from './node-process'
 import type { Clock } from './readiness'
-import { ANSWERING_STATES } from './state'
+import { ANSWERING_STATES } from '../../../common/contract/node-actions'
 
 /** How long each name server took, after the last broker booted, to list every running broker. */
 export interface RegistrationReport {

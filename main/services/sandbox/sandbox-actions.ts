@@ -6,8 +6,8 @@ import type { Clock } from './readiness'
 import type { RegistrationReport } from './registration'
 import type { PortedKind } from './ports'
 import { SERVER_KINDS } from './sandbox-placement'
-import type { NodeAction } from './state'
-import { checkAction } from './state'
+import type { NodeAction } from '../../../common/contract/sandbox'
+import { checkAction } from '../../../common/contract/node-actions'
 
 /** What an operator action needs from its sandbox. */
 export interface NodeActionDeps {

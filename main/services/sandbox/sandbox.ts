@@ -46,7 +46,7 @@ import type { SandboxEvents, SandboxOptions, SandboxStatus } from './sandbox-opt
 import { SandboxPids } from './sandbox-pids'
 import { serverNodes } from './sandbox-placement'
 import type { NodeAction, NodeState } from './state'
-import { RUNNING_STATES } from './state'
+import { RUNNING_STATES } from '../../../common/contract/node-actions'
 import { TypedEmitter } from './typed-emitter'
 import { AttachedNodes } from './attached-nodes'
 import type { ObservedChange } from '../attach/prober'

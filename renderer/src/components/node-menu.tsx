@@ -6,6 +6,7 @@ import type { Topology } from '../../../common/topology'
 import { findNode, isAttached } from '../../../common/topology'
 import { OWN_NAMESPACE_KINDS, nodeMenuEntries } from '../model/network-menu'
 import { operatorMenuEntries } from '../model/operator-menu'
+import { ownActionDisabled } from '../model/own-node-menu'
 import { useEditorStore } from '../stores/editor-store'
 import { useRunStore } from '../stores/run-store'
 import { useUiStore } from '../stores/ui-store'
@@ -25,7 +26,6 @@ export function NodeMenu() {
   const node = findNode(doc, menu.nodeId)
   const act = useRunStore.getState().nodeAction
   const id = menu.nodeId
-  const notRunning = !running
   const attached = node !== undefined && isAttached(node)
   return (
     <Menu
@@ -64,27 +64,27 @@ export function NodeMenu() {
         label: 'Kill',
         icon: <Skull size={14} />,
         hint: 'SIGKILL',
-        disabled: notRunning || state === 'killed' || state === 'down',
+        disabled: ownActionDisabled('kill', state, running),
         onSelect: () => void act(id, 'kill')
       },
       {
         label: 'Pause',
         icon: <Pause size={14} />,
         hint: 'SIGSTOP',
-        disabled: notRunning || state === 'paused',
+        disabled: ownActionDisabled('pause', state, running),
         onSelect: () => void act(id, 'pause')
       },
       {
         label: 'Resume',
         icon: <Play size={14} />,
         hint: 'SIGCONT',
-        disabled: notRunning || state !== 'paused',
+        disabled: ownActionDisabled('resume', state, running),
         onSelect: () => void act(id, 'resume')
       },
       {
         label: 'Restart',
         icon: <RotateCcw size={14} />,
-        disabled: notRunning,
+        disabled: ownActionDisabled('restart', state, running),
         onSelect: () => void act(id, 'restart')
       }
     ]
