@@ -518,10 +518,25 @@ describe('built-in scenarios on real RocketMQ', () => {
     expect(
       held.filter((h) => h.answeredAt !== null && h.answeredAt > restart).length
     ).toBeGreaterThan(0)
+    // The Java lane tells the broker that asks by the checked message's store host: its answers to
+    // the broker that stored each half message carry the decision (commits among them), so the
+    // store hosts it compares are the same addresses; another broker's stray half is rolled back.
+    const javaChecks = recorder.db
+      .prepare(
+        `SELECT json_extract(data_json, '$.answer') AS answer,
+                COALESCE(json_extract(data_json, '$.stray'), 0) AS stray, COUNT(*) AS n
+           FROM ledger_events WHERE run_id = ? AND kind = 'transaction-checked' AND client_id LIKE '%-java'
+          GROUP BY 1, 2`
+      )
+      .all(r.runId) as { answer: string; stray: number; n: number }[]
+    const javaAnswers = (answer: string, stray: number) =>
+      javaChecks.find((c) => c.answer === answer && c.stray === stray)?.n ?? 0
+    expect(javaAnswers('commit', 0)).toBeGreaterThan(0)
     // The gate sums the lanes; what the stock client did is its own behaviour, reported as it comes.
     expect(gate(r, 'transactions whose outcome').actual).toBe(ours.mismatches + java.mismatches)
     console.log(
-      `transactional: ${held.length} committed half messages held by room 1 at the kill, ` +
+      `transactional: java check-backs ${JSON.stringify(javaChecks)}; ` +
+        `${held.length} committed half messages held by room 1 at the kill, ` +
         `${held.filter((h) => h.answeredAt !== null && h.answeredAt > restart).length} answered after the restart; ` +
         ['remoting', 'java']
           .map((n) => {

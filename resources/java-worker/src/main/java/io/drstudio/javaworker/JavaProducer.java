@@ -2,6 +2,8 @@ package io.drstudio.javaworker;
 
 import com.alibaba.fastjson2.JSONArray;
 import com.alibaba.fastjson2.JSONObject;
+import java.net.SocketAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,6 +26,7 @@ import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.client.producer.TransactionMQProducer;
 import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageDecoder;
 import org.apache.rocketmq.common.message.MessageQueue;
 
 /**
@@ -239,6 +242,7 @@ final class JavaProducer extends HostedClient {
         }
         double endedAt = Clock.now();
         boolean acked = result != null;
+        if (plan != null && acked) localTransactions.stored(key, storeHostOf(result));
         if (record) {
             JSONObject row = acked
                 ? recordAck(trace, result, scheduledAt, startedAt, endedAt)
@@ -252,6 +256,15 @@ final class JavaProducer extends HostedClient {
             outbox.row(row);
         }
         return new Outcome(acked, trace.attempts, startedAt, endedAt);
+    }
+
+    /** The address of the broker that stored a sent message, from its offset message id; null if unreadable. */
+    private static SocketAddress storeHostOf(SendResult result) {
+        try {
+            return result.getOffsetMsgId() == null ? null : MessageDecoder.decodeMessageId(result.getOffsetMsgId()).getAddress();
+        } catch (RuntimeException | UnknownHostException e) {
+            return null;
+        }
     }
 
     /** The producer as a TransactionMQProducer; a plain one cannot send a transactional message. */

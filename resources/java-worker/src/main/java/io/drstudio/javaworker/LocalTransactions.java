@@ -1,6 +1,7 @@
 package io.drstudio.javaworker;
 
 import com.alibaba.fastjson2.JSONObject;
+import java.net.SocketAddress;
 import java.util.LinkedHashMap;
 import java.util.function.LongSupplier;
 import java.util.function.Consumer;
@@ -17,14 +18,17 @@ import org.apache.rocketmq.common.message.MessageExt;
  * producer of the group), and reports each check. A decision is forgotten RETENTION_MS after it
  * was made, past the point where a broker stops asking (transactionCheckMax = 15 rounds of
  * transactionCheckInterval = 30 s by default in 5.x, 60 s in 4.x), so memory follows that window,
- * not the run. Unlike our lane it cannot tell which broker asks (the stock client's check gives no
- * reliable broker name), so a half message a timed-out attempt left on a second broker is answered
- * like the first: committed twice, a duplicate.
+ * not the run. A timed-out attempt can leave a second half message of the same key on another
+ * broker: the stock client's check carries no broker name, so the broker that asks is told by the
+ * checked message's store host, compared with the one that acknowledged the half message
+ * ({@link #stored}); another broker's half message is rolled back rather than committed twice, as
+ * our lane does.
  */
 final class LocalTransactions implements TransactionListener {
     static final long RETENTION_MS = 20 * 60_000L;
 
-    private record Decided(LocalTransactionState state, long at) {}
+    /** {@code storeHost}: the broker address that acknowledged the half message, null until known. */
+    private record Decided(LocalTransactionState state, long at, SocketAddress storeHost) {}
 
     /** In insertion (time) order; guarded by itself: sends and check-backs come from several threads. */
     private final LinkedHashMap<String, Decided> decided = new LinkedHashMap<>();
@@ -54,12 +58,16 @@ final class LocalTransactions implements TransactionListener {
     @Override
     public LocalTransactionState checkLocalTransaction(MessageExt msg) {
         String key = msg.getKeys();
-        LocalTransactionState answer = key == null ? null : decisionOf(key);
-        if (answer == null) answer = LocalTransactionState.UNKNOW;
+        Decided d = key == null ? null : decidedOf(key);
+        boolean stray = d != null && d.storeHost() != null && msg.getStoreHost() != null
+            && !d.storeHost().equals(msg.getStoreHost());
+        LocalTransactionState answer = d == null ? LocalTransactionState.UNKNOW
+            : stray ? LocalTransactionState.ROLLBACK_MESSAGE : d.state();
         JSONObject data = new JSONObject();
         data.put("key", key);
         data.put("brokerName", msg.getBrokerName());
         data.put("answer", TransactionPlan.name(answer));
+        if (stray) data.put("stray", true);
         checked.accept(data);
         return answer;
     }
@@ -70,6 +78,15 @@ final class LocalTransactions implements TransactionListener {
      */
     void sendFailed(String key) {
         record(key, LocalTransactionState.ROLLBACK_MESSAGE);
+    }
+
+    /** The half message of `key` was acknowledged by the broker at `storeHost`. */
+    void stored(String key, SocketAddress storeHost) {
+        if (storeHost == null) return;
+        synchronized (decided) {
+            Decided d = decided.get(key);
+            if (d != null) decided.put(key, new Decided(d.state(), d.at(), storeHost));
+        }
     }
 
     /** How many decisions are remembered. */
@@ -83,16 +100,15 @@ final class LocalTransactions implements TransactionListener {
         long now = clock.getAsLong();
         synchronized (decided) {
             decided.remove(key); // re-inserted at the young end, keeping time order
-            decided.put(key, new Decided(state, now));
+            decided.put(key, new Decided(state, now, null));
             var it = decided.values().iterator();
             while (it.hasNext() && now - it.next().at() >= retentionMs) it.remove();
         }
     }
 
-    private LocalTransactionState decisionOf(String key) {
+    private Decided decidedOf(String key) {
         synchronized (decided) {
-            Decided d = decided.get(key);
-            return d == null ? null : d.state();
+            return decided.get(key);
         }
     }
 }
