@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import twoRoomsJson from '../../resources/topologies/two-rooms.json'
+import twoRoomsProxiesJson from '../../resources/topologies/two-rooms-proxies.json'
 import threeRoomsControllerJson from '../../resources/topologies/three-rooms-controller.json'
 import { topologySchema } from '../topology/schema'
 import type { Topology } from '../topology/schema'
@@ -50,6 +51,21 @@ describe('runNaming', () => {
 })
 
 describe('resolveRunPlan', () => {
+  it("creates a gRPC lane's topic MIXED in a delayed run (the proxy checks types per topic), the others plain", () => {
+    const proxies = topologySchema.parse(twoRoomsProxiesJson)
+    const plan = (workload: Record<string, unknown>) =>
+      resolveRunPlan({ loaded: loaded(proxies, { workload }), runId: 3, kind: 'scenario' }).topics
+    const delayed = plan({ messages: 'delayed', lanes: ['remoting', 'grpc', 'baseline'] })
+    expect(delayed.map((t) => [t.name, t.attributes ?? null])).toEqual([
+      ['orders-remoting-r3', null],
+      ['orders-grpc-r3', '+message.type=MIXED'],
+      ['orders-baseline-r3', '+message.type=MIXED']
+    ])
+    expect(plan({ lanes: ['remoting', 'grpc'] }).every((t) => t.attributes === undefined)).toBe(
+      true
+    )
+  })
+
   it('resolves clients, names, topics, groups, targets and rooms once', () => {
     const plan = resolveRunPlan({ loaded: loaded(twoRooms()), runId: 12, kind: 'scenario' })
     expect(plan.attached).toBe(false)

@@ -5,6 +5,7 @@ import { isAttachedCluster, listNodes, topicsOf } from '../topology/model'
 import type { ClientPlan } from './client-plan'
 import { planClients, targetNodes } from './client-plan'
 import { decideRates, runConsumerGroup } from './workload-safety'
+import { usesGrpcSdk } from '../topology/lanes'
 
 /** A scenario with its topology resolved and checked, ready to run. */
 export interface LoadedScenario {
@@ -35,6 +36,13 @@ export interface RunTopic {
   base: string
   name: string
   queues: number
+  /**
+   * Topic attributes to create it with: `+message.type=MIXED` for the topic of a gRPC lane's
+   * delayed messages. A 5.x proxy checks a message's type against its topic's, and the lane's
+   * warm-up and proxy probes are plain messages on the same topic (the sandbox's brokers that
+   * serve proxies allow mixed topics, `enableMixedMessageType`).
+   */
+  attributes?: string
 }
 
 /**
@@ -158,7 +166,11 @@ export function resolveRunPlan(input: {
     topics: [...new Set(clients.map((c) => c.topic))].map((base) => ({
       base,
       name: names.topicOf(base),
-      queues: queues.get(base) ?? 4
+      queues: queues.get(base) ?? 4,
+      ...topicAttributes(
+        loaded.scenario,
+        clients.filter((c) => c.topic === base)
+      )
     })),
     consumerGroups: [
       ...new Set(clients.filter((c) => c.role === 'consumer').map((c) => names.groupOf(c.group)))
@@ -171,4 +183,15 @@ export function resolveRunPlan(input: {
     ],
     brokerNameOf: new Map(brokers.map((b) => [b.id, b.spec.brokerName]))
   }
+}
+
+/** A topic's attributes for the run's message kind and the lanes that send to it. */
+function topicAttributes(
+  scenario: Scenario,
+  clients: readonly ClientPlan[]
+): { attributes?: string } {
+  const viaProxy = clients.some((c) => usesGrpcSdk(c.lane))
+  return scenario.workload.messages === 'delayed' && viaProxy
+    ? { attributes: '+message.type=MIXED' }
+    : {}
 }

@@ -119,7 +119,8 @@ export const LANE_TRAITS = {
     summary:
       'rocketmq-client-nodejs 1.0.8 through the own room’s zone-pinned proxy with our proxy failover',
     queueAllocation: 'pop',
-    messageKinds: ['normal']
+    // Delayed through the library's deliveryTimestamp (type DELAY, on a DELAY topic).
+    messageKinds: ['normal', 'delayed']
   },
   baseline: {
     runtime: 'node',
@@ -128,7 +129,7 @@ export const LANE_TRAITS = {
     label: 'baseline (official Node client, one proxy)',
     summary: 'rocketmq-client-nodejs with its defaults on the plain proxy',
     queueAllocation: 'pop',
-    messageKinds: ['normal']
+    messageKinds: ['normal', 'delayed']
   }
 } as const satisfies Record<string, LaneTraits>
 

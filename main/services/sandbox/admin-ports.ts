@@ -15,7 +15,14 @@ export interface RegistrationProbe {
 export interface RemotingAdminApi {
   updateAndCreateTopic(
     brokerAddress: string,
-    input: { topic: string; readQueueNums?: number; writeQueueNums?: number; brokerName?: string },
+    input: {
+      topic: string
+      readQueueNums?: number
+      writeQueueNums?: number
+      brokerName?: string
+      /** e.g. `+message.type=DELAY`. */
+      attributes?: string
+    },
     options?: { timeoutMs?: number }
   ): Promise<void>
   getBrokerClusterInfo(

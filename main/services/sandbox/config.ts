@@ -128,6 +128,9 @@ export function brokerProperties(input: BrokerConfigInput): Record<string, PropV
     // The 5.x timer wheel allocates ~37 MiB of direct memory plus a timer log; delay levels work
     // without it, POP (the proxies' gRPC consumption) and TIMER_DELIVER_MS messages do not.
     timerWheelEnable: (input.popConsumption ?? false) || (input.timerWheel ?? false),
+    // Brokers behind proxies take MIXED topics: a gRPC lane's delayed messages (type DELAY) share
+    // their topic with its plain warm-up and probe sends, and the proxy checks types per topic.
+    ...(input.popConsumption ? { enableMixedMessageType: true } : {}),
     mappedFileSizeTimerLog: 16 * 1024 * 1024,
     // POP's revive threads (8 by default) are joined one after another at shutdown and each may be
     // mid-scan for up to ~4 s, so a graceful stop took 15-30 s; one thread serves a sandbox's load.

@@ -267,10 +267,19 @@ describe('plan and checks', () => {
 
   it('refuses a message kind a lane cannot send, naming the lanes that can', () => {
     expect(() =>
-      base({ workload: { messages: 'delayed', lanes: ['remoting', 'grpc'] } }, 'two-rooms-proxies')
+      base(
+        { workload: { messages: 'transactional', lanes: ['remoting', 'grpc'] } },
+        'two-rooms-proxies'
+      )
     ).toThrow(
-      /the grpc lane cannot send delayed messages yet \(lanes that can: remoting, java, java-zone, java-tuned, java-dr\)/
+      /the grpc lane cannot send transactional messages yet \(lanes that can: remoting, java, java-zone, java-tuned\)/
     )
+    // The gRPC lanes send delayed messages through the library's deliveryTimestamp.
+    const g = base(
+      { workload: { messages: 'delayed', lanes: ['remoting', 'grpc', 'baseline'] } },
+      'two-rooms-proxies'
+    )
+    expect(checkScenario(g.scenario, g.topology)).toEqual([])
     expect(() => base({ workload: { delay: '5s' } })).toThrow(
       /workload.delay applies to delayed messages only/
     )

@@ -129,6 +129,21 @@ describe('GrpcProducer, grpc lane', () => {
     expect(p.choice()).toMatchObject({ namesrvId: 'proxy-1', brokerRoom: 'room1' })
   })
 
+  it('sends a delayed message with its due time as the deliveryTimestamp, and records the due time', async () => {
+    const { p, sdk, ledger } = producer('grpc')
+    await p.start()
+    const dueAt = Date.now() + 2000.4
+    await p.send({ body: 'x', keys: ['k1'], scheduledAt: 1000, deliverAt: dueAt })
+    await p.send({ body: 'x', keys: ['k2'], scheduledAt: 1050 })
+    const [delayed, plain] = sdk.sent.filter((x) => x.message.keys?.[0]?.startsWith('k'))
+    expect(delayed!.message.deliveryTimestamp).toEqual(new Date(Math.round(dueAt)))
+    expect(plain!.message.deliveryTimestamp).toBeUndefined()
+    expect(ledger.sends.map((r) => [r.key, r.dueAt])).toEqual([
+      ['k1', dueAt],
+      ['k2', null]
+    ])
+  })
+
   it("moves to room 2's proxy on a refused send, logging one failover for many failed sends", async () => {
     const { p, sdk, ledger } = producer('grpc')
     await p.start()

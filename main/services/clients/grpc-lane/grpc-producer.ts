@@ -38,6 +38,8 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
   private lastUsed: string | undefined
   /** Message key → when the schedule wanted it sent, until its ledger row is written. */
   private readonly scheduled = new Map<string, number>()
+  /** Due times of the delayed messages in flight, by key, for their ledger rows. */
+  private readonly due = new Map<string, number>()
 
   constructor(options: GrpcProducerOptions, deps: GrpcClientDeps) {
     const { sendTimeoutMs = 3000, requestTimeoutMs = 1000, ...base } = options
@@ -77,12 +79,16 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
     const startedAt = this.clock.now()
     if (record) this.counters.sent++
     if (record && input.scheduledAt !== undefined) this.scheduled.set(key, input.scheduledAt)
+    if (input.deliverAt !== undefined) this.due.set(key, input.deliverAt)
     this.counters.inflight++
     const message = {
       topic: this.base.topic,
       body: typeof input.body === 'string' ? Buffer.from(input.body) : input.body,
       ...(input.tags !== undefined ? { tag: input.tags } : {}),
-      keys: input.keys ?? [key]
+      keys: input.keys ?? [key],
+      ...(input.deliverAt !== undefined
+        ? { deliveryTimestamp: new Date(Math.round(input.deliverAt)) }
+        : {})
     }
     try {
       return this.base.lane === 'baseline'
@@ -91,6 +97,7 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
     } finally {
       this.counters.inflight--
       this.scheduled.delete(key)
+      this.due.delete(key)
     }
   }
 
@@ -207,6 +214,7 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
         queueId: receipt.queueId,
         queueOffset: receipt.offset,
         scheduledAt: this.scheduled.get(key) ?? null,
+        dueAt: this.due.get(key) ?? null,
         startedAt,
         attemptStartedAt,
         endedAt,
@@ -255,6 +263,7 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
         queueId: null,
         queueOffset: null,
         scheduledAt: this.scheduled.get(key) ?? null,
+        dueAt: this.due.get(key) ?? null,
         startedAt,
         attemptStartedAt,
         endedAt,

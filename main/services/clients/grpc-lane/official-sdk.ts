@@ -61,7 +61,8 @@ function officialSdk({ FilterExpression, Producer, SimpleConsumer }: typeof Offi
             topic: m.topic,
             body: m.body,
             ...(m.tag !== undefined ? { tag: m.tag } : {}),
-            ...(m.keys?.length ? { keys: m.keys } : {})
+            ...(m.keys?.length ? { keys: m.keys } : {}),
+            ...(m.deliveryTimestamp ? { deliveryTimestamp: m.deliveryTimestamp } : {})
           })
           const mq = r.messageQueue as { broker?: { name?: string }; queueId?: number } | undefined
           return {

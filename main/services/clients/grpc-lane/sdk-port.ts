@@ -8,6 +8,8 @@ export interface SdkMessage {
   body: Buffer
   tag?: string
   keys?: string[]
+  /** A timer message: the broker holds it until then (the library sends it as type DELAY). */
+  deliveryTimestamp?: Date
 }
 
 export interface SdkReceipt {

@@ -180,9 +180,14 @@ export function specOf(plan: ClientPlan, ctx: RunContext): ClientSpec {
 export async function prepareTopics(ctx: RunContext): Promise<void> {
   // One topic per lane in a side-by-side run: create them at once, each waits for its own route.
   await Promise.all(
-    ctx.plan.topics.map(async ({ name: topic, queues }) => {
+    ctx.plan.topics.map(async ({ name: topic, queues, attributes }) => {
       if (ctx.plan.topicPolicy === 'create') {
-        return createTopic({ ...ctx, topology: ctx.plan.loaded.topology }, topic, queues)
+        return createTopic(
+          { ...ctx, topology: ctx.plan.loaded.topology },
+          topic,
+          queues,
+          attributes
+        )
       }
       await requireTopic(ctx, topic)
       // Someone else's topic holds messages of other runs and of production: read only ours.
@@ -198,7 +203,12 @@ export type TopicContext = Pick<
 > & { topology: Topology }
 
 /** Creates a topic on every serving master and waits until every serving name server routes it. */
-export async function createTopic(ctx: TopicContext, topic: string, queues: number): Promise<void> {
+export async function createTopic(
+  ctx: TopicContext,
+  topic: string,
+  queues: number,
+  attributes?: string
+): Promise<void> {
   const { clock, admin, signal } = ctx
   const deadline = clock.now() + ctx.readyTimeoutMs
   const nodes = ctx.cluster.status().nodes
@@ -216,7 +226,13 @@ export async function createTopic(ctx: TopicContext, topic: string, queues: numb
       try {
         await admin.updateAndCreateTopic(
           m.address,
-          { topic, brokerName: m.brokerName, readQueueNums: queues, writeQueueNums: queues },
+          {
+            topic,
+            brokerName: m.brokerName,
+            readQueueNums: queues,
+            writeQueueNums: queues,
+            ...(attributes !== undefined ? { attributes } : {})
+          },
           { timeoutMs: 3000 }
         )
         pending.delete(m.address)
