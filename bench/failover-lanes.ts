@@ -185,6 +185,198 @@ export interface LaneBenchOptions {
   pin: { servers: string; clients: string } | null
 }
 
+/** Timestamped progress lines and the load-average samples the result keeps. */
+function benchLog(): {
+  log: (m: string) => void
+  sampleLoad: (at: string) => void
+  load: LaneBenchResult['load']
+  seconds: () => number
+} {
+  const t = performance.now()
+  const seconds = (): number => (performance.now() - t) / 1000
+  const log = (m: string): void =>
+    void process.stderr.write(`${seconds().toFixed(1).padStart(7)}s ${m}\n`)
+  const load: LaneBenchResult['load'] = []
+  const sampleLoad = (at: string): void => {
+    const [load1, load5, load15] = loadavg().map((x) => Math.round(x * 100) / 100) as [
+      number,
+      number,
+      number
+    ]
+    load.push({ at, load1, load5, load15 })
+    log(`load ${load1} / ${load5} / ${load15} (${at})`)
+  }
+  return { log, sampleLoad, load, seconds }
+}
+
+/**
+ * A run's progress lines, and the CPU and run-queue wait of every client worker over its workload
+ * phase (`take` hands over the last run's and starts afresh).
+ */
+function runSampler(
+  dataDir: string,
+  pin: LaneBenchOptions['pin'],
+  log: (m: string) => void
+): { onProgress: (p: RunProgress) => void; take: () => WorkerCpu[] } {
+  let sampler: CpuSampler | undefined
+  let lastRun: WorkerCpu[] = []
+  return {
+    onProgress: (p) => {
+      if (p.phase === 'workload' && !sampler) {
+        // A restarted JVM is a new process: pin again every run.
+        if (pin) pinProcesses(dataDir, pin)
+        sampler = new CpuSampler(dataDir)
+        sampler.start()
+      }
+      if (p.phase === 'restore' && sampler) {
+        lastRun = sampler.stop()
+        sampler = undefined
+      }
+      if (p.phase !== 'workload' || !/^\d+ producers/.test(p.message))
+        log(`  [${p.phase}] ${p.message}`)
+    },
+    take: () => {
+      const cpu = lastRun
+      lastRun = []
+      return cpu
+    }
+  }
+}
+
+/** What measuring one case needs from the benchmark around it. */
+interface CaseContext {
+  services: ReturnType<typeof composeServices>
+  lanesOf: (c: LaneCase) => LaneEntry[]
+  baseDir: string
+  runs: number
+  sampler: ReturnType<typeof runSampler>
+  log: (m: string) => void
+}
+
+/** One case at one load step: `runs` runs, each lane's figures per run and summed up. */
+async function measureCase(
+  ctx: CaseContext,
+  c: LaneCase,
+  stepName: string | undefined
+): Promise<LaneBenchResult['cases'][number]> {
+  const { services, log, runs } = ctx
+  const at = stepName ? ` @ ${stepName}` : ''
+  const loaded = parseScenario(scenarioText(c, ctx.lanesOf(c)), { baseDir: ctx.baseDir })
+  const brokerNameOf = new Map(
+    loaded.topology.rooms.flatMap((r) => r.brokers.map((b) => [b.id, b.brokerName] as const))
+  )
+  const here = ctx.lanesOf(c).map((e) => laneOf(e).name)
+  const byLane: Record<string, LaneRun[]> = Object.fromEntries(here.map((n) => [n, []]))
+  const stored: Record<string, { total: number; room2: number }> = {}
+  const cpu: WorkerCpu[][] = []
+  for (let i = 0; i < runs; i++) {
+    log(`${c.id}${at} run ${i + 1}/${runs}`)
+    ctx.sampler.take()
+    const report = await runScenario(services.runDeps(), loaded, {
+      onOpen: (r) => r.on('progress', ctx.sampler.onProgress)
+    })
+    cpu.push(ctx.sampler.take())
+    for (const name of here) {
+      byLane[name]!.push(laneRun(c, name, report, services.recorder, brokerNameOf))
+      if (c.focus !== 'healthy') continue
+      const topic = report.topic.split(',').find((x) => x.includes(`-${name}-r`))
+      if (!topic) continue
+      const by = await storedByRoom(services.sandbox, loaded, topic)
+      const total = [...by.values()].reduce((a, b) => a + b, 0)
+      const s = (stored[name] ??= { total: 0, room2: 0 })
+      s.total += total
+      s.room2 += total - (by.get('room1') ?? 0)
+    }
+    log(
+      `${c.id} run ${i + 1}: ${report.totals.acked} acked, ${report.totals.lost} lost, ${report.notes.length} notes ${report.notes.join(' | ').slice(0, 300)}`
+    )
+  }
+  const summaries = here.map((n) => {
+    const s = summarizeLane(n, byLane[n]!)
+    const st = stored[n]
+    return st ? { ...s, brokerCrossRoomShare: st.total ? st.room2 / st.total : null } : s
+  })
+  for (const s of summaries) log(`${c.id} ${s.lane}: ${JSON.stringify(jsonSafe({ ...s }))}`)
+  return {
+    ...(stepName ? { load: stepName } : {}),
+    producers: {
+      room1: roomsOf(c, here.length).room1?.producers ?? 0,
+      room2: roomsOf(c, here.length).room2?.producers ?? 0,
+      rate: c.focus === 'healthy' ? RATE : FAULT_RATE
+    },
+    id: c.id,
+    label: c.label,
+    focus: c.focus,
+    lanes: summaries,
+    runs: byLane,
+    cpu: laneCpu(cpu)
+  }
+}
+
+/**
+ * The engine's services for the benchmark, from source. One worker process per room and lane for
+ * the whole benchmark, fresh clients in it every run (BENCH_REUSE_WORKERS=0: fresh processes every
+ * run, as before).
+ */
+function benchServices(
+  dataDir: string,
+  root: string
+): {
+  services: ReturnType<typeof composeServices>
+  pool: () => WorkerPool | undefined
+  reuseWorkers: boolean
+} {
+  const reuseWorkers = process.env.BENCH_REUSE_WORKERS !== '0'
+  let pool: WorkerPool | undefined
+  const services = composeServices({
+    dataDir,
+    paths: { ...findAppPaths(), root },
+    fromSource: true,
+    workers: (place) => {
+      const spawn = sourceWorkers(place)
+      pool = new WorkerPool(spawn)
+      return reuseWorkers ? pool.workers : spawn
+    }
+  })
+  return { services, pool: () => pool, reuseWorkers }
+}
+
+/** Boots the first case's topology (every case shares it); returns the network mode it got. */
+async function bootSandbox(
+  sandbox: Sandbox,
+  ctx: Pick<CaseContext, 'lanesOf' | 'baseDir'>,
+  log: (m: string) => void
+): Promise<string> {
+  const first = parseScenario(scenarioText(CASES[0]!, ctx.lanesOf(CASES[0]!)), {
+    baseDir: ctx.baseDir
+  })
+  log('booting the two-rooms-proxies sandbox')
+  await sandbox.start(first.topology)
+  const net = sandbox.network()
+  const network = net.faultsDisabled
+    ? `${net.mode} (network faults off: ${net.faultsDisabled})`
+    : net.mode
+  log(`sandbox up, network ${network}`)
+  return network
+}
+
+/** The result files: the JSON, the committed episodes beside it, and the Markdown tables. */
+function writeResults(out: LaneBenchResult, outDir: string, onlyPaths: boolean): void {
+  mkdirSync(outDir, { recursive: true })
+  // `BENCH_CASES=paths` measures only the path-for-path tails: its own file, the full run's kept.
+  // BENCH_NAME names the files of a run beside the main one (e.g. a lane subset).
+  const name = process.env.BENCH_NAME ?? (onlyPaths ? 'failover-paths' : 'failover-lanes')
+  writeFileSync(join(outDir, `${name}.json`), JSON.stringify(jsonSafe(out), null, 2) + '\n')
+  // The raw episodes and takeovers, small per-episode rows, committed beside the tables.
+  writeFileSync(
+    join(outDir, `${name}-episodes.json`),
+    JSON.stringify(jsonSafe(episodeFile(out)), null, 1) + '\n'
+  )
+  const md = laneMarkdown(out)
+  writeFileSync(join(outDir, `${name}.md`), md)
+  process.stdout.write(md)
+}
+
 export async function runLaneBenchmark(
   lanes: ClientLane[],
   runs: number,
@@ -199,67 +391,26 @@ export async function runLaneBenchmark(
   const lanesOf = (c: LaneCase): LaneEntry[] => caseLanes(c, lanes, variants)
   const names = [...new Set(CASES.flatMap((c) => lanesOf(c).map((e) => laneOf(e).name)))]
   const dataDir = mkdtempSync(join(tmpdir(), 'drstudio-bench-lanes-'))
-  // One process per room and lane for the whole benchmark, fresh clients in it every run
-  // (BENCH_REUSE_WORKERS=0: fresh processes every run, as before).
-  const reuseWorkers = process.env.BENCH_REUSE_WORKERS !== '0'
-  let pool: WorkerPool | undefined
-  const services = composeServices({
-    dataDir,
-    paths: { ...findAppPaths(), root },
-    fromSource: true,
-    workers: (place) => {
-      const spawn = sourceWorkers(place)
-      pool = new WorkerPool(spawn)
-      return reuseWorkers ? pool.workers : spawn
-    }
-  })
-  const { sandbox, recorder, workers } = services
-  const t = performance.now()
-  const log = (m: string): void =>
-    void process.stderr.write(`${((performance.now() - t) / 1000).toFixed(1).padStart(7)}s ${m}\n`)
-  const load: LaneBenchResult['load'] = []
-  const sampleLoad = (at: string): void => {
-    const [load1, load5, load15] = loadavg().map((x) => Math.round(x * 100) / 100) as [
-      number,
-      number,
-      number
-    ]
-    load.push({ at, load1, load5, load15 })
-    log(`load ${load1} / ${load5} / ${load15} (${at})`)
-  }
-  // CPU and run-queue wait of every client worker over each run's workload phase.
-  let sampler: CpuSampler | undefined
-  let cpuOfRun: WorkerCpu[] = []
-  const onProgress = (p: RunProgress): void => {
-    if (p.phase === 'workload' && !sampler) {
-      // A restarted JVM is a new process: pin again every run.
-      if (options.pin) pinProcesses(dataDir, options.pin)
-      sampler = new CpuSampler(dataDir)
-      sampler.start()
-    }
-    if (p.phase === 'restore' && sampler) {
-      cpuOfRun = sampler.stop()
-      sampler = undefined
-    }
-    if (p.phase !== 'workload' || !/^\d+ producers/.test(p.message))
-      log(`  [${p.phase}] ${p.message}`)
-  }
+  const { services, pool, reuseWorkers } = benchServices(dataDir, root)
+  const { sandbox, workers } = services
+  const { log, sampleLoad, load, seconds } = benchLog()
   const only = process.env.BENCH_CASES?.split(',')
   const cases = CASES.filter((c) => !only || only.includes(c.id))
   const results: LaneBenchResult['cases'] = []
   let paths: PathResult[] | null = null
   let network = 'unknown'
   const baseDir = join(root, 'resources', 'scenarios')
+  const ctx: CaseContext = {
+    services,
+    lanesOf,
+    baseDir,
+    runs,
+    sampler: runSampler(dataDir, options.pin, log),
+    log
+  }
   sampleLoad('start')
   try {
-    const first = parseScenario(scenarioText(CASES[0]!, lanesOf(CASES[0]!)), { baseDir })
-    log('booting the two-rooms-proxies sandbox')
-    await sandbox.start(first.topology)
-    const net = sandbox.network()
-    network = net.faultsDisabled
-      ? `${net.mode} (network faults off: ${net.faultsDisabled})`
-      : net.mode
-    log(`sandbox up, network ${network}`)
+    network = await bootSandbox(sandbox, ctx, log)
     sampleLoad('after boot')
     if (!only || only.includes('paths')) {
       // First, while the machine is quiet: after the fault cases the load average stays high for
@@ -279,67 +430,12 @@ export async function runLaneBenchmark(
     }
     for (const step of options.loadSteps) {
       const stepName = options.loadSteps.length > 1 || step.busy > 0 ? step.name : undefined
-      const at = stepName ? ` @ ${stepName}` : ''
       busy.start(step)
       if (stepName) sampleLoad(`start of ${stepName}`)
       try {
         for (const c of cases) {
-          const loaded = parseScenario(scenarioText(c, lanesOf(c)), { baseDir })
-          const brokerNameOf = new Map(
-            loaded.topology.rooms.flatMap((r) =>
-              r.brokers.map((b) => [b.id, b.brokerName] as const)
-            )
-          )
-          const here = lanesOf(c).map((e) => laneOf(e).name)
-          const byLane: Record<string, LaneRun[]> = Object.fromEntries(here.map((n) => [n, []]))
-          const stored: Record<string, { total: number; room2: number }> = {}
-          const cpu: WorkerCpu[][] = []
-          for (let i = 0; i < runs; i++) {
-            log(`${c.id}${at} run ${i + 1}/${runs}`)
-            cpuOfRun = []
-            const report = await runScenario(services.runDeps(), loaded, {
-              onOpen: (r) => r.on('progress', onProgress)
-            })
-            cpu.push(cpuOfRun)
-            for (const name of here) {
-              const f = laneRun(c, name, report, recorder, brokerNameOf)
-              byLane[name]!.push(f)
-              if (c.focus === 'healthy') {
-                const topic = report.topic.split(',').find((x) => x.includes(`-${name}-r`))
-                if (topic) {
-                  const by = await storedByRoom(sandbox, loaded, topic)
-                  const total = [...by.values()].reduce((a, b) => a + b, 0)
-                  const s = (stored[name] ??= { total: 0, room2: 0 })
-                  s.total += total
-                  s.room2 += total - (by.get('room1') ?? 0)
-                }
-              }
-            }
-            log(
-              `${c.id} run ${i + 1}: ${report.totals.acked} acked, ${report.totals.lost} lost, ${report.notes.length} notes ${report.notes.join(' | ').slice(0, 300)}`
-            )
-          }
-          const summaries = here.map((n) => {
-            const s = summarizeLane(n, byLane[n]!)
-            const st = stored[n]
-            return st ? { ...s, brokerCrossRoomShare: st.total ? st.room2 / st.total : null } : s
-          })
-          for (const s of summaries) log(`${c.id} ${s.lane}: ${JSON.stringify(jsonSafe({ ...s }))}`)
-          results.push({
-            ...(stepName ? { load: stepName } : {}),
-            producers: {
-              room1: roomsOf(c, here.length).room1?.producers ?? 0,
-              room2: roomsOf(c, here.length).room2?.producers ?? 0,
-              rate: c.focus === 'healthy' ? RATE : FAULT_RATE
-            },
-            id: c.id,
-            label: c.label,
-            focus: c.focus,
-            lanes: summaries,
-            runs: byLane,
-            cpu: laneCpu(cpu)
-          })
-          sampleLoad(`after ${c.id}${at}`)
+          results.push(await measureCase(ctx, c, stepName))
+          sampleLoad(`after ${c.id}${stepName ? ` @ ${stepName}` : ''}`)
         }
       } finally {
         await busy.stop()
@@ -349,42 +445,32 @@ export async function runLaneBenchmark(
     await busy.stop()
     process.off('exit', killHogs)
     // The workers first: they run in the rooms' namespaces, which the sandbox removes.
-    await pool?.close()
+    await pool()?.close()
     await services.close({ force: true })
     rmSync(dataDir, { recursive: true, force: true })
   }
   sampleLoad('end')
-  const out: LaneBenchResult = {
-    generatedAt: new Date().toISOString(),
-    command: commandLine(lanes, options),
-    runsPerCase: runs,
-    wallSeconds: Math.round((performance.now() - t) / 1000),
-    machine: {
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model ?? '',
-      memoryGiB: Math.round(totalmem() / 2 ** 30),
-      node: process.version
+  writeResults(
+    {
+      generatedAt: new Date().toISOString(),
+      command: commandLine(lanes, options),
+      runsPerCase: runs,
+      wallSeconds: Math.round(seconds()),
+      machine: {
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model ?? '',
+        memoryGiB: Math.round(totalmem() / 2 ** 30),
+        node: process.version
+      },
+      load,
+      network,
+      pin: options.pin,
+      workers: { reused: reuseWorkers, spawned: reuseWorkers ? (pool()?.spawned ?? 0) : null },
+      lanes: names,
+      cases: results,
+      paths
     },
-    load,
-    network,
-    pin: options.pin,
-    workers: { reused: reuseWorkers, spawned: reuseWorkers ? (pool?.spawned ?? 0) : null },
-    lanes: names,
-    cases: results,
-    paths
-  }
-  mkdirSync(outDir, { recursive: true })
-  // `BENCH_CASES=paths` measures only the path-for-path tails: its own file, the full run's kept.
-  // BENCH_NAME names the files of a run beside the main one (e.g. a lane subset).
-  const name =
-    process.env.BENCH_NAME ?? (cases.length === 0 && paths ? 'failover-paths' : 'failover-lanes')
-  writeFileSync(join(outDir, `${name}.json`), JSON.stringify(jsonSafe(out), null, 2) + '\n')
-  // The raw episodes and takeovers, small per-episode rows, committed beside the tables.
-  writeFileSync(
-    join(outDir, `${name}-episodes.json`),
-    JSON.stringify(jsonSafe(episodeFile(out)), null, 1) + '\n'
+    outDir,
+    cases.length === 0 && paths !== null
   )
-  const md = laneMarkdown(out)
-  writeFileSync(join(outDir, `${name}.md`), md)
-  process.stdout.write(md)
 }
