@@ -175,7 +175,7 @@ describe('management node against real name servers', () => {
     }
   })
 
-  it('drops a frozen (SIGSTOP) name server within 2 probe periods and relists it after SIGCONT', async () => {
+  it('drops a frozen (SIGSTOP) name server at its second unanswered probe and relists it after SIGCONT', async () => {
     const nsaddr = async (): Promise<string> => (await fetch(`${node.url}/rocketmq/nsaddr`)).text()
     await expect
       .poll(nsaddr, { timeout: 5 * PROBE_INTERVAL_MS })
@@ -183,8 +183,10 @@ describe('management node against real name servers', () => {
     process.kill(ns2.pid, 'SIGSTOP')
     try {
       const frozenAt = Date.now()
-      // Frozen: the kernel still accepts the TCP connection, so only the probe timeout catches it.
-      await expect.poll(nsaddr, { timeout: 2 * PROBE_INTERVAL_MS, interval: 25 }).toBe(ns1.address)
+      // Frozen: the kernel still accepts the TCP connection, so only the probe timeout catches it,
+      // and only at the second unanswered probe in a row (timeoutsBeforeDown: one slow answer on
+      // a busy host is not an outage): up to one interval to the next round, then two probes.
+      await expect.poll(nsaddr, { timeout: 3 * PROBE_INTERVAL_MS, interval: 25 }).toBe(ns1.address)
       console.info(`[measure] frozen name server dropped after ${Date.now() - frozenAt} ms`)
       const view = (await (await fetch(`${node.url}/v1/nameservers`)).json()) as NameServersResponse
       expect(view.nameServers.find((n) => n.id === 'ns-room2')?.lastError).toMatch(/^timeout/)
