@@ -155,7 +155,7 @@ export const MULTI_ROOM_CHECKS: { [K in MultiRoomRuleId]: Check } = {
       detection > FAILOVER_BUDGET_MS
     ) {
       out.push({
-        message: `management nodes notice a dead name server only after up to ${detection} ms (probe every ${settings.probeIntervalMs} ms, timeout ${settings.probeTimeoutMs} ms); that long, clients of a room that lost its name servers are still handed them`,
+        message: `management nodes notice a dead name server only after up to ${detection} ms (probe every ${settings.probeIntervalMs} ms, timeout ${settings.probeTimeoutMs} ms), a hung or cut-off one after two unanswered probes (up to ${detection + settings.probeIntervalMs} ms); that long, clients of a room that lost its name servers are still handed them`,
         hint: `keep probeIntervalMs + probeTimeoutMs within ${budget} (the defaults are 1000 and 500)`,
         nodeIds: [],
         path: '$.settings.probeIntervalMs'

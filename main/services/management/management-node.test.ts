@@ -13,7 +13,7 @@ import {
   type ProbeClient,
   type ProxyStatus
 } from './management-node'
-import { h2SettingsProbe, type ProxyProbe } from './proxy-probe'
+import { h2SettingsProbe, ProbeTimeoutError, type ProxyProbe } from './proxy-probe'
 
 /** A probe client whose answers the test controls per address. */
 class FakeProbeClient implements ProbeClient {
@@ -267,6 +267,25 @@ describe('ManagementNode', () => {
     expect(node.proxies()[0]?.available).toBe(false)
   })
 
+  it('keeps a listed proxy through one probe that times out and drops it at the second', async () => {
+    let late = false
+    const probe: ProxyProbe = async (address) => {
+      if (late && address === '127.0.0.1:4001') {
+        throw new ProbeTimeoutError(`timeout: no HTTP/2 SETTINGS from ${address} within 100 ms`)
+      }
+    }
+    const node = await startNode(new FakeProbeClient(), {
+      proxies: [proxies[1]!],
+      proxyProbe: probe
+    })
+    expect(node.proxies()[0]?.available).toBe(true)
+    late = true
+    await node.probeNow()
+    expect(node.proxies()[0]?.available).toBe(true)
+    await node.probeNow()
+    expect(node.proxies()[0]?.available).toBe(false)
+  })
+
   it('treats a hanging proxy probe as a failure', async () => {
     const hang: ProxyProbe = () => new Promise(() => {})
     const node = await startNode(new FakeProbeClient(), { proxies, proxyProbe: hang })
@@ -310,9 +329,9 @@ describe('h2SettingsProbe', () => {
     const sockets: Socket[] = []
     const server = createTcpServer((s) => sockets.push(s))
     const address = await listen(server)
-    await expect(h2SettingsProbe(address, 150)).rejects.toThrow(
-      /timeout: no HTTP\/2 SETTINGS .* within 150 ms/
-    )
+    const err = await h2SettingsProbe(address, 150).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ProbeTimeoutError)
+    expect(String(err)).toMatch(/timeout: no HTTP\/2 SETTINGS .* within 150 ms/)
     for (const s of sockets) s.destroy()
   })
 })

@@ -14,7 +14,7 @@ import {
   type NameServerHealth,
   type ProbeResult
 } from './availability'
-import { h2SettingsProbe, type ProxyProbe } from './proxy-probe'
+import { h2SettingsProbe, ProbeTimeoutError, type ProxyProbe } from './proxy-probe'
 
 /** Time source port: wall clock for timestamps, monotonic clock for latencies, timers for rounds. */
 export interface Clock {
@@ -447,5 +447,6 @@ export class ManagementNode extends EventEmitter<ManagementNodeEvents> {
 /** A failure that a stalled or merely slow peer also gives (as opposed to a refusal or reset). */
 function isTimeout(err: unknown): boolean {
   if (err instanceof ConnectFailedError) return err.timedOut
+  if (err instanceof ProbeTimeoutError) return true
   return err instanceof RemotingError && err.code === 'timeout'
 }

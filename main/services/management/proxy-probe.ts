@@ -3,6 +3,11 @@ import { connect } from 'node:http2'
 /** Probes one proxy's gRPC endpoint (host:port); resolves when it answers, rejects with the reason. */
 export type ProxyProbe = (address: string, timeoutMs: number) => Promise<void>
 
+/** No answer in time: a paused proxy and a merely slow one both give it, unlike a refusal. */
+export class ProbeTimeoutError extends Error {
+  readonly timedOut = true
+}
+
 /**
  * HTTP/2 handshake against the gRPC port: connect with prior knowledge (h2c) and wait for the
  * server's SETTINGS frame. A bare TCP connect is not enough: the kernel completes the handshake for
@@ -23,7 +28,12 @@ export const h2SettingsProbe: ProxyProbe = (address, timeoutMs) =>
       else resolve()
     }
     const timer = setTimeout(
-      () => finish(new Error(`timeout: no HTTP/2 SETTINGS from ${address} within ${timeoutMs} ms`)),
+      () =>
+        finish(
+          new ProbeTimeoutError(
+            `timeout: no HTTP/2 SETTINGS from ${address} within ${timeoutMs} ms`
+          )
+        ),
       timeoutMs
     )
     session.once('remoteSettings', () => finish())
