@@ -119,7 +119,7 @@ export const LANE_TRAITS = {
     summary:
       'rocketmq-client-nodejs 1.0.8 through the own room’s zone-pinned proxy with our proxy failover',
     queueAllocation: 'pop',
-    // Delayed through the library's deliveryTimestamp (type DELAY, on a DELAY topic).
+    // Delayed through the library's deliveryTimestamp (type DELAY, on a MIXED topic: run-plan.ts).
     messageKinds: ['normal', 'delayed']
   },
   baseline: {

@@ -220,7 +220,7 @@ export const topologySettingsSchema = z.strictObject({
    * A scenario's `workload.messages` decides for its own runs.
    */
   messages: z.enum(MESSAGE_KINDS).default('normal'),
-  /** Live runs of ordered messages: our client's policy (see orderPolicySchema). */
+  /** Live runs of ordered messages: the policy of our client and java-dr (see orderPolicySchema). */
   orderPolicy: orderPolicySchema.default('wait'),
   /**
    * What one GiB crossing rooms costs (your currency; cloud providers bill transfer between zones

@@ -20,7 +20,7 @@ export interface RemotingAdminApi {
       readQueueNums?: number
       writeQueueNums?: number
       brokerName?: string
-      /** e.g. `+message.type=DELAY`. */
+      /** e.g. `+message.type=MIXED`. */
       attributes?: string
     },
     options?: { timeoutMs?: number }
