@@ -33,6 +33,12 @@ describe('javaStringHash', () => {
 })
 
 describe('homeQueue', () => {
+  it('indexes a negative hash as |h % n|, the rule java-dr’s RoomOrderSelector shares', () => {
+    // "key-15".hashCode() < 0; RoomOrderSelectorTest pins the same key to index 6 of 8.
+    expect(javaStringHash('key-15')).toBeLessThan(0)
+    expect(homeQueue('key-15', 'room1', route)).toEqual({ brokerName: 'broker-c', queueId: 2 })
+  })
+
   it('hashes the key over the own room’s queues, brokers by name', () => {
     // Own room: broker-a q0..3, broker-c q0..3 → 8 slots.
     const seen = new Set<string>()

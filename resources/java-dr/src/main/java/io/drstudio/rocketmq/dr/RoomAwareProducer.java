@@ -81,7 +81,7 @@ public class RoomAwareProducer extends DefaultMQProducer {
     /**
      * A selector for {@code send(msg, selector, key)} that keeps each key's queue in this producer's
      * room and still there after a broker leaves the route ({@link RoomOrderSelector}); one per
-     * producer, since it remembers every key's home queue.
+     * producer, since it remembers each topic's home queues.
      */
     public RoomOrderSelector orderSelector(RoomOrderSelector.Policy policy) {
         return new RoomOrderSelector(config.room(), policy, this::roomOfQueue);

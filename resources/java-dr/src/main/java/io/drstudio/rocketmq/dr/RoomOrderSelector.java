@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.apache.rocketmq.client.producer.MessageQueueSelector;
@@ -16,8 +17,9 @@ import org.apache.rocketmq.common.message.MessageQueue;
  * room-1 producer lands in room 2 half the time, and when a broker leaves the route the list
  * shrinks and keys move: their order silently breaks (apache/rocketmq#569). This one hashes the key
  * over its own room's write queues (brokers by name, queues by id; every room's when its room has
- * none) and remembers that home queue per topic and key, so a broker leaving the route does not
- * move it.
+ * none), and remembers those queues per topic, so a broker leaving the route does not move a key:
+ * the list only grows (a broker added to the room moves keys, as any hash does on a scale-out).
+ * Memory is one queue list per topic, whatever the number of keys.
  *
  * <p>{@link Policy#WAIT} (the default) always answers the home queue: while its broker is gone the
  * send fails (order kept, availability lost). {@link Policy#REROUTE} answers the home queue while
@@ -39,7 +41,12 @@ public final class RoomOrderSelector implements MessageQueueSelector {
     private final Policy policy;
     /** A queue's room (null when unknown), e.g. from the producer's route table. */
     private final Function<MessageQueue, String> roomOf;
-    private final Map<String, MessageQueue> homes = new ConcurrentHashMap<>();
+    /** Per topic, the queues keys are hashed over: the own room's as first seen, grown, never shrunk. */
+    private final Map<String, Home> homes = new ConcurrentHashMap<>();
+
+    /** {@code own}: the queues are the own room's (not another room's standing in). */
+    private record Home(List<MessageQueue> queues, boolean own) {
+    }
 
     public RoomOrderSelector(String room, Policy policy, Function<MessageQueue, String> roomOf) {
         this.room = room;
@@ -51,18 +58,42 @@ public final class RoomOrderSelector implements MessageQueueSelector {
         return policy;
     }
 
-    /** The key's home queue, or null before its first send. */
+    /** The key's home queue, or null before the topic's first send. */
     public MessageQueue homeOf(String topic, Object key) {
-        return homes.get(topic + '\u0000' + key);
+        Home home = homes.get(topic);
+        return home == null ? null : byHash(String.valueOf(key), home.queues());
     }
 
     @Override
     public MessageQueue select(List<MessageQueue> mqs, Message msg, Object arg) {
         if (mqs == null || mqs.isEmpty()) return homeOf(msg.getTopic(), arg);
         String key = String.valueOf(arg);
-        MessageQueue home = homes.computeIfAbsent(msg.getTopic() + '\u0000' + key, k -> byHash(key, roomFirst(mqs, null)));
+        MessageQueue home = byHash(key, homeOf(msg.getTopic(), mqs).queues());
         if (policy == Policy.WAIT || brokerListed(mqs, home.getBrokerName())) return home;
         return byHash(key, roomFirst(mqs, home.getBrokerName()));
+    }
+
+    /** The topic's home queues, grown by any own-room queue the route shows that they lack. */
+    private Home homeOf(String topic, List<MessageQueue> mqs) {
+        // Rooms are read here, outside the map's lock (a route-table lookup per queue).
+        List<MessageQueue> own = new ArrayList<>();
+        for (MessageQueue mq : mqs) if (room.equals(roomOf.apply(mq))) own.add(mq);
+        Home now = own.isEmpty() ? new Home(sorted(mqs), false) : new Home(sorted(own), true);
+        return homes.merge(topic, now, (known, seen) -> {
+            // Another room's queues stand in only while the own room has none known.
+            if (seen.own() && !known.own()) return seen;
+            if (!seen.own() || known.queues().containsAll(seen.queues())) return known;
+            TreeSet<MessageQueue> grown = new TreeSet<>(BY_BROKER_THEN_ID);
+            grown.addAll(known.queues());
+            grown.addAll(seen.queues());
+            return new Home(List.copyOf(grown), true);
+        });
+    }
+
+    private static List<MessageQueue> sorted(List<MessageQueue> mqs) {
+        List<MessageQueue> out = new ArrayList<>(mqs);
+        out.sort(BY_BROKER_THEN_ID);
+        return List.copyOf(out);
     }
 
     /** The own room's queues in a stable order, or every room's when the own room has none. */
@@ -84,8 +115,15 @@ public final class RoomOrderSelector implements MessageQueueSelector {
         return false;
     }
 
-    /** Java's {@code String.hashCode} of the key over the queues, as {@code MessageQueueSelector} users take it. */
+    /**
+     * The key's {@code String.hashCode} over the queues as the stock {@code SelectMessageQueueByHash}
+     * and our own client take it: the absolute value of the remainder.
+     */
+    static int indexOf(String key, int size) {
+        return Math.abs(key.hashCode() % size);
+    }
+
     private static MessageQueue byHash(String key, List<MessageQueue> from) {
-        return from.get(Math.floorMod(key.hashCode(), from.size()));
+        return from.get(indexOf(key, from.size()));
     }
 }

@@ -49,7 +49,7 @@ class RoomOrderSelectorTest {
         assertEquals(a, b);
         // Java's String.hashCode over room 1's 8 queues sorted by broker then id.
         List<MessageQueue> sorted = queues("broker-1", "broker-3");
-        assertEquals(sorted.get(Math.floorMod("k7".hashCode(), 8)), a);
+        assertEquals(sorted.get(RoomOrderSelector.indexOf("k7", 8)), a);
     }
 
     @Test
@@ -81,7 +81,38 @@ class RoomOrderSelectorTest {
     void aRoomWithoutQueuesHashesOverEveryRoomsAndAnUnknownRoomCountsAsAnother() {
         RoomOrderSelector s = new RoomOrderSelector("room9", RoomOrderSelector.Policy.WAIT, mq -> null);
         List<MessageQueue> all = queues("broker-1", "broker-2");
-        assertEquals(all.get(Math.floorMod("k1".hashCode(), 8)), s.select(all, MSG, "k1"));
+        assertEquals(all.get(RoomOrderSelector.indexOf("k1", 8)), s.select(all, MSG, "k1"));
+    }
+
+    @Test
+    void homesAreKeptPerTopicNotPerKeyAndGrowWhenTheRoomGainsABroker() {
+        RoomOrderSelector s = selector("room1", RoomOrderSelector.Policy.WAIT);
+        // broker-1 alone first, so every key lives on it.
+        for (int k = 0; k < 1000; k++) assertEquals("broker-1", s.select(queues("broker-1", "broker-2"), MSG, "k" + k).getBrokerName());
+        // broker-3 joins room 1: the hash now spans both (a scale-out moves keys, as any hash).
+        s.select(queues("broker-1", "broker-2", "broker-3"), MSG, "k0");
+        List<MessageQueue> both = queues("broker-1", "broker-3");
+        for (int k = 0; k < 50; k++) assertEquals(both.get(RoomOrderSelector.indexOf("k" + k, 8)), s.homeOf("orders", "k" + k));
+        // broker-1 leaves the route: nothing shrinks, no key moves.
+        MessageQueue before = s.homeOf("orders", "k7");
+        assertEquals(before, s.select(queues("broker-3", "broker-2"), MSG, "k7"));
+    }
+
+    @Test
+    void anotherRoomStandsInOnlyUntilTheOwnRoomHasQueues() {
+        RoomOrderSelector s = selector("room1", RoomOrderSelector.Policy.WAIT);
+        assertEquals("broker-2", s.select(queues("broker-2"), MSG, "k1").getBrokerName());
+        assertEquals("broker-1", s.select(queues("broker-1", "broker-2"), MSG, "k1").getBrokerName());
+        // Room 1 gone again: the key waits on its own room's queue, not back to room 2.
+        assertEquals("broker-1", s.select(queues("broker-2"), MSG, "k1").getBrokerName());
+    }
+
+    @Test
+    void aNegativeHashIndexesAsTheStockSelectorAndOurClientDo() {
+        // "key-15".hashCode() is negative: |h % 8| (stock SelectMessageQueueByHash, choose-ordered.ts), not floorMod.
+        assertTrue("key-15".hashCode() < 0);
+        assertEquals(Math.abs("key-15".hashCode() % 8), RoomOrderSelector.indexOf("key-15", 8));
+        assertEquals(6, RoomOrderSelector.indexOf("key-15", 8));
     }
 
     @Test
@@ -90,7 +121,7 @@ class RoomOrderSelectorTest {
         assertNull(s.select(List.of(), MSG, "k1"));
         MessageQueue home = s.select(queues("broker-1"), MSG, "k1");
         assertEquals(home, s.select(List.of(), MSG, "k1"));
-        // Keys are per topic.
+        // Homes are per topic.
         assertNull(s.homeOf("payments", "k1"));
     }
 }
