@@ -68,6 +68,8 @@ final class LocalTransactions implements TransactionListener {
         data.put("brokerName", msg.getBrokerName());
         data.put("answer", TransactionPlan.name(answer));
         if (stray) data.put("stray", true);
+        // The broker that stored the acknowledged half message asked: the rule had both addresses.
+        else if (d != null && d.storeHost() != null && msg.getStoreHost() != null) data.put("sameBroker", true);
         checked.accept(data);
         return answer;
     }

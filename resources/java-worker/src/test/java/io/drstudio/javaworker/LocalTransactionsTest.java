@@ -40,6 +40,7 @@ class LocalTransactionsTest {
         assertEquals(LocalTransactionState.COMMIT_MESSAGE, tx.checkLocalTransaction(check("k1", BROKER_A)));
         assertEquals("commit", heard.get(0).getString("answer"));
         assertNull(heard.get(0).get("stray"));
+        assertTrue(heard.get(0).getBooleanValue("sameBroker"));
     }
 
     @Test
