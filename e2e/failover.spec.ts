@@ -271,9 +271,22 @@ test('ordered messages; room1 loses broker-1 and gets it back: producer-1 holds 
   await live.startInOwnRooms()
   await live.kill('broker-1')
   await test.step('producer-1 does not move its keys to broker-2; the canvas draws no reroute', async () => {
-    // Its sends fail while their home broker is gone: the edge to broker-2 never appears.
-    await expect(live.edge('producer-1', 'broker-2')).not.toBeAttached({ timeout: 5_000 })
+    // Its sends fail while their home broker is gone: it keeps its one broker edge, to broker-1,
+    // and for 3 s of sends (20 msg/s, each a chance to reroute) no edge to broker-2 appears.
+    await live.expectRoute('producer-1', 'broker-1')
+    for (let i = 0; i < 12; i++) {
+      await expect(live.edge('producer-1', 'broker-2')).toHaveCount(0)
+      await live.page.waitForTimeout(250)
+    }
+    await live.expectRoute('producer-1', 'broker-1')
     await live.attachCanvas(testInfo, 'canvas with broker-1 killed')
+  })
+  await test.step('the Timeline shows producer-1’s sends failing while their key waits for broker-1', async () => {
+    // Before the restart: a send waits for its key's queue up to its deadline, so a restart within
+    // it would leave no failed send to show what wait costs.
+    await live.expectLiveEvents(testInfo, 'timeline while broker-1 is down', [
+      ['send-failed', 'producer-1', 'order-wait']
+    ])
   })
   await test.step('broker-1 restarts from its Actions menu', async () => {
     await live.act('broker-1', 'Restart')
