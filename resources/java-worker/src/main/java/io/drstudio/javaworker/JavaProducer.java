@@ -2,8 +2,6 @@ package io.drstudio.javaworker;
 
 import com.alibaba.fastjson2.JSONArray;
 import com.alibaba.fastjson2.JSONObject;
-import java.net.SocketAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,7 +24,6 @@ import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.client.producer.TransactionMQProducer;
 import org.apache.rocketmq.common.message.Message;
-import org.apache.rocketmq.common.message.MessageDecoder;
 import org.apache.rocketmq.common.message.MessageQueue;
 
 /**
@@ -242,7 +239,7 @@ final class JavaProducer extends HostedClient {
         }
         double endedAt = Clock.now();
         boolean acked = result != null;
-        if (plan != null && acked) localTransactions.stored(key, storeHostOf(result));
+        if (plan != null && acked) localTransactions.stored(key, brokerAddressOf(result));
         if (record) {
             JSONObject row = acked
                 ? recordAck(trace, result, scheduledAt, startedAt, endedAt)
@@ -258,13 +255,14 @@ final class JavaProducer extends HostedClient {
         return new Outcome(acked, trace.attempts, startedAt, endedAt);
     }
 
-    /** The address of the broker that stored a sent message, from its offset message id; null if unreadable. */
-    private static SocketAddress storeHostOf(SendResult result) {
-        try {
-            return result.getOffsetMsgId() == null ? null : MessageDecoder.decodeMessageId(result.getOffsetMsgId()).getAddress();
-        } catch (RuntimeException | UnknownHostException e) {
-            return null;
-        }
+    /**
+     * The address ({@code ip:port}) of the master that acknowledged a send, from the route: a
+     * TransactionSendResult carries the queue but not the offset message id with the store host.
+     */
+    private String brokerAddressOf(SendResult result) {
+        MessageQueue mq = result.getMessageQueue();
+        MQClientInstance f = factory();
+        return mq == null || f == null ? null : f.findBrokerAddressInPublish(mq.getBrokerName());
     }
 
     /** The producer as a TransactionMQProducer; a plain one cannot send a transactional message. */

@@ -36,7 +36,7 @@ class LocalTransactionsTest {
         LocalTransactions tx = new LocalTransactions(heard::add);
         assertEquals(LocalTransactionState.UNKNOW,
             tx.executeLocalTransaction(sent("k1"), new TransactionPlan(LocalTransactionState.COMMIT_MESSAGE, true)));
-        tx.stored("k1", BROKER_A);
+        tx.stored("k1", "198.18.1.11:10911");
         assertEquals(LocalTransactionState.COMMIT_MESSAGE, tx.checkLocalTransaction(check("k1", BROKER_A)));
         assertEquals("commit", heard.get(0).getString("answer"));
         assertNull(heard.get(0).get("stray"));
@@ -49,10 +49,16 @@ class LocalTransactionsTest {
         LocalTransactions tx = new LocalTransactions(heard::add);
         tx.executeLocalTransaction(sent("k1"), new TransactionPlan(LocalTransactionState.COMMIT_MESSAGE, false));
         // A timed-out attempt left a half message on broker B; broker A acknowledged the retry.
-        tx.stored("k1", BROKER_A);
+        tx.stored("k1", "198.18.1.11:10911");
         assertEquals(LocalTransactionState.ROLLBACK_MESSAGE, tx.checkLocalTransaction(check("k1", BROKER_B)));
         assertTrue(heard.get(0).getBooleanValue("stray"));
         assertEquals("rollback", heard.get(0).getString("answer"));
+    }
+
+    @Test
+    void aStoreHostReadsAsTheBrokersRegisteredAddress() {
+        assertEquals("198.18.1.11:10911", LocalTransactions.hostPort(BROKER_A));
+        assertNull(LocalTransactions.hostPort(null));
     }
 
     @Test
@@ -60,12 +66,12 @@ class LocalTransactionsTest {
         LocalTransactions tx = new LocalTransactions(d -> { });
         tx.executeLocalTransaction(sent("k1"), new TransactionPlan(LocalTransactionState.ROLLBACK_MESSAGE, true));
         assertEquals(LocalTransactionState.ROLLBACK_MESSAGE, tx.checkLocalTransaction(check("k1", BROKER_B)));
-        tx.stored("k1", BROKER_A);
+        tx.stored("k1", "198.18.1.11:10911");
         assertEquals(LocalTransactionState.ROLLBACK_MESSAGE, tx.checkLocalTransaction(check("k1", null)));
         // A key this producer never decided: the broker asks again later.
         assertEquals(LocalTransactionState.UNKNOW, tx.checkLocalTransaction(check("k9", BROKER_A)));
         // stored() for an unknown key records nothing.
-        tx.stored("k9", BROKER_A);
+        tx.stored("k9", "198.18.1.11:10911");
         assertEquals(1, tx.size());
     }
 }
