@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DeliveryRecord, SendRecord } from '../../main/services/ledger/types'
 import { findJava, Sandbox } from '../../main/services/sandbox'
 import { scrubEnv } from '../../main/services/sandbox/jvm'
+import { detectDeathTie, tiedCommand } from '../../main/services/sandbox/processes'
 import type { JavaLane } from '../../common/topology/lanes'
 import { JAVA_LANES } from '../../common/topology/lanes'
 import type { JavaWorkerPlan } from '../../main/services/workers/java-worker-command'
@@ -99,30 +100,31 @@ const exampleClasspath = (): string =>
 
 /** Starts the example in room 1 for 10 s; its output lines, and its summary line once it exits. */
 function startExample(management: string): { lines: string[]; exited: Promise<string> } {
-  const child = spawn(
-    findJava().path,
-    [
-      '-Xmx128m',
-      '-XX:+UseSerialGC',
-      '-XX:TieredStopAtLevel=1',
-      '-cp',
-      exampleClasspath(),
-      'example.DrExample',
-      '--room',
-      'room1',
-      '--management',
-      management,
-      '--topic',
-      EXAMPLE_TOPIC,
-      '--seconds',
-      '10',
-      '--drain',
-      '1',
-      '--rate',
-      '20'
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: scrubEnv(process.env) }
-  )
+  // Tied to the test process like every JVM the sandbox starts: a killed vitest leaves none behind.
+  const tied = tiedCommand(detectDeathTie(), findJava().path, [
+    '-Xmx128m',
+    '-XX:+UseSerialGC',
+    '-XX:TieredStopAtLevel=1',
+    '-cp',
+    exampleClasspath(),
+    'example.DrExample',
+    '--room',
+    'room1',
+    '--management',
+    management,
+    '--topic',
+    EXAMPLE_TOPIC,
+    '--seconds',
+    '10',
+    '--drain',
+    '1',
+    '--rate',
+    '20'
+  ])
+  const child = spawn(tied.command, tied.args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: scrubEnv(process.env)
+  })
   const lines: string[] = []
   let rest = ''
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

@@ -56,6 +56,16 @@ describe('management config', () => {
     )
   })
 
+  it('refuses timeoutsBeforeDown below failuresBeforeDown, naming both', () => {
+    expect(() =>
+      parseManagementConfig({ ...valid, failuresBeforeDown: 3, timeoutsBeforeDown: 2 }, 'm.json')
+    ).toThrow(/\$\.timeoutsBeforeDown: must be at least failuresBeforeDown \(3\)/)
+    expect(parseManagementConfig({ ...valid, failuresBeforeDown: 2 })).toMatchObject({
+      failuresBeforeDown: 2,
+      timeoutsBeforeDown: 2
+    })
+  })
+
   it('rejects unknown keys (typos) and empty lists', () => {
     expect(() => parseManagementConfig({ ...valid, probeIntervalMS: 5 })).toThrow(/probeIntervalMS/)
     expect(() => parseManagementConfig({ ...valid, nameServers: [] })).toThrow(/\$\.nameServers/)

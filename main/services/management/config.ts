@@ -98,6 +98,14 @@ export const managementConfigSchema = z
         message: `must not exceed probeIntervalMs (${c.probeIntervalMs})`
       })
     }
+    if (c.timeoutsBeforeDown < c.failuresBeforeDown) {
+      // A timeout is weaker evidence than a refusal: it must never drop a name server sooner.
+      ctx.addIssue({
+        code: 'custom',
+        path: ['timeoutsBeforeDown'],
+        message: `must be at least failuresBeforeDown (${c.failuresBeforeDown}): an unanswered probe is weaker evidence than a refused one`
+      })
+    }
     checkUnique(c.nameServers, 'nameServers', ctx)
     checkUnique(c.proxies, 'proxies', ctx)
     checkUnique(c.brokers, 'brokers', ctx)
