@@ -6,6 +6,7 @@ import { GrpcConsumer } from './grpc-consumer'
 import { GrpcProducer, PROBE_TAG } from './grpc-producer'
 import { proxiesOf } from './proxy-list'
 import type { GrpcSdk, SdkMessage, SdkReceived } from './sdk-port'
+import { RefusedMessageError } from './sdk-port'
 
 /**
  * Decision tests of the gRPC lanes with an in-memory library: which proxy a client uses, when it
@@ -21,6 +22,8 @@ class FakeSdk implements GrpcSdk {
   producers: string[] = []
   /** Endpoints whose clients fail to start (a proxy still booting). */
   refuseStart = new Set<string>()
+  /** Delayed messages the proxies refuse (a topic whose type does not take them). */
+  refuseDelayed = false
   private seq = 0
 
   private gate(endpoints: string): Promise<void> {
@@ -40,6 +43,9 @@ class FakeSdk implements GrpcSdk {
       shutdown: () => Promise.resolve(),
       send: async (message: SdkMessage) => {
         await this.gate(o.endpoints)
+        if (this.refuseDelayed && message.deliveryTimestamp) {
+          throw new RefusedMessageError('message_property_conflict_with_type')
+        }
         this.sent.push({ endpoints: o.endpoints, message })
         return { messageId: `m${++this.seq}`, offset: this.seq, brokerName: 'b', queueId: 0 }
       }
@@ -159,6 +165,25 @@ describe('GrpcProducer, grpc lane', () => {
       toRoom: 'room2'
     })
     expect(ledger.kinds('send-attempt-failed').length).toBeGreaterThanOrEqual(1)
+  })
+
+  it('fails a message the proxy refuses at once and stays on its proxy: any proxy would refuse it', async () => {
+    const { p, sdk, ledger } = producer('grpc')
+    await p.start()
+    sdk.refuseDelayed = true
+    const r = await p.send({ body: 'x', keys: ['k1'], deliverAt: Date.now() + 1000 })
+    expect(r).toMatchObject({
+      ok: false,
+      attempts: 1,
+      error: 'message_property_conflict_with_type'
+    })
+    expect(ledger.kinds('broker-failover')).toHaveLength(0)
+    // Plain messages still go through room 1's proxy.
+    expect(await p.send({ body: 'x', keys: ['k2'] })).toMatchObject({
+      ok: true,
+      brokerRoom: 'room1'
+    })
+    expect(p.choice()).toMatchObject({ namesrvId: 'proxy-1' })
   })
 
   it('treats a hung proxy as failed after its own attempt deadline', async () => {

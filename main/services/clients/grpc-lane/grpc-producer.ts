@@ -6,6 +6,7 @@ import { AttemptTimeout, reasonOf, withDeadline } from './deadline'
 import type { GrpcClientDeps, ProxyClientPoolOptions } from './proxy-client-pool'
 import { ProxyClientPool } from './proxy-client-pool'
 import type { SdkProducer, SdkReceipt } from './sdk-port'
+import { RefusedMessageError } from './sdk-port'
 
 export type { GrpcClientDeps } from './proxy-client-pool'
 
@@ -173,6 +174,9 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
             endMs: this.clock.now()
           })
         }
+        // Any proxy would refuse this message (e.g. a type its topic does not take): the send
+        // fails here, and the client stays where it is rather than leave a healthy proxy.
+        if (e instanceof RefusedMessageError) break
         // A late answer while other sends through the same proxy completed means a busy proxy,
         // not a dead one: retry there instead of moving the client across rooms.
         if (

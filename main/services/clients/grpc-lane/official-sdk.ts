@@ -1,6 +1,8 @@
 import type * as OfficialLib from 'rocketmq-client-nodejs'
 import type { MessageView } from 'rocketmq-client-nodejs'
+import { reasonOf } from './deadline'
 import type { GrpcSdk, SdkReceived } from './sdk-port'
+import { RefusedMessageError } from './sdk-port'
 
 /** The library logs every retry through egg-logger to ~/logs; the lanes record to the ledger instead. */
 const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} }
@@ -41,7 +43,16 @@ export async function loadOfficialSdk(): Promise<GrpcSdk> {
 }
 
 /** rocketmq-client-nodejs 1.0.8 as users call it (no namespace, no TLS, no credentials). */
-function officialSdk({ FilterExpression, Producer, SimpleConsumer }: typeof OfficialLib): GrpcSdk {
+function officialSdk(lib: typeof OfficialLib): GrpcSdk {
+  const { FilterExpression, Producer, SimpleConsumer } = lib
+  // The library's answers that refuse the message, not the proxy (StatusChecker's 4xx codes).
+  const refusals = [
+    lib.BadRequestException,
+    lib.PayloadTooLargeException,
+    lib.RequestHeaderFieldsTooLargeException
+  ]
+  const refused = (e: unknown): unknown =>
+    refusals.some((R) => e instanceof R) ? new RefusedMessageError(reasonOf(e)) : e
   return {
     producer(o) {
       const p = new Producer({
@@ -57,13 +68,17 @@ function officialSdk({ FilterExpression, Producer, SimpleConsumer }: typeof Offi
         startup: () => p.startup(),
         shutdown: () => p.shutdown(),
         async send(m) {
-          const r = await p.send({
-            topic: m.topic,
-            body: m.body,
-            ...(m.tag !== undefined ? { tag: m.tag } : {}),
-            ...(m.keys?.length ? { keys: m.keys } : {}),
-            ...(m.deliveryTimestamp ? { deliveryTimestamp: m.deliveryTimestamp } : {})
-          })
+          const r = await p
+            .send({
+              topic: m.topic,
+              body: m.body,
+              ...(m.tag !== undefined ? { tag: m.tag } : {}),
+              ...(m.keys?.length ? { keys: m.keys } : {}),
+              ...(m.deliveryTimestamp ? { deliveryTimestamp: m.deliveryTimestamp } : {})
+            })
+            .catch((e: unknown) => {
+              throw refused(e)
+            })
           const mq = r.messageQueue as { broker?: { name?: string }; queueId?: number } | undefined
           return {
             messageId: r.messageId,

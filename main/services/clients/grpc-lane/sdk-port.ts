@@ -12,6 +12,17 @@ export interface SdkMessage {
   deliveryTimestamp?: Date
 }
 
+/**
+ * The proxy refused the message itself (a bad request: a type its topic does not take, an illegal
+ * property, a body too large): any proxy would, so it is the send's failure, not the proxy's.
+ */
+export class RefusedMessageError extends Error {
+  constructor(readonly reason: string) {
+    super(reason)
+    this.name = 'RefusedMessageError'
+  }
+}
+
 export interface SdkReceipt {
   messageId: string
   offset: number | null
