@@ -2,6 +2,8 @@ package io.drstudio.javaworker;
 
 import com.alibaba.fastjson2.JSONArray;
 import com.alibaba.fastjson2.JSONObject;
+import java.net.SocketAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,6 +26,7 @@ import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.client.producer.TransactionMQProducer;
 import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageDecoder;
 import org.apache.rocketmq.common.message.MessageQueue;
 
 /**
@@ -46,6 +49,8 @@ final class JavaProducer extends HostedClient {
         int attempts;
         double attemptStartedAt = Double.NaN;
         String broker;
+        /** The broker address that stored the acknowledged attempt (from its offset message id). */
+        SocketAddress storedBy;
 
         SendTrace(String key, boolean record) {
             this.key = key;
@@ -239,7 +244,7 @@ final class JavaProducer extends HostedClient {
         }
         double endedAt = Clock.now();
         boolean acked = result != null;
-        if (plan != null && acked) localTransactions.stored(key, brokerAddressOf(result));
+        if (plan != null && acked) localTransactions.stored(key, trace.storedBy);
         if (record) {
             JSONObject row = acked
                 ? recordAck(trace, result, scheduledAt, startedAt, endedAt)
@@ -255,14 +260,14 @@ final class JavaProducer extends HostedClient {
         return new Outcome(acked, trace.attempts, startedAt, endedAt);
     }
 
-    /**
-     * The address ({@code ip:port}) of the master that acknowledged a send, from the route: a
-     * TransactionSendResult carries the queue but not the offset message id with the store host.
-     */
-    private String brokerAddressOf(SendResult result) {
-        MessageQueue mq = result.getMessageQueue();
-        MQClientInstance f = factory();
-        return mq == null || f == null ? null : f.findBrokerAddressInPublish(mq.getBrokerName());
+    /** The address of the broker that stored a message, from its offset message id; null if unreadable. */
+    private static SocketAddress storeHostOf(SendResult result) {
+        try {
+            return result == null || result.getOffsetMsgId() == null ? null
+                : MessageDecoder.decodeMessageId(result.getOffsetMsgId()).getAddress();
+        } catch (RuntimeException | UnknownHostException e) {
+            return null;
+        }
     }
 
     /** The producer as a TransactionMQProducer; a plain one cannot send a transactional message. */
@@ -441,7 +446,14 @@ final class JavaProducer extends HostedClient {
         @Override
         public void sendMessageAfter(SendMessageContext ctx) {
             SendTrace t = TRACE.get();
-            if (t == null || ctx.getException() == null || !t.record) return;
+            if (t == null) return;
+            if (ctx.getException() == null) {
+                // The attempt's own result still has the offset message id (a TransactionSendResult
+                // does not): the store host a check-back for this half message will carry.
+                t.storedBy = storeHostOf(ctx.getSendResult());
+                return;
+            }
+            if (!t.record) return;
             String reason = reason(ctx.getException());
             String room = spec.brokerRoom(t.broker);
             failover.failed(t.broker, room, reason, t.attemptStartedAt);

@@ -1,7 +1,6 @@
 package io.drstudio.javaworker;
 
 import com.alibaba.fastjson2.JSONObject;
-import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.LinkedHashMap;
 import java.util.function.LongSupplier;
@@ -28,8 +27,8 @@ import org.apache.rocketmq.common.message.MessageExt;
 final class LocalTransactions implements TransactionListener {
     static final long RETENTION_MS = 20 * 60_000L;
 
-    /** {@code storeHost}: the broker address ({@code ip:port}) that acknowledged the half message, null until known. */
-    private record Decided(LocalTransactionState state, long at, String storeHost) {}
+    /** {@code storeHost}: the broker address that stored the acknowledged half message, null until known. */
+    private record Decided(LocalTransactionState state, long at, SocketAddress storeHost) {}
 
     /** In insertion (time) order; guarded by itself: sends and check-backs come from several threads. */
     private final LinkedHashMap<String, Decided> decided = new LinkedHashMap<>();
@@ -60,7 +59,7 @@ final class LocalTransactions implements TransactionListener {
     public LocalTransactionState checkLocalTransaction(MessageExt msg) {
         String key = msg.getKeys();
         Decided d = key == null ? null : decidedOf(key);
-        String asking = hostPort(msg.getStoreHost());
+        SocketAddress asking = msg.getStoreHost();
         boolean stray = d != null && d.storeHost() != null && asking != null && !d.storeHost().equals(asking);
         LocalTransactionState answer = d == null ? LocalTransactionState.UNKNOW
             : stray ? LocalTransactionState.ROLLBACK_MESSAGE : d.state();
@@ -83,8 +82,8 @@ final class LocalTransactions implements TransactionListener {
         record(key, LocalTransactionState.ROLLBACK_MESSAGE);
     }
 
-    /** The half message of `key` was acknowledged by the broker at `storeHost` ({@code ip:port}). */
-    void stored(String key, String storeHost) {
+    /** The half message of `key` was stored, and acknowledged, by the broker at `storeHost`. */
+    void stored(String key, SocketAddress storeHost) {
         if (storeHost == null) return;
         synchronized (decided) {
             Decided d = decided.get(key);
@@ -113,11 +112,5 @@ final class LocalTransactions implements TransactionListener {
         synchronized (decided) {
             return decided.get(key);
         }
-    }
-
-    /** {@code ip:port} of a store host, as the broker registers its address; null when unknown. */
-    static String hostPort(SocketAddress a) {
-        if (!(a instanceof InetSocketAddress i) || i.getAddress() == null) return null;
-        return i.getAddress().getHostAddress() + ":" + i.getPort();
     }
 }

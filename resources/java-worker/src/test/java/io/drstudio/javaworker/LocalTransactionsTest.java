@@ -36,7 +36,7 @@ class LocalTransactionsTest {
         LocalTransactions tx = new LocalTransactions(heard::add);
         assertEquals(LocalTransactionState.UNKNOW,
             tx.executeLocalTransaction(sent("k1"), new TransactionPlan(LocalTransactionState.COMMIT_MESSAGE, true)));
-        tx.stored("k1", "198.18.1.11:10911");
+        tx.stored("k1", BROKER_A);
         assertEquals(LocalTransactionState.COMMIT_MESSAGE, tx.checkLocalTransaction(check("k1", BROKER_A)));
         assertEquals("commit", heard.get(0).getString("answer"));
         assertNull(heard.get(0).get("stray"));
@@ -49,16 +49,20 @@ class LocalTransactionsTest {
         LocalTransactions tx = new LocalTransactions(heard::add);
         tx.executeLocalTransaction(sent("k1"), new TransactionPlan(LocalTransactionState.COMMIT_MESSAGE, false));
         // A timed-out attempt left a half message on broker B; broker A acknowledged the retry.
-        tx.stored("k1", "198.18.1.11:10911");
+        tx.stored("k1", BROKER_A);
         assertEquals(LocalTransactionState.ROLLBACK_MESSAGE, tx.checkLocalTransaction(check("k1", BROKER_B)));
         assertTrue(heard.get(0).getBooleanValue("stray"));
         assertEquals("rollback", heard.get(0).getString("answer"));
     }
 
     @Test
-    void aStoreHostReadsAsTheBrokersRegisteredAddress() {
-        assertEquals("198.18.1.11:10911", LocalTransactions.hostPort(BROKER_A));
-        assertNull(LocalTransactions.hostPort(null));
+    void theSameAddressMatchesWhateverNameItWasReachedBy() throws Exception {
+        LocalTransactions tx = new LocalTransactions(d -> { });
+        tx.executeLocalTransaction(sent("k1"), new TransactionPlan(LocalTransactionState.COMMIT_MESSAGE, true));
+        // The offset id and the check both carry raw address bytes; a host name plays no part.
+        tx.stored("k1", new InetSocketAddress(java.net.InetAddress.getByAddress("broker-a-3", new byte[] {10, 0, 0, 7}), 10911));
+        assertEquals(LocalTransactionState.COMMIT_MESSAGE,
+            tx.checkLocalTransaction(check("k1", new InetSocketAddress(java.net.InetAddress.getByAddress(new byte[] {10, 0, 0, 7}), 10911))));
     }
 
     @Test
@@ -66,12 +70,12 @@ class LocalTransactionsTest {
         LocalTransactions tx = new LocalTransactions(d -> { });
         tx.executeLocalTransaction(sent("k1"), new TransactionPlan(LocalTransactionState.ROLLBACK_MESSAGE, true));
         assertEquals(LocalTransactionState.ROLLBACK_MESSAGE, tx.checkLocalTransaction(check("k1", BROKER_B)));
-        tx.stored("k1", "198.18.1.11:10911");
+        tx.stored("k1", BROKER_A);
         assertEquals(LocalTransactionState.ROLLBACK_MESSAGE, tx.checkLocalTransaction(check("k1", null)));
         // A key this producer never decided: the broker asks again later.
         assertEquals(LocalTransactionState.UNKNOW, tx.checkLocalTransaction(check("k9", BROKER_A)));
         // stored() for an unknown key records nothing.
-        tx.stored("k9", "198.18.1.11:10911");
+        tx.stored("k9", BROKER_A);
         assertEquals(1, tx.size());
     }
 }
