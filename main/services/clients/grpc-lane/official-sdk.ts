@@ -45,14 +45,12 @@ export async function loadOfficialSdk(): Promise<GrpcSdk> {
 /** rocketmq-client-nodejs 1.0.8 as users call it (no namespace, no TLS, no credentials). */
 function officialSdk(lib: typeof OfficialLib): GrpcSdk {
   const { FilterExpression, Producer, SimpleConsumer } = lib
-  // The library's answers that refuse the message, not the proxy (StatusChecker's 4xx codes).
   const refusals = [
     lib.BadRequestException,
     lib.PayloadTooLargeException,
     lib.RequestHeaderFieldsTooLargeException
   ]
-  const refused = (e: unknown): unknown =>
-    refusals.some((R) => e instanceof R) ? new RefusedMessageError(reasonOf(e)) : e
+  const refused = (e: unknown): unknown => asRefusal(e, refusals)
   return {
     producer(o) {
       const p = new Producer({
@@ -119,4 +117,20 @@ function officialSdk(lib: typeof OfficialLib): GrpcSdk {
       }
     }
   }
+}
+
+/**
+ * A send error that refuses the message rather than the proxy, as a RefusedMessageError: the
+ * proxy's 4xx answers (StatusChecker: bad request, type conflict, too large), and the library's own
+ * checks before it sends, which throw a TypeError (a DELAY message on a topic the route says is
+ * NORMAL, a body over the limit). Anything else passes through unchanged.
+ */
+export function asRefusal(
+  e: unknown,
+  refusals: readonly (abstract new (...a: never[]) => unknown)[]
+): unknown {
+  if (e instanceof TypeError || refusals.some((R) => e instanceof R)) {
+    return new RefusedMessageError(reasonOf(e))
+  }
+  return e
 }
