@@ -79,8 +79,11 @@ export const managementConfigSchema = z
     probeTimeoutMs: z.number().int().min(50).max(60_000).default(500),
     /** Consecutive refused or reset probes before a name server is dropped (1 = at once). */
     failuresBeforeDown: z.number().int().min(1).max(100).default(1),
-    /** Consecutive failed probes, the last one unanswered in time, before it is dropped. */
-    timeoutsBeforeDown: z.number().int().min(1).max(100).default(2),
+    /**
+     * Consecutive failed probes, the last one unanswered in time, before it is dropped; by default
+     * 2, or failuresBeforeDown when that is more.
+     */
+    timeoutsBeforeDown: z.number().int().min(1).max(100).optional(),
     /** Consecutive successful probes before a dropped name server is listed again. */
     successesBeforeUp: z.number().int().min(1).max(100).default(1),
     nameServers: z.array(managedNameServerSchema).min(1, 'list at least one name server'),
@@ -98,7 +101,7 @@ export const managementConfigSchema = z
         message: `must not exceed probeIntervalMs (${c.probeIntervalMs})`
       })
     }
-    if (c.timeoutsBeforeDown < c.failuresBeforeDown) {
+    if (c.timeoutsBeforeDown !== undefined && c.timeoutsBeforeDown < c.failuresBeforeDown) {
       // A timeout is weaker evidence than a refusal: it must never drop a name server sooner.
       ctx.addIssue({
         code: 'custom',

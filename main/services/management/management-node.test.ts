@@ -167,6 +167,17 @@ describe('ManagementNode', () => {
     expect(changes).toEqual(['ns-r2:false', 'ns-r2:true', 'ns-r2:false'])
   })
 
+  it('never drops on timeouts sooner than on refusals: failuresBeforeDown 3 alone needs 3 timeouts', async () => {
+    const fake = new FakeProbeClient()
+    const node = await startNode(fake, { failuresBeforeDown: 3 })
+    fake.hang.add('127.0.0.1:2001')
+    await node.probeNow()
+    await node.probeNow()
+    expect(node.nsaddr()).toBe('127.0.0.1:1001;127.0.0.1:2001')
+    await node.probeNow()
+    expect(node.nsaddr()).toBe('127.0.0.1:1001')
+  })
+
   it('answers 503 with an empty body when none is available, and healthz stays 200', async () => {
     const fake = new FakeProbeClient()
     fake.down.add('127.0.0.1:1001').add('127.0.0.1:2001')

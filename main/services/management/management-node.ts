@@ -187,7 +187,13 @@ export class ManagementNode extends EventEmitter<ManagementNodeEvents> {
     this.probeTimeoutMs = options.probeTimeoutMs ?? 500
     this.policy = {
       failuresBeforeDown: options.failuresBeforeDown ?? DEFAULT_POLICY.failuresBeforeDown,
-      timeoutsBeforeDown: options.timeoutsBeforeDown ?? DEFAULT_POLICY.timeoutsBeforeDown,
+      // A timeout never drops a name server sooner than a refusal would.
+      timeoutsBeforeDown:
+        options.timeoutsBeforeDown ??
+        Math.max(
+          DEFAULT_POLICY.timeoutsBeforeDown,
+          options.failuresBeforeDown ?? DEFAULT_POLICY.failuresBeforeDown
+        ),
       successesBeforeUp: options.successesBeforeUp ?? DEFAULT_POLICY.successesBeforeUp
     }
     this.entries = [...options.nameServers]
