@@ -32,7 +32,8 @@ export function homeQueue(
 ): QueueSlot | undefined {
   const writable = [...brokers]
     .filter((b) => b.writeQueues > 0)
-    .sort((a, b) => a.brokerName.localeCompare(b.brokerName))
+    // Code-unit order, as Java's String.compareTo: java-dr's RoomOrderSelector orders brokers alike.
+    .sort((a, b) => (a.brokerName < b.brokerName ? -1 : a.brokerName > b.brokerName ? 1 : 0))
   const own = writable.filter((b) => b.room === room)
   const from = own.length > 0 ? own : writable
   const slots = from.flatMap((b) =>

@@ -16,10 +16,11 @@ import org.apache.rocketmq.common.message.MessageQueue;
  * selector hashes a key over every room's queues, in the order the route lists them, so a key of a
  * room-1 producer lands in room 2 half the time, and when a broker leaves the route the list
  * shrinks and keys move: their order silently breaks (apache/rocketmq#569). This one hashes the key
- * over its own room's write queues (brokers by name, queues by id; every room's when its room has
- * none), and remembers those queues per topic, so a broker leaving the route does not move a key:
- * the list only grows (a broker added to the room moves keys, as any hash does on a scale-out).
- * Memory is one queue list per topic, whatever the number of keys.
+ * over its own room's write queues (brokers by name, queues by id; another room's stand in only
+ * until the own room has queues), and remembers those queues per topic, so a broker leaving the
+ * route does not move a key: the list only grows. A broker that joins the room, or one that was
+ * out of the route when the topic was first sent, moves keys when it appears (as any hash does on
+ * a scale-out). Memory is one queue list per topic, whatever the number of keys.
  *
  * <p>{@link Policy#WAIT} (the default) always answers the home queue: while its broker is gone the
  * send fails (order kept, availability lost). {@link Policy#REROUTE} answers the home queue while
