@@ -37,10 +37,8 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
   /** Proxy id → when a send through it last completed (a slow proxy still answers, a hung one not). */
   private readonly lastOkAt = new Map<string, number>()
   private lastUsed: string | undefined
-  /** Message key → when the schedule wanted it sent, until its ledger row is written. */
-  private readonly scheduled = new Map<string, number>()
-  /** Due times of the delayed messages in flight, by key, for their ledger rows. */
-  private readonly due = new Map<string, number>()
+  /** Message key → when the schedule wanted it sent and when it is due, until its row is written. */
+  private readonly times = new Map<string, { scheduledAt: number | null; dueAt: number | null }>()
 
   constructor(options: GrpcProducerOptions, deps: GrpcClientDeps) {
     const { sendTimeoutMs = 3000, requestTimeoutMs = 1000, ...base } = options
@@ -79,8 +77,10 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
     const record = input.record !== false
     const startedAt = this.clock.now()
     if (record) this.counters.sent++
-    if (record && input.scheduledAt !== undefined) this.scheduled.set(key, input.scheduledAt)
-    if (input.deliverAt !== undefined) this.due.set(key, input.deliverAt)
+    this.times.set(key, {
+      scheduledAt: record ? (input.scheduledAt ?? null) : null,
+      dueAt: input.deliverAt ?? null
+    })
     this.counters.inflight++
     const message = {
       topic: this.base.topic,
@@ -97,8 +97,7 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
         : await this.sendRoomAware(key, message, startedAt, record)
     } finally {
       this.counters.inflight--
-      this.scheduled.delete(key)
-      this.due.delete(key)
+      this.times.delete(key)
     }
   }
 
@@ -217,8 +216,7 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
         brokerRoom,
         queueId: receipt.queueId,
         queueOffset: receipt.offset,
-        scheduledAt: this.scheduled.get(key) ?? null,
-        dueAt: this.due.get(key) ?? null,
+        ...(this.times.get(key) ?? { scheduledAt: null, dueAt: null }),
         startedAt,
         attemptStartedAt,
         endedAt,
@@ -266,8 +264,7 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
         brokerRoom: null,
         queueId: null,
         queueOffset: null,
-        scheduledAt: this.scheduled.get(key) ?? null,
-        dueAt: this.due.get(key) ?? null,
+        ...(this.times.get(key) ?? { scheduledAt: null, dueAt: null }),
         startedAt,
         attemptStartedAt,
         endedAt,
