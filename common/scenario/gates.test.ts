@@ -297,3 +297,19 @@ describe('fail-back gates', () => {
     })
   })
 })
+
+describe('redeliveries gate', () => {
+  const judge = (facts: Partial<GateFacts>) =>
+    evaluateGates(gatesSchema.parse({ maxRedeliveries: 0 }), { ...quietRun, ...facts }).find((g) =>
+      g.name.startsWith('redeliveries')
+    )!
+
+  it('passes duplicates a retried send stored twice, fails a stored message delivered again', () => {
+    expect(judge({ duplicates: 3, redelivered: 0 })).toMatchObject({ passed: true, actual: 0 })
+    expect(judge({ duplicates: 3, redelivered: 1 })).toMatchObject({ passed: false, actual: 1 })
+  })
+
+  it('fails when the run did not measure redeliveries', () => {
+    expect(judge({})).toMatchObject({ passed: false, actual: 'not measured' })
+  })
+})

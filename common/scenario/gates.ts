@@ -15,6 +15,8 @@ import { worstHeadroomShare } from './headroom'
 export interface GateFacts {
   lost: number
   duplicates: number
+  /** Deliveries of a stored message beyond its first; absent in hand-made facts (no gate reads it then). */
+  redelivered?: number
   sent: number
   acked: number
   /** Every producer RTO episode of the run; null = never recovered. */
@@ -63,6 +65,14 @@ export function evaluateGates(gates: Gates, f: GateFacts): GateResult[] {
       passed: f.duplicates <= gates.maxDuplicates,
       actual: f.duplicates,
       limit: gates.maxDuplicates
+    })
+  }
+  if (gates.maxRedeliveries !== undefined) {
+    out.push({
+      name: 'redeliveries (a stored message delivered again)',
+      passed: f.redelivered !== undefined && f.redelivered <= gates.maxRedeliveries,
+      actual: f.redelivered ?? 'not measured',
+      limit: gates.maxRedeliveries
     })
   }
   if (gates.maxRtoMs !== undefined) {

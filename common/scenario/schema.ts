@@ -347,6 +347,12 @@ export const gatesSchema = z.strictObject({
   maxLost: z.number().int().nonnegative().default(0),
   maxDuplicates: z.number().int().nonnegative().optional(),
   /**
+   * Deliveries of a stored message beyond its first (the consumer side of the duplicates; a
+   * message a retried send stored twice is not one). A fault that should not disturb consumers
+   * gates on this, since a send outliving its timeout on a loaded host duplicates at any time.
+   */
+  maxRedeliveries: z.number().int().nonnegative().optional(),
+  /**
    * Share (0..1) of sends and consumptions served by the client's own room before the first fault.
    * Sends another room took while the client's own room was failing (within the last 5 s an
    * own-room attempt failed and none was acknowledged since, or the client isolated an own-room
@@ -932,6 +938,13 @@ export const reportSchema = z.object({
     consumed: z.number().int(),
     lost: z.number().int(),
     duplicates: z.number().int(),
+    /**
+     * The duplicates split by cause: a message the broker stored twice (a producer retried an
+     * attempt whose answer it never got) or one stored message delivered again (a consumer
+     * rebalance, a rewind, an unacknowledged delivery). Absent in reports older than the split.
+     */
+    storedAgain: z.number().int().optional(),
+    redelivered: z.number().int().optional(),
     /** Scheduled sends never made (see clients[].notSent). */
     notSent: z.number().int().optional()
   }),

@@ -16,6 +16,10 @@ export interface LossSummary {
   lost: number
   /** Deliveries beyond the first per key. */
   duplicates: number
+  /** Of those, copies the broker stored again (another queue position of a delivered key). */
+  storedAgain: number
+  /** Of those, deliveries of a position already delivered (duplicates - storedAgain). */
+  redelivered: number
   /**
    * Delivered keys no acknowledged send produced (failed sends stored anyway), or whose
    * transaction was rolled back.
@@ -112,9 +116,12 @@ export class LedgerReader {
       .get(runId) as { sent: number; acked: number; failed: number }
     const d = this.db
       .prepare(
-        'SELECT COUNT(*) AS deliveries, COUNT(DISTINCT msg_key) AS distinctKeys FROM ledger_deliveries WHERE run_id = ?'
+        `SELECT COUNT(*) AS deliveries, COUNT(DISTINCT msg_key) AS distinctKeys,
+                COUNT(DISTINCT msg_key || char(0) || broker_name || char(0) || queue_id || char(0) || queue_offset)
+                  AS positions
+           FROM ledger_deliveries WHERE run_id = ?`
       )
-      .get(runId) as { deliveries: number; distinctKeys: number }
+      .get(runId) as { deliveries: number; distinctKeys: number; positions: number }
     const lost = this.unconsumedCount(runId)
     const unexpected = (
       this.db
@@ -142,6 +149,8 @@ export class LedgerReader {
       consumedDistinct: d.distinctKeys,
       lost,
       duplicates: d.deliveries - d.distinctKeys,
+      storedAgain: d.positions - d.distinctKeys,
+      redelivered: d.deliveries - d.positions,
       unexpected,
       lostKeys
     }

@@ -137,6 +137,24 @@ describe('LedgerWriter', () => {
 })
 
 describe('LedgerReader', () => {
+  it('splits duplicates into copies stored again (a retried send) and a stored copy delivered again', () => {
+    const { db, runId } = setup()
+    const w = new LedgerWriter(db, runId)
+    w.send(send('k1'))
+    w.send(send('k2'))
+    // k1: stored by broker-a, and again by broker-b (a retry after a lost answer), each read once.
+    deliver(w, 'k1', 'consumer-1', 'room1', 'room1', 2000)
+    deliver(w, 'k1', 'consumer-2', 'room2', 'room2', 2100)
+    // k2: stored once, delivered three times (a rebalance, then a rewind).
+    for (const at of [2000, 2200, 2400]) deliver(w, 'k2', 'consumer-1', 'room1', 'room1', at)
+    w.flush()
+    expect(new LedgerReader(db).lossSummary(runId)).toMatchObject({
+      duplicates: 3,
+      storedAgain: 1,
+      redelivered: 2
+    })
+  })
+
   it('counts loss, duplicates and per-client figures by key', () => {
     const { db, runId } = setup()
     const w = new LedgerWriter(db, runId)
@@ -175,6 +193,8 @@ describe('LedgerReader', () => {
       consumedDistinct: 4,
       lost: 1,
       duplicates: 1,
+      storedAgain: 0,
+      redelivered: 1,
       unexpected: 1,
       lostKeys: ['k3']
     })

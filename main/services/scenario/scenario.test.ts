@@ -618,6 +618,13 @@ describe('formatScorecard', () => {
     expect(text).toContain('1.20 s never')
     expect(text).toContain('p1 broker room1 → room2  ×2  (timeout; worst 410 ms)')
     expect(text).toContain('pause broker-1')
+    // Duplicates by cause once the report has the split; a report without it prints the total.
+    expect(text).toContain('lost 0, duplicates 0\n')
+    const split = formatScorecard({
+      ...r,
+      totals: { ...r.totals, duplicates: 3, storedAgain: 2, redelivered: 1 }
+    })
+    expect(split).toContain('duplicates 3 (2 stored twice by retried sends, 1 redelivered)')
   })
 
   it('prints the delayed-message figures, naming the latest deliveries when some came late', () => {

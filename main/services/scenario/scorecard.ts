@@ -189,6 +189,12 @@ function controllerLines(c: NonNullable<ScenarioReport['controller']>): string[]
 }
 
 /** A plain-text scorecard of a report, for the CLI. */
+/** " (2 stored twice by retried sends, 1 redelivered)"; nothing for reports older than the split. */
+function duplicateCauses(t: ScenarioReport['totals']): string {
+  if (t.duplicates === 0 || t.storedAgain === undefined || t.redelivered === undefined) return ''
+  return ` (${t.storedAgain} stored twice by retried sends, ${t.redelivered} redelivered)`
+}
+
 export function formatScorecard(r: ScenarioReport): string {
   const lines: string[] = []
   lines.push(
@@ -200,7 +206,7 @@ export function formatScorecard(r: ScenarioReport): string {
   )
   lines.push(
     `  sent ${r.totals.sent}, acked ${r.totals.acked}, failed ${r.totals.failed}, consumed ${r.totals.consumed}, ` +
-      `lost ${r.totals.lost}, duplicates ${r.totals.duplicates}`
+      `lost ${r.totals.lost}, duplicates ${r.totals.duplicates}${duplicateCauses(r.totals)}`
   )
   const notSent = r.clients.filter(
     (c) => c.notSent && c.notSent.down + c.notSent.inflightCap + c.notSent.workerLost > 0

@@ -23,6 +23,7 @@ describe.each(files)('shipped scenario %s', (file) => {
   it('bounds loss and duplicates below its total traffic', () => {
     expect(g.maxLost).toBeLessThan(traffic)
     if (g.maxDuplicates !== undefined) expect(g.maxDuplicates).toBeLessThan(traffic)
+    if (g.maxRedeliveries !== undefined) expect(g.maxRedeliveries).toBeLessThan(traffic)
   })
 
   it('bounds RTO below the workload, so a slow recovery fails it', () => {

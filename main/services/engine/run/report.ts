@@ -246,6 +246,7 @@ export function shapeReport(input: ReportInput): ScenarioReport {
     takeovers: controller ? controller.takeovers : null,
     lost: loss.lost,
     duplicates: loss.duplicates,
+    redelivered: loss.redelivered,
     sent: loss.sent,
     acked: loss.acked,
     rtoMs: allRto,
@@ -315,6 +316,8 @@ export function shapeReport(input: ReportInput): ScenarioReport {
       consumed: loss.deliveries,
       lost: loss.lost,
       duplicates: loss.duplicates,
+      storedAgain: loss.storedAgain,
+      redelivered: loss.redelivered,
       ...(input.workload ? { notSent } : {})
     },
     ...(input.drain ? { measurement: measurementOf(input.drain) } : {}),
