@@ -66,6 +66,32 @@ describe('resolveRunPlan', () => {
     )
   })
 
+  it("makes a gRPC lane's ordered run MIXED and its consumer group FIFO, nothing of the other lanes'", () => {
+    const proxies = topologySchema.parse(twoRoomsProxiesJson)
+    const plan = resolveRunPlan({
+      loaded: loaded(proxies, {
+        workload: { messages: 'ordered', lanes: ['remoting', 'grpc', 'baseline'] }
+      }),
+      runId: 3,
+      kind: 'scenario'
+    })
+    expect(plan.topics.map((t) => [t.name, t.attributes ?? null])).toEqual([
+      ['orders-remoting-r3', null],
+      ['orders-grpc-r3', '+message.type=MIXED'],
+      ['orders-baseline-r3', '+message.type=MIXED']
+    ])
+    expect(plan.fifoGroups).toEqual(
+      plan.consumerGroups.filter((g) => g.includes('-grpc-') || g.includes('-baseline-'))
+    )
+    expect(plan.fifoGroups).toHaveLength(2)
+    const plain = resolveRunPlan({
+      loaded: loaded(proxies, { workload: { lanes: ['remoting', 'grpc'] } }),
+      runId: 3,
+      kind: 'scenario'
+    })
+    expect(plain.fifoGroups).toEqual([])
+  })
+
   it('resolves clients, names, topics, groups, targets and rooms once', () => {
     const plan = resolveRunPlan({ loaded: loaded(twoRooms()), runId: 12, kind: 'scenario' })
     expect(plan.attached).toBe(false)

@@ -38,7 +38,7 @@ export interface RunTopic {
   queues: number
   /**
    * Topic attributes to create it with: `+message.type=MIXED` for the topic of a gRPC lane's
-   * delayed messages. A 5.x proxy checks a message's type against its topic's, and the lane's
+   * delayed or ordered messages. A 5.x proxy checks a message's type against its topic's, and the lane's
    * warm-up and proxy probes are plain messages on the same topic (the sandbox's brokers that
    * serve proxies allow mixed topics, `enableMixedMessageType`).
    */
@@ -66,6 +66,12 @@ export interface RunPlan {
   topics: RunTopic[]
   /** The run's consumer groups, by their run names. */
   consumerGroups: string[]
+  /**
+   * Groups that must consume FIFO (subscription group `consumeMessageOrderly`): a gRPC lane's
+   * consumers of ordered messages. A proxy pops a FIFO group's queue one batch at a time and holds
+   * the next until the last is acknowledged; a plain group gets a queue's messages out of order.
+   */
+  fifoGroups: string[]
   /** Everything a fault may name: the topology's server nodes and the run's clients. */
   targets: TargetNode[]
   /** Room of every node id (servers and clients) and of every room id (itself). */
@@ -175,6 +181,16 @@ export function resolveRunPlan(input: {
     consumerGroups: [
       ...new Set(clients.filter((c) => c.role === 'consumer').map((c) => names.groupOf(c.group)))
     ],
+    fifoGroups:
+      loaded.scenario.workload.messages === 'ordered'
+        ? [
+            ...new Set(
+              clients
+                .filter((c) => c.role === 'consumer' && usesGrpcSdk(c.lane))
+                .map((c) => names.groupOf(c.group))
+            )
+          ]
+        : [],
     targets: targetNodes(topology, clients),
     roomOf,
     rooms: topology.rooms.map((r) => r.id),
@@ -191,7 +207,7 @@ function topicAttributes(
   clients: readonly ClientPlan[]
 ): { attributes?: string } {
   const viaProxy = clients.some((c) => usesGrpcSdk(c.lane))
-  return scenario.workload.messages === 'delayed' && viaProxy
-    ? { attributes: '+message.type=MIXED' }
-    : {}
+  // Delayed (type DELAY) and ordered (FIFO: a message group) messages beside the plain warm-up.
+  const typed = scenario.workload.messages === 'delayed' || scenario.workload.messages === 'ordered'
+  return typed && viaProxy ? { attributes: '+message.type=MIXED' } : {}
 }

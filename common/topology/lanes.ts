@@ -119,8 +119,10 @@ export const LANE_TRAITS = {
     summary:
       'rocketmq-client-nodejs 1.0.8 through the own room’s zone-pinned proxy with our proxy failover',
     queueAllocation: 'pop',
-    // Delayed through the library's deliveryTimestamp (type DELAY, on a MIXED topic: run-plan.ts).
-    messageKinds: ['normal', 'delayed']
+    // Delayed through the library's deliveryTimestamp (type DELAY), ordered through its FIFO
+    // messageGroup (one queue per key of the proxy's route; a FIFO consumer group), both on a
+    // MIXED topic (run-plan.ts). A move to another room's proxy moves a key to that room's queues.
+    messageKinds: ['normal', 'delayed', 'ordered']
   },
   baseline: {
     runtime: 'node',
@@ -129,7 +131,7 @@ export const LANE_TRAITS = {
     label: 'baseline (official Node client, one proxy)',
     summary: 'rocketmq-client-nodejs with its defaults on the plain proxy',
     queueAllocation: 'pop',
-    messageKinds: ['normal', 'delayed']
+    messageKinds: ['normal', 'delayed', 'ordered']
   }
 } as const satisfies Record<string, LaneTraits>
 

@@ -362,11 +362,42 @@ describe('cluster-mode proxies on real RocketMQ 5.3.3 (two-rooms-proxies)', () =
     expect(r.passed).toBe(true)
   }, 240_000)
 
-  it("room 1's brokers killed: room 1 moves to room 2's proxy, nothing lost", async () => {
-    const r = await run('grpc-room1-brokers-down')
+  it("room 1's brokers killed under ordered (FIFO) traffic: room 1 moves to room 2's proxy, nothing lost; one queue per key until the fault, the keys that moved counted (issue 22)", async () => {
+    // grpc-room1-brokers-down's fault with ordered messages: the same failover, plus the order checker.
+    const r = await run('grpc-ordered-room1-brokers-down')
     expect(r.totals.lost).toBe(0)
     const fault = r.originMs + r.faults[0]!.atMs
     expect(sendsByProxy(r.runId, 'producer-1', fault).get('proxy-2') ?? 0).toBeGreaterThan(0)
+    const grpc = r.order!.lanes.find((l) => l.lane === 'grpc')!
+    expect(grpc).toMatchObject({ orderPolicy: null, keys: 32 })
+    // Before the fault every key's messages went to one queue (its message group's) and came out in
+    // order through the FIFO group; the kill moved room 1's keys onto room 2's queues.
+    const queuesPerKey = recorder.db
+      .prepare(
+        `SELECT order_key AS key, COUNT(DISTINCT broker_name || '#' || queue_id) AS queues
+           FROM ledger_sends WHERE run_id = ? AND status = 'acked' AND ended_at < ?
+          GROUP BY order_key`
+      )
+      .all(r.runId, fault) as { key: string; queues: number }[]
+    expect(queuesPerKey).toHaveLength(32)
+    expect(queuesPerKey.filter((k) => k.queues !== 1)).toEqual([])
+    expect(grpc.reroutes).toBeGreaterThan(0)
+    if (grpc.firstViolationAtMs !== null) {
+      expect(grpc.firstViolationAtMs).toBeGreaterThanOrEqual(r.faults[0]!.atMs)
+    }
+    // Deliveries carry the stored position from the receipt handle, not the proxy's id.
+    const positions = recorder.db
+      .prepare(
+        `SELECT COUNT(*) AS n, SUM(queue_id >= 0 AND broker_name LIKE 'broker-%') AS real
+           FROM ledger_deliveries WHERE run_id = ?`
+      )
+      .get(r.runId) as { n: number; real: number }
+    expect(positions.real).toBe(positions.n)
+    console.log(
+      `grpc ordered, room 1 brokers killed: ${grpc.acked} acked, ${grpc.violations} violations ` +
+        `(${grpc.violatedKeyCount} keys), ${grpc.reroutes} reroutes (${grpc.reroutedKeyCount} keys), ` +
+        `longest stall ${grpc.maxStallMs} ms`
+    )
     expect(r.passed).toBe(true)
   }, 240_000)
 

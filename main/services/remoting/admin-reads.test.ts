@@ -36,6 +36,31 @@ describe('TopicList and KVTable bodies', () => {
   })
 })
 
+describe('UPDATE_AND_CREATE_SUBSCRIPTIONGROUP', () => {
+  it('sends the group as a SubscriptionGroupConfig JSON body, FIFO when asked', async () => {
+    const { s, rpc } = await stub((cmd, socket) => stubReply(socket, cmd, 0))
+    await rpc.updateAndCreateSubscriptionGroup(s.address, {
+      groupName: 'g-grpc-r3',
+      consumeMessageOrderly: true
+    })
+    expect(s.received[0]?.code).toBe(RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP)
+    expect(JSON.parse(s.received[0]!.body!.toString('utf8'))).toEqual({
+      groupName: 'g-grpc-r3',
+      consumeEnable: true,
+      consumeMessageOrderly: true
+    })
+  })
+
+  it("fails with the broker's answer when it refuses", async () => {
+    const { s, rpc } = await stub((cmd, socket) =>
+      stubReply(socket, cmd, ResponseCode.SYSTEM_ERROR, { remark: 'no permission' })
+    )
+    await expect(
+      rpc.updateAndCreateSubscriptionGroup(s.address, { groupName: 'g' })
+    ).rejects.toBeInstanceOf(RemoteError)
+  })
+})
+
 describe('RemotingRpc admin reads', () => {
   it('GET_ALL_TOPIC_LIST_FROM_NAMESERVER returns the names and sends no ext fields', async () => {
     const { s, rpc } = await stub((cmd, socket) =>

@@ -69,6 +69,39 @@ export async function updateAndCreateTopic(
   )
 }
 
+/** Input of UPDATE_AND_CREATE_SUBSCRIPTIONGROUP; what is not given keeps the broker's default. */
+export interface SubscriptionGroupInput {
+  groupName: string
+  /** FIFO: a POP consumer (a proxy's) gets a queue's next messages only once the last are acked. */
+  consumeMessageOrderly?: boolean
+}
+
+/**
+ * UPDATE_AND_CREATE_SUBSCRIPTIONGROUP (200) on one broker, as `mqadmin updateSubGroup` does: the
+ * body is the group's SubscriptionGroupConfig as JSON; fields left out keep their Java defaults.
+ */
+export async function updateAndCreateSubscriptionGroup(
+  rpc: RemotingInvoker,
+  brokerAddress: string,
+  input: SubscriptionGroupInput,
+  options: CallOptions = {}
+): Promise<void> {
+  const body = Buffer.from(
+    JSON.stringify({
+      groupName: input.groupName,
+      consumeEnable: true,
+      consumeMessageOrderly: input.consumeMessageOrderly ?? false
+    }),
+    'utf8'
+  )
+  await call(
+    rpc,
+    brokerAddress,
+    { code: RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body },
+    options
+  )
+}
+
 /**
  * UPDATE_BROKER_CONFIG (25): sets broker properties (a Java properties body), as
  * `mqadmin updateBrokerConfig` does. Setting `brokerPermission` makes the broker register with

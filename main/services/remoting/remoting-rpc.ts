@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
 import * as brokerAdmin from './broker-admin-requests'
-import type { CreateTopicInput } from './broker-admin-requests'
+import type { CreateTopicInput, SubscriptionGroupInput } from './broker-admin-requests'
 import * as client from './client-requests'
 import type { ConsumerQueueInput, QueueLockInput } from './client-requests'
 import type { DecodedCommand } from './codec'
@@ -19,17 +19,11 @@ import * as nameserver from './nameserver-requests'
 import type { CallOptions } from './remoting-calls'
 import * as transactions from './transaction-requests'
 import type { EndTransactionInput } from './transaction-requests'
-import type {
-  ClusterInfo,
-  HaRuntimeInfo,
-  MessageQueueRef,
-  ReplicasInfo,
-  TopicRoute
-} from './types'
+import type { ClusterInfo, HaRuntimeInfo, MessageQueueRef, ReplicasInfo, TopicRoute } from './types'
 
 export type { CallOptions } from './remoting-calls'
 export { toExtFields } from './remoting-calls'
-export type { CreateTopicInput } from './broker-admin-requests'
+export type { CreateTopicInput, SubscriptionGroupInput } from './broker-admin-requests'
 export type {
   PullMessageInput,
   PullResult,
@@ -162,6 +156,15 @@ export class RemotingRpc extends EventEmitter<RemotingClientEvents> {
     options: CallOptions = {}
   ): Promise<void> {
     return brokerAdmin.updateAndCreateTopic(this, brokerAddress, input, options)
+  }
+
+  /** UPDATE_AND_CREATE_SUBSCRIPTIONGROUP (200) on one broker (`mqadmin updateSubGroup`). */
+  updateAndCreateSubscriptionGroup(
+    brokerAddress: string,
+    input: SubscriptionGroupInput,
+    options: CallOptions = {}
+  ): Promise<void> {
+    return brokerAdmin.updateAndCreateSubscriptionGroup(this, brokerAddress, input, options)
   }
 
   /**

@@ -77,9 +77,9 @@ describe('client runtime: message kinds', () => {
         tag: 'dr',
         producers: [{ id: 'g1', rate: 1, messageSize: 1, offsetMs: 0, ...p }]
       })
-    await expect(start({ orderKeys: 4 })).rejects.toMatchObject({
+    await expect(start({ transaction: { commitShare: 1, checkShare: 0 } })).rejects.toMatchObject({
       code: 'unsupported',
-      message: 'g1 is on the grpc lane, which cannot send ordered messages'
+      message: 'g1 is on the grpc lane, which cannot send transactional messages'
     })
   })
 })

@@ -134,7 +134,7 @@ function droppedKeys(raw: unknown, parsed: unknown, path = ''): string[] {
 describe('built-in scenarios', () => {
   const files = readdirSync(join(RESOURCES, 'scenarios')).filter((f) => f.endsWith('.yaml'))
 
-  it('ships the six scenarios of the method, three of the gRPC lane, four of the links, four of controller mode, one of delayed, three of ordered and two of transactional messages, one of fail-back', () => {
+  it('ships the six scenarios of the method, four of the gRPC lane, four of the links, four of controller mode, one of delayed, four of ordered and two of transactional messages, one of fail-back', () => {
     expect(files.sort()).toEqual([
       'broker-cut-from-remote-ns.yaml',
       'controller-leader-and-master-kill.yaml',
@@ -144,6 +144,7 @@ describe('built-in scenarios', () => {
       'delayed-room1-broker-down.yaml',
       'failback-room1-consumers-back.yaml',
       'grpc-healthy.yaml',
+      'grpc-ordered-room1-brokers-down.yaml',
       'grpc-room1-brokers-down.yaml',
       'grpc-room1-proxy-down.yaml',
       'healthy.yaml',
@@ -285,11 +286,12 @@ describe('plan and checks', () => {
     )
     const l = base({ workload: { messages: 'delayed', delay: '3s' } })
     expect(checkScenario(l.scenario, l.topology)).toEqual([])
-    expect(() =>
-      base({ workload: { messages: 'ordered', lanes: ['java', 'grpc'] } }, 'two-rooms-proxies')
-    ).toThrow(
-      /the grpc lane cannot send ordered messages yet \(lanes that can: remoting, java, java-zone, java-tuned, java-dr\)/
+    // The gRPC lanes send FIFO message groups (issue 22).
+    const fifo = base(
+      { workload: { messages: 'ordered', lanes: ['java', 'grpc', 'baseline'] } },
+      'two-rooms-proxies'
     )
+    expect(checkScenario(fifo.scenario, fifo.topology)).toEqual([])
     const dr = base({ workload: { messages: 'ordered', lanes: ['java-dr'] } })
     expect(checkScenario(dr.scenario, dr.topology)).toEqual([])
     // The extension leaves transactional sends to the stock client: refused up front.

@@ -51,7 +51,7 @@ function orderLines(o: NonNullable<ScenarioReport['order']>): string[] {
     ])
   }
   const lines = [
-    `ordered messages: ${o.orderKeys} keys per producer, each key to one queue, consumed orderly under broker locks`,
+    `ordered messages: ${o.orderKeys} keys per producer, each key to one queue, consumed orderly (under broker locks; a gRPC lane's through a FIFO group)`,
     ...table(rows).map((r) => `  ${r}`)
   ]
   for (const l of o.lanes) {

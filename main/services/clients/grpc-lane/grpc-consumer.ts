@@ -122,10 +122,12 @@ export class GrpcConsumer extends ProxyClientPool<SdkSimpleConsumer> {
       clientId: this.id,
       clientRoom: this.room,
       namesrvRoom: proxy.room,
-      brokerName: proxy.id,
+      // The stored position from the receipt handle (the proxy's id when it does not say), so a
+      // redelivery and a second stored copy tell apart, and the order checker sees queues.
+      brokerName: m.brokerName ?? proxy.id,
       // A zone-pinned proxy only serves its room's brokers; a plain one could be any.
       brokerRoom: proxy.zoneMode ? proxy.room : null,
-      queueId: -1,
+      queueId: m.queueId ?? -1,
       queueOffset: m.offset ?? -1,
       bornAt: m.bornAt,
       deliveredAt: at

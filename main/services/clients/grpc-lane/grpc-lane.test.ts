@@ -6,7 +6,7 @@ import { GrpcConsumer } from './grpc-consumer'
 import { GrpcProducer, PROBE_TAG } from './grpc-producer'
 import { proxiesOf } from './proxy-list'
 import type { GrpcSdk, SdkMessage, SdkReceived } from './sdk-port'
-import { RefusedMessageError } from './sdk-port'
+import { positionOfReceipt, RefusedMessageError } from './sdk-port'
 
 /**
  * Decision tests of the gRPC lanes with an in-memory library: which proxy a client uses, when it
@@ -147,6 +147,20 @@ describe('GrpcProducer, grpc lane', () => {
     expect(ledger.sends.map((r) => [r.key, r.dueAt])).toEqual([
       ['k1', dueAt],
       ['k2', null]
+    ])
+  })
+
+  it("sends an ordered message in its key's message group and records the key and sequence", async () => {
+    const { p, sdk, ledger } = producer('grpc')
+    await p.start()
+    await p.send({ body: 'x', keys: ['k1'], order: { key: 'producer-1-key-3', seq: 7 } })
+    await p.send({ body: 'x', keys: ['k2'] })
+    const [ordered, plain] = sdk.sent.filter((x) => x.message.keys?.[0]?.startsWith('k'))
+    expect(ordered!.message.messageGroup).toBe('producer-1-key-3')
+    expect(plain!.message.messageGroup).toBeUndefined()
+    expect(ledger.sends.map((r) => [r.key, r.orderKey, r.orderSeq])).toEqual([
+      ['k1', 'producer-1-key-3', 7],
+      ['k2', null, null]
     ])
   })
 
@@ -310,6 +324,8 @@ describe('GrpcConsumer', () => {
     keys: [key],
     tag,
     offset: 7,
+    brokerName: null,
+    queueId: null,
     bornAt: 1,
     handle: null
   })
@@ -326,6 +342,19 @@ describe('GrpcConsumer', () => {
       clientRoom: 'room1'
     })
     expect(c.stats().consumed).toBe(1)
+  })
+
+  it('records the stored position the receipt handle names, so a redelivery is told from a second copy', async () => {
+    const { c, sdk, ledger } = consumer('grpc')
+    sdk.queued.set('p1:1', [{ ...msg('k1'), brokerName: 'broker-a', queueId: 2, offset: 40 }])
+    await c.start()
+    await until(() => ledger.deliveries.length === 1, 'one delivery')
+    expect(ledger.deliveries[0]).toMatchObject({
+      key: 'k1',
+      brokerName: 'broker-a',
+      queueId: 2,
+      queueOffset: 40
+    })
   })
 
   it("moves to room 2's proxy when receives fail, and back when room 1's works again", async () => {
@@ -403,5 +432,27 @@ describe('GrpcProducer, busy proxy', () => {
     expect(r).toMatchObject({ ok: true, brokerRoom: 'room1', attempts: 2 })
     expect(ledger.kinds('broker-failover')).toHaveLength(0)
     expect(p.selector.current?.id).toBe('proxy-1')
+  })
+})
+
+describe('positionOfReceipt', () => {
+  it("reads broker, queue and offset from a broker's POP receipt handle", () => {
+    // ReceiptHandle.encode: startOffset retrieveTime invisibleTime reviveQid type broker queue offset [commitLogOffset]
+    expect(positionOfReceipt('12 1733300000000 15000 0 0 broker-a 3 14 20480')).toEqual({
+      brokerName: 'broker-a',
+      queueId: 3,
+      offset: 14
+    })
+    expect(positionOfReceipt('12 1733300000000 15000 0 1 broker-b 0 9')).toEqual({
+      brokerName: 'broker-b',
+      queueId: 0,
+      offset: 9
+    })
+  })
+
+  it('says nothing for a handle of another shape', () => {
+    expect(positionOfReceipt('')).toBeNull()
+    expect(positionOfReceipt('a b c')).toBeNull()
+    expect(positionOfReceipt('12 1 15000 0 0 broker-a x 14')).toBeNull()
   })
 })

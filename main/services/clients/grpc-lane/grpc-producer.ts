@@ -20,6 +20,16 @@ export interface GrpcProducerOptions extends ProxyClientPoolOptions {
   requestTimeoutMs?: number
 }
 
+/** What a send's ledger row carries besides its outcome. */
+interface SendFacts {
+  scheduledAt: number | null
+  dueAt: number | null
+  orderKey: string | null
+  orderSeq: number | null
+}
+
+const NO_FACTS: SendFacts = { scheduledAt: null, dueAt: null, orderKey: null, orderSeq: null }
+
 /** Tag of fail-back probe messages; workload consumers filter on another tag and never see them. */
 export const PROBE_TAG = 'drstudio-probe'
 
@@ -37,8 +47,8 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
   /** Proxy id → when a send through it last completed (a slow proxy still answers, a hung one not). */
   private readonly lastOkAt = new Map<string, number>()
   private lastUsed: string | undefined
-  /** Message key → when the schedule wanted it sent and when it is due, until its row is written. */
-  private readonly times = new Map<string, { scheduledAt: number | null; dueAt: number | null }>()
+  /** Message key → what its ledger row says beyond the outcome (schedule, due time, order), until written. */
+  private readonly facts = new Map<string, SendFacts>()
 
   constructor(options: GrpcProducerOptions, deps: GrpcClientDeps) {
     const { sendTimeoutMs = 3000, requestTimeoutMs = 1000, ...base } = options
@@ -77,9 +87,11 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
     const record = input.record !== false
     const startedAt = this.clock.now()
     if (record) this.counters.sent++
-    this.times.set(key, {
+    this.facts.set(key, {
       scheduledAt: record ? (input.scheduledAt ?? null) : null,
-      dueAt: input.deliverAt ?? null
+      dueAt: input.deliverAt ?? null,
+      orderKey: input.order?.key ?? null,
+      orderSeq: input.order?.seq ?? null
     })
     this.counters.inflight++
     const message = {
@@ -89,7 +101,9 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
       keys: input.keys ?? [key],
       ...(input.deliverAt !== undefined
         ? { deliveryTimestamp: new Date(Math.round(input.deliverAt)) }
-        : {})
+        : {}),
+      // The key's group: the library hashes it to one queue of the route it has (its proxy's).
+      ...(input.order ? { messageGroup: input.order.key } : {})
     }
     try {
       return this.base.lane === 'baseline'
@@ -97,7 +111,7 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
         : await this.sendRoomAware(key, message, startedAt, record)
     } finally {
       this.counters.inflight--
-      this.times.delete(key)
+      this.facts.delete(key)
     }
   }
 
@@ -216,7 +230,7 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
         brokerRoom,
         queueId: receipt.queueId,
         queueOffset: receipt.offset,
-        ...(this.times.get(key) ?? { scheduledAt: null, dueAt: null }),
+        ...(this.facts.get(key) ?? NO_FACTS),
         startedAt,
         attemptStartedAt,
         endedAt,
@@ -264,7 +278,7 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
         brokerRoom: null,
         queueId: null,
         queueOffset: null,
-        ...(this.times.get(key) ?? { scheduledAt: null, dueAt: null }),
+        ...(this.facts.get(key) ?? NO_FACTS),
         startedAt,
         attemptStartedAt,
         endedAt,

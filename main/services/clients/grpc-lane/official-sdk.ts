@@ -2,7 +2,7 @@ import type * as OfficialLib from 'rocketmq-client-nodejs'
 import type { MessageView } from 'rocketmq-client-nodejs'
 import { reasonOf } from './deadline'
 import type { GrpcSdk, SdkReceived } from './sdk-port'
-import { RefusedMessageError } from './sdk-port'
+import { positionOfReceipt, RefusedMessageError } from './sdk-port'
 
 /** The library logs every retry through egg-logger to ~/logs; the lanes record to the ledger instead. */
 const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} }
@@ -72,7 +72,8 @@ function officialSdk(lib: typeof OfficialLib): GrpcSdk {
               body: m.body,
               ...(m.tag !== undefined ? { tag: m.tag } : {}),
               ...(m.keys?.length ? { keys: m.keys } : {}),
-              ...(m.deliveryTimestamp ? { deliveryTimestamp: m.deliveryTimestamp } : {})
+              ...(m.deliveryTimestamp ? { deliveryTimestamp: m.deliveryTimestamp } : {}),
+              ...(m.messageGroup !== undefined ? { messageGroup: m.messageGroup } : {})
             })
             .catch((e: unknown) => {
               throw refused(e)
@@ -104,14 +105,19 @@ function officialSdk(lib: typeof OfficialLib): GrpcSdk {
         shutdown: () => c.shutdown(),
         async receive(max, invisibleMs) {
           const views = await c.receive(max, invisibleMs)
-          return views.map((v): SdkReceived => ({
-            messageId: v.messageId,
-            keys: v.keys,
-            tag: v.tag,
-            offset: typeof v.offset === 'number' ? v.offset : null,
-            bornAt: v.bornTimestamp ? v.bornTimestamp.getTime() : null,
-            handle: v
-          }))
+          return views.map((v): SdkReceived => {
+            const at = positionOfReceipt(v.receiptHandle)
+            return {
+              messageId: v.messageId,
+              keys: v.keys,
+              tag: v.tag,
+              offset: typeof v.offset === 'number' ? v.offset : (at?.offset ?? null),
+              brokerName: at?.brokerName ?? null,
+              queueId: at?.queueId ?? null,
+              bornAt: v.bornTimestamp ? v.bornTimestamp.getTime() : null,
+              handle: v
+            }
+          })
         },
         ack: (m) => c.ack(m.handle as MessageView)
       }

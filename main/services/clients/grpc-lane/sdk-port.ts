@@ -10,6 +10,11 @@ export interface SdkMessage {
   keys?: string[]
   /** A timer message: the broker holds it until then (the library sends it as type DELAY). */
   deliveryTimestamp?: Date
+  /**
+   * A FIFO message: the library sends every message of a group to one queue (a hash of the group
+   * over the route's writable queues) as type FIFO.
+   */
+  messageGroup?: string
 }
 
 /**
@@ -42,9 +47,28 @@ export interface SdkReceived {
   keys: string[]
   tag: string | undefined
   offset: number | null
+  /** Where the broker stored it, from the receipt handle; null when the handle does not say. */
+  brokerName: string | null
+  queueId: number | null
   bornAt: number | null
   /** The library's own message view, handed back to `ack`. */
   handle: unknown
+}
+
+/**
+ * The stored position a POP receipt handle names. The broker's handle (ReceiptHandle.encode) is
+ * `startOffset retrieveTime invisibleTime reviveQueueId topicType brokerName queueId offset
+ * [commitLogOffset]`, space-separated; the proxy passes it on. Null for anything else.
+ */
+export function positionOfReceipt(
+  handle: string
+): { brokerName: string; queueId: number; offset: number } | null {
+  const f = handle.split(' ')
+  if (f.length < 8) return null
+  const queueId = Number(f[6])
+  const offset = Number(f[7])
+  if (!f[5] || !Number.isInteger(queueId) || !Number.isInteger(offset)) return null
+  return { brokerName: f[5], queueId, offset }
 }
 
 export interface SdkSimpleConsumer {

@@ -24,7 +24,9 @@ export type AdminRemoting = Pick<
   RemotingRpc,
   'updateAndCreateTopic' | 'getRouteInfoByTopic' | 'close'
 > &
-  Partial<Pick<RemotingRpc, 'getMaxOffset' | 'getBrokerHaStatus'>>
+  Partial<
+    Pick<RemotingRpc, 'getMaxOffset' | 'getBrokerHaStatus' | 'updateAndCreateSubscriptionGroup'>
+  >
 
 /** A fault applied during a run (timeline step, operator action or observation), for the report. */
 export interface AppliedStep {

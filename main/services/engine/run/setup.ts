@@ -13,6 +13,7 @@ import type { Topology } from '../../../../common/topology/schema'
 import type { ClientSpec } from '../../worker-wire/protocol'
 import type { RunContext, RunEndpoints } from './run-context'
 import { pause } from './run-context'
+import { prepareFifoGroups } from './fifo-groups'
 
 /** Workload messages carry this tag; warm-up messages carry another, which consumers never see. */
 export const WORKLOAD_TAG = 'dr'
@@ -194,6 +195,9 @@ export async function prepareTopics(ctx: RunContext): Promise<void> {
       ctx.startOffsets.set(topic, await queueEnds(ctx, topic))
     })
   )
+  if (ctx.plan.fifoGroups.length > 0) {
+    await prepareFifoGroups(ctx, servingMasters({ ...ctx, topology: ctx.plan.loaded.topology }))
+  }
 }
 
 /** What creating a topic needs: a run's, or a command's that boots a cluster for its user. */
@@ -211,15 +215,7 @@ export async function createTopic(
 ): Promise<void> {
   const { clock, admin, signal } = ctx
   const deadline = clock.now() + ctx.readyTimeoutMs
-  const nodes = ctx.cluster.status().nodes
-  const specs = new Map(ctx.topology.rooms.flatMap((r) => r.brokers.map((b) => [b.id, b] as const)))
-  // Controller-mode replicas get the topic too: whichever is elected next must already serve it.
-  const masters = nodes
-    .filter((n) => {
-      const role = specs.get(n.nodeId)?.role
-      return n.kind === 'broker' && isServing(n) && (role === 'master' || role === 'replica')
-    })
-    .map((n) => ({ address: n.address!, brokerName: specs.get(n.nodeId)!.brokerName }))
+  const masters = servingMasters(ctx)
   const pending = new Set(masters.map((m) => m.address))
   while (pending.size > 0) {
     for (const m of masters.filter((x) => pending.has(x.address))) {
@@ -247,6 +243,23 @@ export async function createTopic(
     if (pending.size > 0) await pause(200, signal)
   }
   await waitRouted(ctx, topic, new Set(masters.map((m) => m.brokerName)))
+}
+
+/**
+ * The brokers a run's topics and groups are created on: every serving master, and controller-mode
+ * replicas too (whichever is elected next must already serve them).
+ */
+export function servingMasters(
+  ctx: Pick<TopicContext, 'cluster' | 'topology'>
+): { address: string; brokerName: string }[] {
+  const specs = new Map(ctx.topology.rooms.flatMap((r) => r.brokers.map((b) => [b.id, b] as const)))
+  return ctx.cluster
+    .status()
+    .nodes.filter((n) => {
+      const role = specs.get(n.nodeId)?.role
+      return n.kind === 'broker' && isServing(n) && (role === 'master' || role === 'replica')
+    })
+    .map((n) => ({ address: n.address!, brokerName: specs.get(n.nodeId)!.brokerName }))
 }
 
 /**
