@@ -466,6 +466,35 @@ describe('DrProducer, ordered sends', () => {
     expect(outcomes.slice(1).map((o) => o.attempts)).toEqual([0, 0, 0])
   })
 
+  it('wait: after a send of a key ends unanswered, holds the key until the broker has surely stored or dropped it', async () => {
+    const { cluster, producer } = world({
+      sendTimeoutMs: 120,
+      requestTimeoutMs: 50,
+      orderFenceMs: 300
+    })
+    live.push(producer)
+    await producer.start()
+    expect((await producer.send(order('p:k1', 0))).ok).toBe(true)
+    // The broker takes longer than the send's whole budget: the request may still be stored.
+    cluster.slow.set('a:10911', 1000)
+    const unanswered = await producer.send(order('p:k1', 1))
+    expect(unanswered.ok).toBe(false)
+    cluster.slow.delete('a:10911')
+    const sentBefore = cluster.sent.length
+    // The next message of the key is not sent while the earlier one may be stored after it.
+    const held = await producer.send(order('p:k1', 2))
+    expect(held).toMatchObject({ ok: false, attempts: 0 })
+    expect(held.error).toMatch(/an earlier message of key p:k1 may still be stored/)
+    expect(cluster.sent.length).toBe(sentBefore)
+    // Other keys go on; and the key itself once the fence has passed.
+    expect((await producer.send(order('p:k2', 0))).ok).toBe(true)
+    await new Promise((r) => setTimeout(r, 300))
+    expect(await producer.send(order('p:k1', 3))).toMatchObject({
+      ok: true,
+      brokerName: 'broker-a'
+    })
+  })
+
   it('reroute: sends the key to the other room while its broker is down, and home again after', async () => {
     const { cluster, ledger, producer } = world({ orderPolicy: 'reroute' })
     live.push(producer)

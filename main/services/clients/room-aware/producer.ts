@@ -23,6 +23,7 @@ import type { HedgeOptions } from './hedge'
 import { firstOk, HEDGE_DEFAULTS, HedgePolicy } from './hedge'
 import type { NameServerDirectory } from './name-server-directory'
 import type { Clock, ClientDeps, ManagementNodeRef, RemotingPort } from './ports'
+import { ORDER_FENCE_MS, OrderFences } from './order-fence'
 import { pause, systemClock } from './ports'
 import type { RouteKeeper } from './route-keeper'
 import { awaitFirstRoute, createRouting } from './route-keeper'
@@ -70,6 +71,8 @@ export interface ProducerOptions {
   latencyWindow?: Partial<HealthyLatencyOptions>
   /** Ordered sends: hold a key while its queue is unavailable (`wait`), or send it elsewhere. */
   orderPolicy?: OrderPolicy
+  /** `wait`: how long a key waits after a send of it ended unanswered (order-fence.ts). */
+  orderFenceMs?: number
 }
 
 export interface ProducerEvents {
@@ -109,6 +112,8 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
   /** Ordered sends: each key's home queue, fixed at its first send, and its chain of sends. */
   private readonly orderHomes = new Map<string, QueueSlot>()
   private readonly orderChains = new Map<string, Promise<unknown>>()
+  /** `wait`: keys whose last send ended unanswered, held until it is surely stored or dropped. */
+  private readonly orderFences: OrderFences
   /** Transactional sends' local transactions; the broker's check-back is answered from here. */
   private readonly localTransactions: LocalTransactions
   private brokerCursor = 0
@@ -135,8 +140,10 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       brokerRooms: {},
       hedge: false,
       orderPolicy: 'wait',
+      orderFenceMs: ORDER_FENCE_MS,
       ...options
     }
+    this.orderFences = new OrderFences(this.opts.orderFenceMs)
     // One window of healthy answers tells both when an attempt is slow: hedge it, then give up.
     this.latency = new HealthyLatency({ ...HEALTHY_LATENCY_DEFAULTS, ...this.opts.latencyWindow })
     const h = this.opts.hedge
@@ -311,6 +318,12 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
         const remaining = st.deadline - this.clock.now()
         if (remaining <= 0) break
         if (input.order) {
+          const fence = this.orderFences.waitFor(input.order.key, this.clock.now())
+          if (fence > 0) {
+            st.lastError = `order-wait: an earlier message of key ${input.order.key} may still be stored (its send ended unanswered)`
+            await pause(Math.min(fence, remaining), this.stopped.signal)
+            continue
+          }
           const r = await this.attemptOrdered(input.order.key, st, remaining)
           if (r === 'wait') continue
           if (r.ok) {
@@ -350,6 +363,9 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
         st.tried.add(r.broker.brokerName)
       }
       counters.failed++
+      if (input.order && this.opts.orderPolicy === 'wait') {
+        this.orderFences.failed(input.order.key, st.unansweredAt)
+      }
       // No half message was acknowledged, so the local transaction never ran: a check-back on a
       // half message stored anyway (a timed-out attempt) is told to roll it back.
       if (input.transaction) this.localTransactions.ran(key, 'rollback', null)
@@ -542,6 +558,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
           endMs: endedAt
         })
       st.firstFail ??= { at, broker, reason: cls.reason }
+      if (cls.reason === 'timeout' || cls.reason === 'reset') st.unansweredAt = endedAt
       if (cls.isolate) this.isolation.isolate(broker, cls.reason)
       return { ok: false, broker, index, at, endedAt, retry: cls.retry }
     }

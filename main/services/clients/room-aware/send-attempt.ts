@@ -58,6 +58,8 @@ export interface SendState {
   last?: BrokerCandidate
   lastAttemptAt?: number
   firstFail?: { at: number; broker: BrokerCandidate; reason: string }
+  /** When the last attempt that went out and got no answer (timeout, reset) ended: it may be stored yet. */
+  unansweredAt?: number
   /** Transactional sends: how the broker learned the local transaction's outcome. */
   txEnd?: TxEnd
   /** Set once a hedge was sent. */
