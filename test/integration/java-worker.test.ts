@@ -436,15 +436,22 @@ describe('Java client worker on real RocketMQ 5.3.3', () => {
     }
     await Promise.all(
       [...workers.values()].map(async (w) => {
-        const ids = [...hostOf.entries()]
+        let ids = [...hostOf.entries()]
           .filter(([id, host]) => host === w && id.startsWith('producer-'))
           .map(([id]) => id)
-        const { warmed } = await w.request(
-          'warmup',
-          { ids, timeoutMs: 20_000, fastMs: 500, streak: 5, tag: 'warmup' },
-          30_000
-        )
-        expect(Object.values(warmed)).toEqual(ids.map(() => true))
+        // A round again for the producers a round left cold: on a cold host the first suite's first
+        // sends can take over 550 ms, and java-tuned's latency fault table then keeps that broker
+        // away for 30 s, longer than a round (its warm-up counts only sends with nothing isolated).
+        let warmed: Record<string, boolean> = {}
+        for (let round = 0; round < 3 && ids.length > 0; round++) {
+          ;({ warmed } = await w.request(
+            'warmup',
+            { ids, timeoutMs: 20_000, fastMs: 500, streak: 5, tag: 'warmup' },
+            30_000
+          ))
+          ids = ids.filter((id) => !warmed[id])
+        }
+        expect(ids, `producers never warmed: ${JSON.stringify(warmed)}`).toEqual([])
       })
     )
     expect(sends()).toEqual([])
