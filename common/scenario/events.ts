@@ -115,14 +115,18 @@ export interface LedgerEventData {
     freedFrom?: string[]
   }
   /**
-   * A broker asked about a transaction's half message (CHECK_TRANSACTION_STATE); `answer` is what
-   * this producer's local transactions said (`unknown`: not one it ran, so no answer was sent).
+   * A broker asked about a transaction's half message (CHECK_TRANSACTION_STATE; through a proxy,
+   * RecoverOrphanedTransactionCommand); `answer` is what this producer's local transactions said
+   * (`unknown`: not one it ran, so no answer was sent).
    */
   'transaction-checked': {
     key: string
     brokerName: string | null
     answer: 'commit' | 'rollback' | 'unknown'
     error?: string
+    /** gRPC lanes: the proxy that asked, and the message id of the copy it asked about. */
+    proxy?: string
+    messageId?: string
   }
   /** END_TRANSACTION could not be written (the broker's connection was gone): the check-back decides. */
   'transaction-end-lost': {

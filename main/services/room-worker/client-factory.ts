@@ -49,7 +49,11 @@ export function createHostedClient(
     }
     if (spec.role === 'producer') {
       const client = new GrpcProducer(
-        { ...lane, ...(t.sendTimeoutMs !== undefined ? { sendTimeoutMs: t.sendTimeoutMs } : {}) },
+        {
+          ...lane,
+          ...(t.sendTimeoutMs !== undefined ? { sendTimeoutMs: t.sendTimeoutMs } : {}),
+          ...(spec.transactional ? { transactional: true } : {})
+        },
         grpcDeps
       )
       client.on('choice', onChoice)

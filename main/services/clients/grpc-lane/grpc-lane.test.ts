@@ -5,7 +5,14 @@ import { AttemptTimeout, reasonOf, withDeadline } from './deadline'
 import { GrpcConsumer } from './grpc-consumer'
 import { GrpcProducer, PROBE_TAG } from './grpc-producer'
 import { proxiesOf } from './proxy-list'
-import type { GrpcSdk, SdkMessage, SdkReceived } from './sdk-port'
+import type {
+  GrpcSdk,
+  SdkCheckAnswer,
+  SdkCheckedMessage,
+  SdkMessage,
+  SdkProducerOptions,
+  SdkReceived
+} from './sdk-port'
 import { positionOfReceipt, RefusedMessageError } from './sdk-port'
 
 /**
@@ -33,22 +40,38 @@ class FakeSdk implements GrpcSdk {
     return Promise.resolve()
   }
 
-  producer(o: { endpoints: string }) {
+  /** END_TRANSACTION calls, and each producer's check-back answerer by endpoints. */
+  ended: { messageId: string; decision: string }[] = []
+  checkers = new Map<string, (m: SdkCheckedMessage) => SdkCheckAnswer>()
+
+  producer(o: SdkProducerOptions) {
     this.producers.push(o.endpoints)
+    if (o.checker) this.checkers.set(o.endpoints, o.checker)
+    const send = async (message: SdkMessage) => {
+      await this.gate(o.endpoints)
+      if (this.refuseDelayed && message.deliveryTimestamp) {
+        throw new RefusedMessageError('message_property_conflict_with_type')
+      }
+      this.sent.push({ endpoints: o.endpoints, message })
+      return { messageId: `m${++this.seq}`, offset: this.seq, brokerName: 'b', queueId: 0 }
+    }
     return {
+      sendHalf: async (message: SdkMessage) => {
+        const receipt = await send(message)
+        return {
+          receipt,
+          end: async (decision: string) => {
+            await this.gate(o.endpoints)
+            this.ended.push({ messageId: receipt.messageId, decision })
+          }
+        }
+      },
       startup: () =>
         this.refuseStart.has(o.endpoints)
           ? Promise.reject(new Error('Failed to fetch topic routes after 3 attempts'))
           : Promise.resolve(),
       shutdown: () => Promise.resolve(),
-      send: async (message: SdkMessage) => {
-        await this.gate(o.endpoints)
-        if (this.refuseDelayed && message.deliveryTimestamp) {
-          throw new RefusedMessageError('message_property_conflict_with_type')
-        }
-        this.sent.push({ endpoints: o.endpoints, message })
-        return { messageId: `m${++this.seq}`, offset: this.seq, brokerName: 'b', queueId: 0 }
-      }
+      send
     }
   }
 
@@ -162,6 +185,71 @@ describe('GrpcProducer, grpc lane', () => {
       ['k1', 'producer-1-key-3', 7],
       ['k2', null, null]
     ])
+  })
+
+  it('sends a transaction as a half message, ends it with the local decision, and records both', async () => {
+    const { p, sdk, ledger } = producer('grpc', { transactional: true })
+    await p.start()
+    expect(
+      (
+        await p.send({
+          body: 'x',
+          keys: ['t1'],
+          transaction: { decision: 'commit', viaCheck: false }
+        })
+      ).ok
+    ).toBe(true)
+    await p.send({
+      body: 'x',
+      keys: ['t2'],
+      transaction: { decision: 'rollback', viaCheck: false }
+    })
+    expect(sdk.ended.map((e) => e.decision)).toEqual(['commit', 'rollback'])
+    expect(ledger.sends.map((s) => [s.key, s.txDecision, s.txEnd])).toEqual([
+      ['t1', 'commit', 'end'],
+      ['t2', 'rollback', 'end']
+    ])
+  })
+
+  it("leaves a viaCheck transaction to the proxy's check-back, answering only for the copy it acknowledged", async () => {
+    const { p, sdk, ledger } = producer('grpc', { transactional: true })
+    await p.start()
+    await p.send({ body: 'x', keys: ['t1'], transaction: { decision: 'commit', viaCheck: true } })
+    expect(sdk.ended).toEqual([])
+    expect(ledger.sends[0]).toMatchObject({ txDecision: 'commit', txEnd: 'check' })
+    const acked = sdk.sent.find((s) => s.message.keys?.[0] === 't1')!
+    const messageId = `m${sdk.sent.indexOf(acked) + 1}`
+    const check = sdk.checkers.get('p1:1')!
+    expect(check({ messageId, keys: ['t1'] })).toBe('commit')
+    // Another copy of the same transaction (a timed-out attempt's): never committed twice.
+    expect(check({ messageId: 'm-other', keys: ['t1'] })).toBe('rollback')
+    // Not one this producer ran: the proxy asks again later.
+    expect(check({ messageId: 'm-x', keys: ['t9'] })).toBe('unknown')
+    expect(ledger.kinds('transaction-checked').map((e) => e.answer)).toEqual([
+      'commit',
+      'rollback',
+      'unknown'
+    ])
+  })
+
+  it('tells the check-back to roll back a transaction whose send failed (its local transaction never ran)', async () => {
+    const { p, sdk } = producer('grpc', { transactional: true })
+    await p.start()
+    sdk.health.set('p1:1', 'down')
+    sdk.health.set('p2:1', 'down')
+    const r = await p.send({
+      body: 'x',
+      keys: ['t1'],
+      transaction: { decision: 'commit', viaCheck: false }
+    })
+    expect(r.ok).toBe(false)
+    expect(sdk.checkers.get('p1:1')!({ messageId: 'm-stray', keys: ['t1'] })).toBe('rollback')
+  })
+
+  it('gives the library no checker when the producer is not transactional', async () => {
+    const { p, sdk } = producer('grpc')
+    await p.start()
+    expect(sdk.checkers.size).toBe(0)
   })
 
   it("moves to room 2's proxy on a refused send, logging one failover for many failed sends", async () => {

@@ -5,7 +5,17 @@ import type { ProxyCandidate } from './choose-proxy'
 import { AttemptTimeout, reasonOf, withDeadline } from './deadline'
 import type { GrpcClientDeps, ProxyClientPoolOptions } from './proxy-client-pool'
 import { ProxyClientPool } from './proxy-client-pool'
-import type { SdkProducer, SdkReceipt } from './sdk-port'
+import type {
+  SdkCheckAnswer,
+  SdkCheckedMessage,
+  SdkHalfMessage,
+  SdkMessage,
+  SdkProducer,
+  SdkReceipt
+} from './sdk-port'
+import type { TxDecision, TxEnd } from '../../../../common/scenario/transactions'
+import type { TransactionPlan } from '../room-aware/send-attempt'
+import { LocalTransactions } from '../room-aware/local-transactions'
 import { RefusedMessageError } from './sdk-port'
 
 export type { GrpcClientDeps } from './proxy-client-pool'
@@ -13,6 +23,8 @@ export type { GrpcClientDeps } from './proxy-client-pool'
 export interface GrpcProducerOptions extends ProxyClientPoolOptions {
   /** grpc lane: whole-send budget across proxies. */
   sendTimeoutMs?: number
+  /** Answers the proxies' check-backs about half messages from the local transactions it ran. */
+  transactional?: boolean
   /**
    * grpc lane: our per-attempt deadline. 1000 ms by default, the library's own minimum: a send
    * crosses the proxy and the broker, whose p99 on a loaded 2-core host reaches a few hundred ms.
@@ -26,9 +38,24 @@ interface SendFacts {
   dueAt: number | null
   orderKey: string | null
   orderSeq: number | null
+  txDecision: TxDecision | null
+  txEnd: TxEnd | null
 }
 
-const NO_FACTS: SendFacts = { scheduledAt: null, dueAt: null, orderKey: null, orderSeq: null }
+const NO_FACTS: SendFacts = {
+  scheduledAt: null,
+  dueAt: null,
+  orderKey: null,
+  orderSeq: null,
+  txDecision: null,
+  txEnd: null
+}
+
+/** What one successful attempt gave: the receipt, and a transaction's half message to end. */
+interface Stored {
+  receipt: SdkReceipt
+  half?: SdkHalfMessage
+}
 
 /** Tag of fail-back probe messages; workload consumers filter on another tag and never see them. */
 export const PROBE_TAG = 'drstudio-probe'
@@ -44,14 +71,21 @@ export const PROBE_TAG = 'drstudio-probe'
 export class GrpcProducer extends ProxyClientPool<SdkProducer> {
   private readonly sendTimeoutMs: number
   private readonly requestTimeoutMs: number
+  private readonly transactional: boolean
   /** Proxy id → when a send through it last completed (a slow proxy still answers, a hung one not). */
   private readonly lastOkAt = new Map<string, number>()
   private lastUsed: string | undefined
+  private readonly transactions = new LocalTransactions(() => this.clock.now())
   /** Message key → what its ledger row says beyond the outcome (schedule, due time, order), until written. */
   private readonly facts = new Map<string, SendFacts>()
 
   constructor(options: GrpcProducerOptions, deps: GrpcClientDeps) {
-    const { sendTimeoutMs = 3000, requestTimeoutMs = 1000, ...base } = options
+    const {
+      sendTimeoutMs = 3000,
+      requestTimeoutMs = 1000,
+      transactional = false,
+      ...base
+    } = options
     super(
       'producer',
       {
@@ -66,6 +100,7 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
     )
     this.sendTimeoutMs = sendTimeoutMs
     this.requestTimeoutMs = requestTimeoutMs
+    this.transactional = transactional
   }
 
   /** Proxies this producer stopped using (the warm-up waits until there are none). */
@@ -91,7 +126,9 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
       scheduledAt: record ? (input.scheduledAt ?? null) : null,
       dueAt: input.deliverAt ?? null,
       orderKey: input.order?.key ?? null,
-      orderSeq: input.order?.seq ?? null
+      orderSeq: input.order?.seq ?? null,
+      txDecision: input.transaction?.decision ?? null,
+      txEnd: null
     })
     this.counters.inflight++
     const message = {
@@ -106,9 +143,14 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
       ...(input.order ? { messageGroup: input.order.key } : {})
     }
     try {
-      return this.base.lane === 'baseline'
-        ? await this.sendBaseline(key, message, startedAt, record)
-        : await this.sendRoomAware(key, message, startedAt, record)
+      const r =
+        this.base.lane === 'baseline'
+          ? await this.sendBaseline(key, message, startedAt, record, input.transaction)
+          : await this.sendRoomAware(key, message, startedAt, record, input.transaction)
+      // No half message was acknowledged, so the local transaction never ran: a check-back about
+      // one stored anyway (a timed-out attempt) is told to roll it back.
+      if (!r.ok && input.transaction) this.transactions.ran(key, 'rollback', null)
+      return r
     } finally {
       this.counters.inflight--
       this.facts.delete(key)
@@ -121,17 +163,19 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
 
   private async sendBaseline(
     key: string,
-    message: Parameters<SdkProducer['send']>[0],
+    message: SdkMessage,
     startedAt: number,
-    record: boolean
+    record: boolean,
+    tx: TransactionPlan | undefined
   ): Promise<SendOutcome> {
     const proxy = this.baselineProxy
     try {
       if (!proxy) throw new Error(`${this.id} is not started`)
       const pooled = this.client(proxy)
       await pooled.ready
-      const receipt = await pooled.sdk.send(message)
-      return this.done(key, startedAt, startedAt, 1, receipt, proxy, null, record)
+      const stored = await put(pooled.sdk, message, tx)
+      await this.endTransaction(key, tx, stored, record)
+      return this.done(key, startedAt, startedAt, 1, stored.receipt, proxy, null, record)
     } catch (e) {
       return this.failed(key, startedAt, startedAt, 1, reasonOf(e), proxy, record)
     }
@@ -139,9 +183,10 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
 
   private async sendRoomAware(
     key: string,
-    message: Parameters<SdkProducer['send']>[0],
+    message: SdkMessage,
     startedAt: number,
-    record: boolean
+    record: boolean,
+    tx: TransactionPlan | undefined
   ): Promise<SendOutcome> {
     const deadline = startedAt + this.sendTimeoutMs
     let attempts = 0
@@ -160,17 +205,18 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
       attemptStartedAt = this.clock.now()
       try {
         const pooled = this.client(proxy)
-        const receipt = await withDeadline(
-          pooled.ready.then(() => pooled.sdk.send(message)),
+        const stored = await withDeadline(
+          pooled.ready.then(() => put(pooled.sdk, message, tx)),
           Math.min(this.requestTimeoutMs, left)
         )
         this.lastOkAt.set(proxy.id, this.clock.now())
+        await this.endTransaction(key, tx, stored, record)
         return this.done(
           key,
           startedAt,
           attemptStartedAt,
           attempts,
-          receipt,
+          stored.receipt,
           proxy,
           proxy.room,
           record
@@ -205,6 +251,57 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
       }
     }
     return this.failed(key, startedAt, attemptStartedAt, attempts, lastError, proxy, record)
+  }
+
+  /**
+   * The half message is stored: the local transaction runs (its outcome is the plan's decision)
+   * and the proxy is told, unless the plan leaves the answer to the proxy's check-back. The
+   * acknowledged copy is remembered by its message id (each attempt sends a new one), so a
+   * check-back about a copy a timed-out attempt left is told to roll back.
+   */
+  private async endTransaction(
+    key: string,
+    tx: TransactionPlan | undefined,
+    stored: Stored,
+    record: boolean
+  ): Promise<void> {
+    const facts = this.facts.get(key)
+    if (!tx || !stored.half || !facts) return
+    this.transactions.ran(key, tx.decision, stored.receipt.messageId)
+    if (tx.viaCheck) {
+      facts.txEnd = 'check'
+      return
+    }
+    try {
+      await withDeadline(stored.half.end(tx.decision), this.requestTimeoutMs)
+      facts.txEnd = 'end'
+    } catch (e) {
+      // The half message stays until the proxy's check-back asks, and is answered.
+      facts.txEnd = 'lost'
+      if (record) {
+        this.deps.ledger.event('transaction-end-lost', this.id, this.room, {
+          key,
+          brokerName: stored.receipt.brokerName ?? 'unknown',
+          decision: tx.decision,
+          reason: reasonOf(e)
+        })
+      }
+    }
+  }
+
+  /** A proxy's check-back about a half message: answered from the local transactions. */
+  private check(m: SdkCheckedMessage, proxy: ProxyCandidate): SdkCheckAnswer {
+    const key = m.keys[0] ?? m.messageId
+    const answer = this.transactions.answer(key, m.messageId) ?? 'unknown'
+    this.deps.ledger.event('transaction-checked', this.id, this.room, {
+      key,
+      // The check-back does not say which broker asks; the report counts it for the key.
+      brokerName: null,
+      proxy: proxy.id,
+      messageId: m.messageId,
+      answer
+    })
+    return answer
   }
 
   private done(
@@ -302,12 +399,20 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
 
   protected createSdk(proxy: ProxyCandidate): SdkProducer {
     // Library defaults on purpose for the baseline: the official client as users configure it.
+    const checker = this.transactional
+      ? { checker: (m: SdkCheckedMessage) => this.check(m, proxy) }
+      : {}
     if (this.base.lane === 'baseline') {
-      return this.deps.sdk.producer({ endpoints: proxy.address, topic: this.base.topic })
+      return this.deps.sdk.producer({
+        endpoints: proxy.address,
+        topic: this.base.topic,
+        ...checker
+      })
     }
     return this.deps.sdk.producer({
       endpoints: proxy.address,
       topic: this.base.topic,
+      ...checker,
       // Longer than our own deadline, so the proxy does not cancel a call we still wait for.
       requestTimeoutMs: Math.max(1000, this.requestTimeoutMs + 1000),
       // One attempt per call: retrying (on another proxy) is the lane's decision.
@@ -332,4 +437,15 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
       }
     }
   }
+}
+
+/** One attempt's request: a plain send, or a transaction's half message. */
+function put(
+  sdk: SdkProducer,
+  message: SdkMessage,
+  tx: TransactionPlan | undefined
+): Promise<Stored> {
+  return tx
+    ? sdk.sendHalf(message).then((half) => ({ receipt: half.receipt, half }))
+    : sdk.send(message).then((receipt) => ({ receipt }))
 }

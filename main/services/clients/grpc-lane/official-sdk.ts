@@ -1,7 +1,7 @@
 import type * as OfficialLib from 'rocketmq-client-nodejs'
 import type { MessageView } from 'rocketmq-client-nodejs'
 import { reasonOf } from './deadline'
-import type { GrpcSdk, SdkReceived } from './sdk-port'
+import type { GrpcSdk, SdkCheckAnswer, SdkMessage, SdkReceipt, SdkReceived } from './sdk-port'
 import { positionOfReceipt, RefusedMessageError } from './sdk-port'
 
 /** The library logs every retry through egg-logger to ~/logs; the lanes record to the ledger instead. */
@@ -53,38 +53,36 @@ function officialSdk(lib: typeof OfficialLib): GrpcSdk {
   const refused = (e: unknown): unknown => asRefusal(e, refusals)
   return {
     producer(o) {
+      const checker = o.checker
       const p = new Producer({
         endpoints: o.endpoints,
         namespace: '',
         topics: [o.topic],
         logger: quiet,
         ...(o.requestTimeoutMs !== undefined ? { requestTimeout: o.requestTimeoutMs } : {}),
-        ...(o.maxAttempts !== undefined ? { maxAttempts: o.maxAttempts } : {})
+        ...(o.maxAttempts !== undefined ? { maxAttempts: o.maxAttempts } : {}),
+        ...(checker
+          ? {
+              checker: {
+                check: async (v: MessageView) =>
+                  RESOLUTION[checker({ messageId: v.messageId, keys: v.keys })] as never
+              }
+            }
+          : {})
       })
       containTelemetryErrors(p)
+      const send = (m: SdkMessage, tx?: ReturnType<OfficialLib.Producer['beginTransaction']>) =>
+        p.send(messageOptions(m), tx).then(receiptOf, (e: unknown) => {
+          throw refused(e)
+        })
       return {
         startup: () => p.startup(),
         shutdown: () => p.shutdown(),
-        async send(m) {
-          const r = await p
-            .send({
-              topic: m.topic,
-              body: m.body,
-              ...(m.tag !== undefined ? { tag: m.tag } : {}),
-              ...(m.keys?.length ? { keys: m.keys } : {}),
-              ...(m.deliveryTimestamp ? { deliveryTimestamp: m.deliveryTimestamp } : {}),
-              ...(m.messageGroup !== undefined ? { messageGroup: m.messageGroup } : {})
-            })
-            .catch((e: unknown) => {
-              throw refused(e)
-            })
-          const mq = r.messageQueue as { broker?: { name?: string }; queueId?: number } | undefined
-          return {
-            messageId: r.messageId,
-            offset: Number.isFinite(Number(r.offset)) ? Number(r.offset) : null,
-            brokerName: mq?.broker?.name ?? null,
-            queueId: typeof mq?.queueId === 'number' ? mq.queueId : null
-          }
+        send: (m) => send(m),
+        async sendHalf(m) {
+          const tx = p.beginTransaction()
+          const receipt = await send(m, tx)
+          return { receipt, end: (d) => (d === 'commit' ? tx.commit() : tx.rollback()) }
         }
       }
     },
@@ -122,6 +120,30 @@ function officialSdk(lib: typeof OfficialLib): GrpcSdk {
         ack: (m) => c.ack(m.handle as MessageView)
       }
     }
+  }
+}
+
+/** The proto's TransactionResolution values (apache/rocketmq/v2/definition.proto); 0 = unspecified. */
+const RESOLUTION: Record<SdkCheckAnswer, number> = { unknown: 0, commit: 1, rollback: 2 }
+
+function messageOptions(m: SdkMessage): OfficialLib.MessageOptions {
+  return {
+    topic: m.topic,
+    body: m.body,
+    ...(m.tag !== undefined ? { tag: m.tag } : {}),
+    ...(m.keys?.length ? { keys: m.keys } : {}),
+    ...(m.deliveryTimestamp ? { deliveryTimestamp: m.deliveryTimestamp } : {}),
+    ...(m.messageGroup !== undefined ? { messageGroup: m.messageGroup } : {})
+  }
+}
+
+function receiptOf(r: OfficialLib.SendReceipt): SdkReceipt {
+  const mq = r.messageQueue as { broker?: { name?: string }; queueId?: number } | undefined
+  return {
+    messageId: r.messageId,
+    offset: Number.isFinite(Number(r.offset)) ? Number(r.offset) : null,
+    brokerName: mq?.broker?.name ?? null,
+    queueId: typeof mq?.queueId === 'number' ? mq.queueId : null
   }
 }
 

@@ -36,10 +36,27 @@ export interface SdkReceipt {
   queueId: number | null
 }
 
+/** A transaction's half message, stored and waiting for its end (or for the proxy's check-back). */
+export interface SdkHalfMessage {
+  receipt: SdkReceipt
+  /** END_TRANSACTION through the proxy that took the half message. */
+  end(decision: 'commit' | 'rollback'): Promise<void>
+}
+
+/** What a check-back shows of a half message: the attempt's message id and the message keys. */
+export interface SdkCheckedMessage {
+  messageId: string
+  keys: string[]
+}
+
+export type SdkCheckAnswer = 'commit' | 'rollback' | 'unknown'
+
 export interface SdkProducer {
   startup(): Promise<void>
   shutdown(): Promise<void>
   send(message: SdkMessage): Promise<SdkReceipt>
+  /** A transactional send: the half message (type TRANSACTION), ended later by the caller. */
+  sendHalf(message: SdkMessage): Promise<SdkHalfMessage>
 }
 
 export interface SdkReceived {
@@ -86,6 +103,11 @@ export interface SdkProducerOptions {
   requestTimeoutMs?: number
   /** Library default 3 (immediate retries on another queue). */
   maxAttempts?: number
+  /**
+   * A transactional producer's answer to the proxy's check-back about a half message it never
+   * ended (RecoverOrphanedTransactionCommand); 'unknown' leaves it to the next check.
+   */
+  checker?: (m: SdkCheckedMessage) => SdkCheckAnswer
 }
 
 export interface SdkConsumerOptions {

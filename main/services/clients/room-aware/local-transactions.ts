@@ -10,8 +10,11 @@ export const LOCAL_TRANSACTION_RETENTION_MS = 20 * 60_000
 
 interface LocalTransaction {
   decision: TxDecision
-  /** The broker that acknowledged the half message; null when no send was acknowledged. */
-  brokerName: string | null
+  /**
+   * Which stored copy of the half message was acknowledged: its broker (remoting), or another id
+   * of that copy (the gRPC lanes: the attempt's message id); null when none was acknowledged.
+   */
+  storedAs: string | null
   at: number
 }
 
@@ -29,28 +32,29 @@ export class LocalTransactions {
   ) {}
 
   /**
-   * The local transaction of `key` decided `decision` after `brokerName` stored its half message.
+   * The local transaction of `key` decided `decision` after the copy `storedAs` of its half
+   * message was acknowledged.
    * A send that failed ran none: record it as a rollback with no broker, so a half message stored
    * anyway (by a timed-out attempt) is told to roll back.
    */
-  ran(key: string, decision: TxDecision, brokerName: string | null): void {
+  ran(key: string, decision: TxDecision, storedAs: string | null): void {
     const at = this.now()
     // Re-insert so the map stays in time order for pruning.
     this.byKey.delete(key)
-    this.byKey.set(key, { decision, brokerName, at })
+    this.byKey.set(key, { decision, storedAs, at })
     if (at - this.prunedAt >= this.retentionMs / 10) this.prune(at)
   }
 
   /**
-   * The answer to `brokerName`'s check-back about `key`: the decision when that broker stored the
-   * acknowledged half message; rollback when another broker asks (a timed-out attempt stored a
-   * second half message there, which must not commit the same transaction twice); undefined
-   * when this producer never ran it (the broker asks again).
+   * The answer to a check-back about the copy `storedAs` of `key`: the decision when that is the
+   * acknowledged half message; rollback for another copy (a timed-out attempt stored a second half
+   * message, which must not commit the same transaction twice); undefined when this producer never
+   * ran it (the broker asks again).
    */
-  answer(key: string, brokerName: string | null | undefined): TxDecision | undefined {
+  answer(key: string, storedAs: string | null | undefined): TxDecision | undefined {
     const t = this.byKey.get(key)
     if (!t) return undefined
-    if (t.brokerName !== null && brokerName && brokerName !== t.brokerName) return 'rollback'
+    if (t.storedAs !== null && storedAs && storedAs !== t.storedAs) return 'rollback'
     return t.decision
   }
 
