@@ -90,6 +90,18 @@ describe('resolveRunPlan', () => {
       kind: 'scenario'
     })
     expect(plain.fifoGroups).toEqual([])
+    // Transactions: a TRANSACTION topic, the only type a proxy heartbeats transaction groups for.
+    const tx = resolveRunPlan({
+      loaded: loaded(proxies, {
+        workload: { messages: 'transactional', lanes: ['remoting', 'grpc'] }
+      }),
+      runId: 3,
+      kind: 'scenario'
+    })
+    expect(tx.topics.map((t) => [t.name, t.attributes ?? null])).toEqual([
+      ['orders-remoting-r3', null],
+      ['orders-grpc-r3', '+message.type=TRANSACTION']
+    ])
   })
 
   it('resolves clients, names, topics, groups, targets and rooms once', () => {

@@ -122,9 +122,9 @@ export const LANE_TRAITS = {
     // Delayed through the library's deliveryTimestamp (type DELAY), ordered through its FIFO
     // messageGroup (one queue per key of the proxy's route; a FIFO consumer group), both on a
     // MIXED topic (run-plan.ts). A move to another room's proxy moves a key to that room's queues.
-    // Transactional: the producer sends half messages and answers check-backs (grpc-producer.ts),
-    // but through the sandbox's proxies no check-back reached it (the brokers found no channel for
-    // the proxy's producer group), so the kind stays refused until that path is proven.
+    // Transactional: the producer sends half messages and answers check-backs (grpc-producer.ts,
+    // on a TRANSACTION topic, run-plan.ts), but a trial through the sandbox's proxies still lost
+    // committed transactions and left proxies past their stop grace: refused until that is proven.
     messageKinds: ['normal', 'delayed', 'ordered']
   },
   baseline: {

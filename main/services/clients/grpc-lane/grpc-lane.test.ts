@@ -246,6 +246,17 @@ describe('GrpcProducer, grpc lane', () => {
     expect(sdk.checkers.get('p1:1')!({ messageId: 'm-stray', keys: ['t1'] })).toBe('rollback')
   })
 
+  it("sends a transactional producer's other sends (the warm-up's) as half messages rolled back at once", async () => {
+    const { p, sdk, ledger } = producer('grpc', { transactional: true })
+    await p.start()
+    expect((await p.send({ body: 'w', keys: ['w1'], tags: 'warmup', record: false })).ok).toBe(true)
+    expect(sdk.ended.map((e) => e.decision)).toEqual(['rollback'])
+    expect(ledger.sends).toEqual([])
+    // Asked about it later, the producer says the same.
+    const id = `m${sdk.sent.findIndex((s) => s.message.keys?.[0] === 'w1') + 1}`
+    expect(sdk.checkers.get('p1:1')!({ messageId: id, keys: ['w1'] })).toBe('rollback')
+  })
+
   it('gives the library no checker when the producer is not transactional', async () => {
     const { p, sdk } = producer('grpc')
     await p.start()

@@ -51,6 +51,9 @@ const NO_FACTS: SendFacts = {
   txEnd: null
 }
 
+/** The transaction of a send that is not one (warm-up, probe) on a transactional producer's topic. */
+const ROLLED_BACK: TransactionPlan = { decision: 'rollback', viaCheck: false }
+
 /** What one successful attempt gave: the receipt, and a transaction's half message to end. */
 interface Stored {
   receipt: SdkReceipt
@@ -142,14 +145,17 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
       // The key's group: the library hashes it to one queue of the route it has (its proxy's).
       ...(input.order ? { messageGroup: input.order.key } : {})
     }
+    // A TRANSACTION topic takes half messages only: a transactional producer's other sends (the
+    // warm-up's) are half messages rolled back at once, never delivered.
+    const tx = input.transaction ?? (this.transactional ? ROLLED_BACK : undefined)
     try {
       const r =
         this.base.lane === 'baseline'
-          ? await this.sendBaseline(key, message, startedAt, record, input.transaction)
-          : await this.sendRoomAware(key, message, startedAt, record, input.transaction)
+          ? await this.sendBaseline(key, message, startedAt, record, tx)
+          : await this.sendRoomAware(key, message, startedAt, record, tx)
       // No half message was acknowledged, so the local transaction never ran: a check-back about
       // one stored anyway (a timed-out attempt) is told to roll it back.
-      if (!r.ok && input.transaction) this.transactions.ran(key, 'rollback', null)
+      if (!r.ok && tx) this.transactions.ran(key, 'rollback', null)
       return r
     } finally {
       this.counters.inflight--
@@ -425,12 +431,14 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
     for (const proxy of this.selector.dueForProbe(this.base.probeIntervalMs)) {
       try {
         const pooled = this.client(proxy)
-        await withDeadline(
-          pooled.ready.then(() =>
-            pooled.sdk.send({ topic: this.base.topic, body: Buffer.from('probe'), tag: PROBE_TAG })
-          ),
+        const probe = { topic: this.base.topic, body: Buffer.from('probe'), tag: PROBE_TAG }
+        // On a transactional producer's topic a probe is a half message, rolled back at once.
+        const tx = this.transactional ? ROLLED_BACK : undefined
+        const stored = await withDeadline(
+          pooled.ready.then(() => put(pooled.sdk, probe, tx)),
           this.requestTimeoutMs
         )
+        void stored.half?.end('rollback').catch(() => undefined)
         if (this.running) this.selector.recover(proxy)
       } catch {
         // still failing; probed again next interval

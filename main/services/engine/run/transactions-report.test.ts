@@ -30,15 +30,17 @@ describe('transactionsReportOf', () => {
   it('judges each lane over its own producers; a lost end is n/a where the client cannot see it', () => {
     const scenario = { workload: { messages: 'transactional' } } as Scenario
     const report = transactionsReportOf(
-      [lost('a', 'p-ours'), lost('b', 'p-ours'), lost('c', 'p-java')],
-      [producer('p-ours', 'remoting'), producer('p-java', 'java')],
+      [lost('a', 'p-ours'), lost('b', 'p-ours'), lost('c', 'p-java'), lost('d', 'p-grpc')],
+      [producer('p-ours', 'remoting'), producer('p-java', 'java'), producer('p-grpc', 'grpc')],
       scenario,
       { checkIntervalMs: 2000, checkAfterMs: 6000 }
     )
     expect(report).toMatchObject({ commitShare: 0.8, checkShare: 0.2, checkIntervalMs: 2000 })
     expect(report.lanes.map((l) => [l.lane, l.sent, l.endLost])).toEqual([
       ['remoting', 2, 2],
-      ['java', 1, null]
+      ['java', 1, null],
+      // The gRPC lanes await the end through the proxy, so they can tell.
+      ['grpc', 1, 1]
     ])
   })
 })

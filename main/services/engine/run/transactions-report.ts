@@ -3,6 +3,7 @@ import type { Scenario, TransactionsReport } from '../../../../common/scenario/s
 import { transactionSharesOf } from '../../../../common/scenario/schema'
 import type { TransactionalMessage } from '../../../../common/scenario/transactions'
 import { judgeTransactions } from '../../../../common/scenario/transactions'
+import { LANE_TRAITS } from '../../../../common/topology/lanes'
 import { producerLanes } from './lane-groups'
 
 /** The brokers' check-back timing the run had: the sandbox's settings, or unknown (an operator's). */
@@ -29,7 +30,8 @@ export function transactionsReportOf(
         lane
       )
       // The stock Java client ends a transaction oneway and only logs a failure: it cannot tell.
-      return plan.lane === 'remoting' ? report : { ...report, endLost: null }
+      // Our client and the gRPC lanes await the end.
+      return LANE_TRAITS[plan.lane].runtime === 'node' ? report : { ...report, endLost: null }
     })
   }
 }
