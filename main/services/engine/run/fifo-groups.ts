@@ -1,5 +1,6 @@
 import type { RunContext } from './run-context'
-import { pause } from './run-context'
+import type { MasterBroker } from './every-master'
+import { createOnEveryMaster } from './every-master'
 
 /**
  * A gRPC lane's ordered consumers need a FIFO subscription group (`consumeMessageOrderly`): the
@@ -9,7 +10,7 @@ import { pause } from './run-context'
  */
 export async function prepareFifoGroups(
   ctx: Pick<RunContext, 'plan' | 'admin' | 'clock' | 'signal' | 'readyTimeoutMs' | 'notes'>,
-  masters: readonly { address: string; brokerName: string }[]
+  masters: readonly MasterBroker[]
 ): Promise<void> {
   const groups = ctx.plan.fifoGroups
   if (groups.length === 0) return
@@ -23,28 +24,9 @@ export async function prepareFifoGroups(
   }
   const create = ctx.admin.updateAndCreateSubscriptionGroup?.bind(ctx.admin)
   if (!create) throw new Error('this run cannot create FIFO consumer groups (no admin call for it)')
-  const deadline = ctx.clock.now() + ctx.readyTimeoutMs
-  const pending = masters.flatMap((m) => groups.map((groupName) => ({ ...m, groupName })))
-  while (pending.length > 0) {
-    const left = [...pending]
-    pending.length = 0
-    for (const p of left) {
-      try {
-        await create(
-          p.address,
-          { groupName: p.groupName, consumeMessageOrderly: true },
-          { timeoutMs: 3000 }
-        )
-      } catch (e) {
-        if (ctx.clock.now() > deadline) {
-          throw new Error(
-            `cannot create FIFO consumer group ${p.groupName} on ${p.brokerName}: ${(e as Error).message}`
-          )
-        }
-        pending.push(p)
-      }
-    }
-    if (ctx.signal.aborted) throw new Error('cancelled while creating consumer groups')
-    if (pending.length > 0) await pause(200, ctx.signal)
+  for (const groupName of groups) {
+    await createOnEveryMaster(ctx, masters, `FIFO consumer group ${groupName}`, (m) =>
+      create(m.address, { groupName, consumeMessageOrderly: true }, { timeoutMs: 3000 })
+    )
   }
 }

@@ -14,6 +14,8 @@ import type { ClientSpec } from '../../worker-wire/protocol'
 import type { RunContext, RunEndpoints } from './run-context'
 import { pause } from './run-context'
 import { prepareFifoGroups } from './fifo-groups'
+import type { MasterBroker } from './every-master'
+import { createOnEveryMaster } from './every-master'
 
 /** Workload messages carry this tag; warm-up messages carry another, which consumers never see. */
 export const WORKLOAD_TAG = 'dr'
@@ -213,35 +215,20 @@ export async function createTopic(
   queues: number,
   attributes?: string
 ): Promise<void> {
-  const { clock, admin, signal } = ctx
-  const deadline = clock.now() + ctx.readyTimeoutMs
   const masters = servingMasters(ctx)
-  const pending = new Set(masters.map((m) => m.address))
-  while (pending.size > 0) {
-    for (const m of masters.filter((x) => pending.has(x.address))) {
-      try {
-        await admin.updateAndCreateTopic(
-          m.address,
-          {
-            topic,
-            brokerName: m.brokerName,
-            readQueueNums: queues,
-            writeQueueNums: queues,
-            ...(attributes !== undefined ? { attributes } : {})
-          },
-          { timeoutMs: 3000 }
-        )
-        pending.delete(m.address)
-      } catch (e) {
-        if (clock.now() > deadline)
-          throw new Error(
-            `cannot create topic ${topic} on ${m.brokerName}: ${(e as Error).message}`
-          )
-      }
-    }
-    if (signal.aborted) throw new Error('cancelled while creating topics')
-    if (pending.size > 0) await pause(200, signal)
-  }
+  await createOnEveryMaster(ctx, masters, `topic ${topic}`, (m) =>
+    ctx.admin.updateAndCreateTopic(
+      m.address,
+      {
+        topic,
+        brokerName: m.brokerName,
+        readQueueNums: queues,
+        writeQueueNums: queues,
+        ...(attributes !== undefined ? { attributes } : {})
+      },
+      { timeoutMs: 3000 }
+    )
+  )
   await waitRouted(ctx, topic, new Set(masters.map((m) => m.brokerName)))
 }
 
@@ -249,9 +236,7 @@ export async function createTopic(
  * The brokers a run's topics and groups are created on: every serving master, and controller-mode
  * replicas too (whichever is elected next must already serve them).
  */
-export function servingMasters(
-  ctx: Pick<TopicContext, 'cluster' | 'topology'>
-): { address: string; brokerName: string }[] {
+export function servingMasters(ctx: Pick<TopicContext, 'cluster' | 'topology'>): MasterBroker[] {
   const specs = new Map(ctx.topology.rooms.flatMap((r) => r.brokers.map((b) => [b.id, b] as const)))
   return ctx.cluster
     .status()
