@@ -1,4 +1,4 @@
-import type { TopicContext } from './setup'
+import type { RunContext } from './run-context'
 import { pause } from './run-context'
 
 /** A broker a run creates its topics and groups on. */
@@ -12,7 +12,7 @@ export interface MasterBroker {
  * (a broker still registering) until the ready timeout, then the error names `what` and the broker.
  */
 export async function createOnEveryMaster(
-  ctx: Pick<TopicContext, 'clock' | 'signal' | 'readyTimeoutMs'>,
+  ctx: Pick<RunContext, 'clock' | 'signal' | 'readyTimeoutMs'>,
   masters: readonly MasterBroker[],
   what: string,
   create: (m: MasterBroker) => Promise<void>
