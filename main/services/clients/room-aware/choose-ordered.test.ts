@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { BrokerCandidate } from './choose-broker'
 import type { OrderedChoiceInput } from './choose-ordered'
-import { chooseOrdered, homeQueue, javaStringHash } from './choose-ordered'
+import { chooseOrdered, homeQueue, javaStringHash, OrderHomes } from './choose-ordered'
 
 const broker = (
   brokerName: string,
@@ -143,5 +143,37 @@ describe('chooseOrdered', () => {
       isolated: new Map([['broker-a', 1]])
     })
     expect('wait' in c && c.wait).toMatch(/no other broker is writable/)
+  })
+})
+
+describe('OrderHomes', () => {
+  const withoutA = route.filter((b) => b.brokerName !== 'broker-a')
+
+  it('homes a key first seen after its broker left the route as if it were still there', () => {
+    const homes = new OrderHomes()
+    homes.observe(route)
+    for (let k = 0; k < 32; k++) {
+      expect(homes.of(`p1:k${k}`, 'room1', withoutA)).toEqual(homeQueue(`p1:k${k}`, 'room1', route))
+    }
+  })
+
+  it('remembers a home once given, whatever the route does next', () => {
+    const homes = new OrderHomes()
+    const first = homes.of('p1:k3', 'room1', route)
+    homes.observe([broker('broker-a', 'room1', { writeQueues: 8 })])
+    expect(homes.of('p1:k3', 'room1', withoutA)).toEqual(first)
+  })
+
+  it('takes a listed broker as the route lists it: no write queues, no new home there', () => {
+    const homes = new OrderHomes()
+    homes.observe(route)
+    homes.observe([broker('broker-a', 'room1', { writeQueues: 0 })])
+    for (let k = 0; k < 32; k++) {
+      expect(homes.of(`p1:k${k}`, 'room1', withoutA)!.brokerName).toBe('broker-c')
+    }
+  })
+
+  it('has no home before any broker was writable', () => {
+    expect(new OrderHomes().of('k', 'room1', [])).toBeUndefined()
   })
 })

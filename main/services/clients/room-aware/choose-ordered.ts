@@ -42,6 +42,33 @@ export function homeQueue(
   return slots.length === 0 ? undefined : slots[pickOf(key, slots.length)]
 }
 
+/**
+ * Keys' home queues, and every broker the route has shown, as last seen. A key first sent while its
+ * home broker is out of the route (killed before the key's first message) must still hash onto it:
+ * over the current route alone it would land on another broker, and a key sent before the kill on
+ * the same hash would not (the order of keys first sent after a kill would depend on when). A broker
+ * the route still lists is taken as it lists it (no write queues: no home there).
+ */
+export class OrderHomes {
+  private readonly homes = new Map<string, QueueSlot>()
+  private readonly seen = new Map<string, BrokerCandidate>()
+
+  /** Notes the route's brokers; call on every route change. */
+  observe(route: readonly BrokerCandidate[]): void {
+    for (const b of route) this.seen.set(b.brokerName, b)
+  }
+
+  /** The key's home, computed once over every broker seen; undefined while none was writable. */
+  of(key: string, room: string, route: readonly BrokerCandidate[]): QueueSlot | undefined {
+    const known = this.homes.get(key)
+    if (known) return known
+    this.observe(route)
+    const home = homeQueue(key, room, [...this.seen.values()])
+    if (home) this.homes.set(key, home)
+    return home
+  }
+}
+
 export interface OrderedChoiceInput {
   key: string
   home: QueueSlot

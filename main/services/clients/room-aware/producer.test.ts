@@ -455,6 +455,29 @@ describe('DrProducer, ordered sends', () => {
     })
   })
 
+  it('wait: a key first sent after its home broker left the route still waits for that broker', async () => {
+    const { cluster, ledger, producer } = world({ sendTimeoutMs: 100 })
+    live.push(producer)
+    await producer.start()
+    expect((await producer.send(order('p:k1', 0))).ok).toBe(true)
+    cluster.brokers.get('a:10911')!.health = 'down'
+    expect((await producer.send(order('p:k1', 1))).ok).toBe(false)
+    await until(
+      () =>
+        ledger.events.some(
+          (e) =>
+            e.kind === 'route-updated' &&
+            !(e.data as { brokers: { name: string }[] }).brokers.some((b) => b.name === 'broker-a')
+        ),
+      'a route without broker-a'
+    )
+    // Over that route alone the new key would hash onto room 2's broker-b; it belongs to room 1.
+    const r = await producer.send(order('p:k2', 0))
+    expect(r.ok).toBe(false)
+    expect(r.error).toMatch(/order-wait: broker-a, home of key p:k2/)
+    expect(cluster.sent.map((s) => s.broker)).toEqual(['broker-a'])
+  })
+
   it('wait: sends queued behind a held key expire at their own deadline instead of piling up', async () => {
     const { cluster, producer } = world({ sendTimeoutMs: 80 })
     live.push(producer)

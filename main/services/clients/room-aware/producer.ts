@@ -7,8 +7,7 @@ import { createUniqId, MessageProperty } from '../../remoting/message'
 import { commitLogOffsetOf, parseTransactionCheck } from '../../remoting/transaction-requests'
 import type { BrokerCandidate } from './choose-broker'
 import { chooseBroker, chooseQueue } from './choose-broker'
-import type { QueueSlot } from './choose-ordered'
-import { chooseOrdered, homeQueue } from './choose-ordered'
+import { chooseOrdered, OrderHomes } from './choose-ordered'
 import type { NameServerCandidate } from './choose-name-server'
 import { classifyFailure } from './classify-error'
 import { buildClientId } from './client-id'
@@ -110,7 +109,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
   private readonly latency: HealthyLatency
   private readonly requestTimeout: RequestTimeout
   /** Ordered sends: each key's home queue, fixed at its first send, and its chain of sends. */
-  private readonly orderHomes = new Map<string, QueueSlot>()
+  private readonly orderHomes = new OrderHomes()
   private readonly orderChains = new Map<string, Promise<unknown>>()
   /** `wait`: keys whose last send ended unanswered, held until it is surely stored or dropped. */
   private readonly orderFences: OrderFences
@@ -201,7 +200,8 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
     this.directory = routing.directory
     this.routes = routing.routes
     this.routes.on('namesrv', () => this.emitChoice())
-    this.routes.on('change', () => {
+    this.routes.on('change', (brokers: readonly BrokerCandidate[]) => {
+      this.orderHomes.observe(brokers)
       if (this.running) void this.heartbeatAll()
     })
     this.isolation = new BrokerIsolation(
@@ -461,11 +461,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
     st: SendState,
     remaining: number
   ): Promise<(Attempt & { reason: string }) | 'wait'> {
-    let home = this.orderHomes.get(orderKey)
-    if (!home) {
-      home = homeQueue(orderKey, this.room, this.routes.brokers)
-      if (home) this.orderHomes.set(orderKey, home)
-    }
+    const home = this.orderHomes.of(orderKey, this.room, this.routes.brokers)
     const choice = home
       ? chooseOrdered({
           key: orderKey,
