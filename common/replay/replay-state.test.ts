@@ -174,8 +174,22 @@ describe('replayStateAt, stalled queues', () => {
       ev(at(4), 'queue-locked', 'consumer-2', { ...q, waitedMs: 3000 })
     ]
     expect(replayStateAt(run, at(0.5), topo).stalls).toEqual({})
-    expect(replayStateAt(run, at(2), topo).stalls).toEqual({ 'consumer-2': ['broker-a#2'] })
+    expect(replayStateAt(run, at(2), topo).stalls).toEqual({
+      'consumer-2': [{ queue: 'broker-a#2', cause: 'lock' }]
+    })
     expect(replayStateAt(run, at(5), topo).stalls).toEqual({})
+  })
+
+  it('shows a queue whose pulls fail stalled until it answers again', () => {
+    const q = { brokerName: 'broker-a', brokerRoom: 'room1', queueId: 1 }
+    const run = [
+      ev(at(1), 'pull-failed', 'consumer-1', { ...q, reason: 'reset' }),
+      ev(at(6), 'pull-resumed', 'consumer-1', { ...q, stalledMs: 5000 })
+    ]
+    expect(replayStateAt(run, at(3), topo).stalls).toEqual({
+      'consumer-1': [{ queue: 'broker-a#1', cause: 'unreachable' }]
+    })
+    expect(replayStateAt(run, at(7), topo).stalls).toEqual({})
   })
 })
 

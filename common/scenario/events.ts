@@ -94,7 +94,18 @@ export interface LedgerEventData {
     reason: string
   }
   'consumer-ids-changed': { brokerName: string | null }
-  'pull-failed': { brokerName: string; brokerRoom: string | null; reason: string }
+  /**
+   * A consumer's pulls from a queue began to fail (once per episode; a gRPC consumer's name its proxy
+   * and no queue): the queue delivers nothing to it until `pull-resumed`.
+   */
+  'pull-failed': { brokerName: string; brokerRoom: string | null; queueId?: number; reason: string }
+  /** A pull of the queue answered again after failing: how long the queue stalled. */
+  'pull-resumed': {
+    brokerName: string
+    brokerRoom: string | null
+    queueId: number
+    stalledMs: number
+  }
   /**
    * An orderly consumer owns a queue whose lock the broker refuses (another client holds it, or the
    * broker does not answer): the queue delivers nothing to it until `queue-locked`.

@@ -8,7 +8,7 @@ import { effectiveNodeState, nodeAriaLabel, readinessNote } from '../model/flow-
 import { useLiveStore } from '../stores/live-store'
 import { useReplayStore } from '../stores/replay-store'
 import { useRunStore } from '../stores/run-store'
-import { useStallStore } from '../stores/stall-store'
+import { describeStalls, useStallStore } from '../stores/stall-store'
 import { useUiStore } from '../stores/ui-store'
 import { ControllerBadge } from './controller-badge'
 import { KindIcon } from './kind-icon'
@@ -72,7 +72,7 @@ function ComponentNodeView({ data, selected }: NodeProps<ComponentFlowNode>) {
         ...(detail !== undefined ? { detail } : {}),
         ...(readyInMs !== undefined ? { readyInMs } : {})
       })
-  // An orderly consumer owning queues it cannot lock: a stall, live or as the replay stands at t.
+  // A consumer owning queues it cannot lock or pull from: a stall, live or as the replay stands at t.
   const liveStall = useStallStore((s) => (replayed ? undefined : s.stalls[nodeId]))
   const replayStall = useReplayStore((s) => (s.active ? s.stalls[nodeId] : undefined))
   const stalled = replayed ? replayStall : liveStall
@@ -151,10 +151,7 @@ function ComponentNodeView({ data, selected }: NodeProps<ComponentFlowNode>) {
       </div>
       {!HIDDEN_STATES.has(state) && <span className={`badge badge-${state}`}>{state}</span>}
       {stalled && (
-        <span
-          className="badge badge-stalled"
-          title={`No lock for ${stalled.join(', ')}: another client holds it, so nothing of these queues is consumed`}
-        >
+        <span className="badge badge-stalled" title={describeStalls(stalled)}>
           stalled {stalled.length}
         </span>
       )}

@@ -63,7 +63,9 @@ export function describeLedgerEvent(e: LedgerLine): string {
     case 'consumer-ids-changed':
       return `consumer group changed${d.brokerName ? ` on ${s(d.brokerName)}` : ''}`
     case 'pull-failed':
-      return `pull from ${where(d.brokerName, d.brokerRoom)} failed: ${s(d.reason, '')}`
+      return `${typeof d.queueId === 'number' ? `queue ${s(d.queueId)} of ${where(d.brokerName, d.brokerRoom)} stalled: pull` : `pull from ${where(d.brokerName, d.brokerRoom)}`} failed: ${s(d.reason, '')}`
+    case 'pull-resumed':
+      return `queue ${s(d.queueId)} of ${where(d.brokerName, d.brokerRoom)} answers pulls again${ms(d.stalledMs)}`
     case 'queue-lock-wait':
       return `queue ${s(d.queueId)} of ${where(d.brokerName, d.brokerRoom)} stalled: lock refused (${s(d.reason, '')})`
     case 'queue-locked':

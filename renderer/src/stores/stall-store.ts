@@ -2,17 +2,17 @@ import { create } from 'zustand'
 import type { Stalls } from '../../../common/replay/stalls'
 import { applyStallEvent } from '../../../common/replay/stalls'
 
-export type { Stalls } from '../../../common/replay/stalls'
-export { applyStallEvent } from '../../../common/replay/stalls'
+export type { Stalls, StalledQueue } from '../../../common/replay/stalls'
+export { applyStallEvent, describeStalls } from '../../../common/replay/stalls'
 
 export interface StallState {
   stalls: Stalls
-  /** Wire `ledger:event` here; only the queue-lock events (and what ends them) are read. */
+  /** Wire `ledger:event` here; only the lock and pull events (and what ends them) are read. */
   applyLedgerEvents(batch: readonly unknown[]): void
   reset(): void
 }
 
-/** Orderly consumers' stalled queues, for the canvas badge. */
+/** Consumers' stalled queues, for the canvas badge. */
 export const useStallStore = create<StallState>()((set, get) => ({
   stalls: {},
   applyLedgerEvents(batch) {

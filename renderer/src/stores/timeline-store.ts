@@ -20,6 +20,7 @@ const REPEATING = new Set([
   'send-attempt-failed',
   'send-failed',
   'pull-failed',
+  'pull-resumed',
   'broker-isolated',
   'broker-recovered'
 ])

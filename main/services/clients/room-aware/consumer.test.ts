@@ -159,6 +159,26 @@ describe('DrConsumer offsets', () => {
     return keys(w)
   }
 
+  it('marks each queue whose pulls fail as stalled, once, and its return with how long it stalled', async () => {
+    const w = world()
+    live.push(w.consumer)
+    await w.consumer.start()
+    // Hung, not gone: the route keeps broker-b, so the consumer keeps its queues and cannot read them.
+    brokerB(w).health = 'hung'
+    await until(() => w.ledger.kinds('pull-failed').length === 4, 'a failed pull per queue')
+    expect(w.ledger.kinds('pull-failed').map((e) => e.queueId)).toEqual(
+      expect.arrayContaining([0, 1, 2, 3])
+    )
+    expect(w.ledger.kinds('pull-failed')[0]).toMatchObject({ brokerName: 'broker-b' })
+    brokerB(w).health = 'up'
+    await until(() => w.ledger.kinds('pull-resumed').length === 4, 'every queue answering again')
+    expect(w.ledger.kinds('pull-failed')).toHaveLength(4)
+    for (const e of w.ledger.kinds('pull-resumed')) {
+      expect(e).toMatchObject({ brokerName: 'broker-b', brokerRoom: 'room2' })
+      expect(e.stalledMs).toBeGreaterThanOrEqual(0)
+    }
+  })
+
   it('a broker that forgot its offsets does not make it redeliver what it consumed (and gets ours back)', async () => {
     expect(await brokerForgets(true)).toEqual(['k1', 'k2', 'k3', 'k4'])
   })

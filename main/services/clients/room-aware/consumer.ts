@@ -88,7 +88,8 @@ export interface ConsumerEvents {
 
 interface OwnedQueue extends QueueOffsetState, LockableQueue {
   active: boolean
-  failing: boolean
+  /** When its pulls began to fail (a stall the canvas shows); null while they answer. */
+  failingSince: number | null
   stop: AbortController
   /** Epoch ms before which the offset is not read (a handoff from a live peer). */
   readAfter: number
@@ -457,7 +458,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
         offset: undefined,
         committed: undefined,
         active: true,
-        failing: false,
+        failingSince: null,
         stop: new AbortController(),
         addr: undefined,
         readAfter: handoff ? now + this.opts.handoffMs : now,
@@ -546,7 +547,15 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
         if (!o.active || !this.running) return
         // The lock lapsed while the pull was out: its messages are the next holder's to deliver.
         if (this.opts.orderly && !this.locks.holds(o, addr)) continue
-        o.failing = false
+        if (o.failingSince !== null) {
+          this.deps.ledger.event('pull-resumed', this.id, this.room, {
+            brokerName: ref.brokerName,
+            brokerRoom: ref.room,
+            queueId: ref.queueId,
+            stalledMs: Math.round(this.clock.now() - o.failingSince)
+          })
+          o.failingSince = null
+        }
         if (res.status === 'FOUND') {
           const ns = this.routes.namesrv
           const at = this.clock.now()
@@ -578,11 +587,12 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
         if (moved) void this.offsets.commit(o)
       } catch (e) {
         if (!o.active || !this.running) return
-        if (!o.failing) {
-          o.failing = true
+        if (o.failingSince === null) {
+          o.failingSince = this.clock.now()
           this.deps.ledger.event('pull-failed', this.id, this.room, {
             brokerName: ref.brokerName,
             brokerRoom: ref.room,
+            queueId: ref.queueId,
             reason: classifyFailure(e).reason
           })
         }
