@@ -157,4 +157,19 @@ describe('proxyConfig', () => {
         .namesrvAddr
     ).toBe('a:1;b:2')
   })
+
+  it('heartbeats transactional groups every second and stops within the sandbox’s grace', () => {
+    const c = proxyConfig({
+      cluster: 'DrCluster',
+      proxyName: 'proxy-1',
+      grpcPort: 1,
+      remotingPort: 2,
+      discovery: { mode: 'static', namesrvAddr: ['a:1'] }
+    })
+    expect(c).toMatchObject({
+      transactionHeartbeatPeriodSecond: 1,
+      transactionDataMaxWaitClearMillis: 1000,
+      grpcShutdownTimeSeconds: 3
+    })
+  })
 })

@@ -237,7 +237,15 @@ export function proxyConfig(input: ProxyConfigInput): Record<string, PropValue> 
     grpcServerPort: input.grpcPort,
     remotingListenPort: input.remotingPort,
     remotingAccessAddr: input.host ?? '127.0.0.1',
-    localServeAddr: input.host ?? '127.0.0.1'
+    localServeAddr: input.host ?? '127.0.0.1',
+    // A broker hands a transaction's check-back only to a proxy that heartbeated its group (the
+    // topic, for gRPC producers) and proxies do so every 20 s by default: the first 20 s of a run's
+    // check-backs found no channel and spent the half message's checks (transactionCheckMax).
+    transactionHeartbeatPeriodSecond: 1,
+    // Shutdown waits for the newest transaction record to expire (30 s), then for gRPC streams
+    // (30 s): past the sandbox's stop grace, so a transactional run's proxies were killed.
+    transactionDataMaxWaitClearMillis: 1000,
+    grpcShutdownTimeSeconds: 3
   }
   if (input.discovery.mode === 'management') {
     config.namesrvDomain = input.discovery.address

@@ -31,12 +31,7 @@ describe('command lines', () => {
     const c = brokerCommand(ctx, '/run/b', '/run/b/broker.conf', 'room1')
     expect(c.env).toEqual({ ROCKETMQ_ZONE: 'room1' })
     expect(c.args).toEqual(
-      expect.arrayContaining([
-        '-Xms256m',
-        '-Xmx256m',
-        '-XX:MaxDirectMemorySize=256m',
-        '--add-opens'
-      ])
+      expect.arrayContaining(['-Xms256m', '-Xmx256m', '-XX:MaxDirectMemorySize=1g', '--add-opens'])
     )
     expect(c.args).toContain('java.base/sun.nio.ch=ALL-UNNAMED')
     expect(c.args.at(-3)).toBe('org.apache.rocketmq.broker.BrokerStartup')

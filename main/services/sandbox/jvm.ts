@@ -32,7 +32,14 @@ export type ServerTls = 'disabled' | 'permissive'
 export const NAMESRV_HEAP = ['-Xms64m', '-Xmx128m']
 /** A controller (standalone, or the name server that embeds one) holds DLedger state as well. */
 export const CONTROLLER_HEAP = ['-Xms64m', '-Xmx160m']
-export const BROKER_HEAP = ['-Xms256m', '-Xmx256m', '-XX:MaxDirectMemorySize=256m']
+/**
+ * A broker's direct memory is a cap, not a reservation: every thread that writes to the commit log
+ * (sends, ends of transactions, the check-back, POP's checkpoints, the timer) holds its own encoder
+ * buffer of maxMessageSize + 64 KB (4.06 MB). At 256 MB a broker with POP, the timer and
+ * transactions ran out (OutOfMemoryError in its transaction check and POP revive: check-backs
+ * stopped and POP receives timed out); about 60 such threads fit.
+ */
+export const BROKER_HEAP = ['-Xms256m', '-Xmx256m', '-XX:MaxDirectMemorySize=1g']
 export const PROXY_HEAP = ['-Xms128m', '-Xmx256m', '-XX:MaxDirectMemorySize=128m']
 export const ADMIN_HEAP = ['-Xms32m', '-Xmx128m']
 const LEAN = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData']
