@@ -123,12 +123,12 @@ export const LANE_TRAITS = {
     // messageGroup (one queue per key of the proxy's route; a FIFO consumer group), both on a
     // MIXED topic (run-plan.ts). A move to another room's proxy moves a key to that room's queues.
     // Transactional: the producer sends half messages and answers check-backs (grpc-producer.ts,
-    // on a TRANSACTION topic, run-plan.ts). Refused still: a proxy hands a check-back to any gRPC
-    // producer of the topic it serves (the topic is the producer group), round robin in the same
-    // order each pass, so one room's message can be asked of the other room's producer every time
-    // until the broker gives up (measured: 3 and 1 of ~320 commits never delivered). It needs the
-    // lane's local transactions shared across rooms, as an application's database is.
-    messageKinds: ['normal', 'delayed', 'ordered']
+    // on a TRANSACTION topic, run-plan.ts). A proxy hands a check-back to any gRPC producer of the
+    // topic it serves (the topic is the producer group), round robin in the same order each pass,
+    // so one room's message can be asked of another room's producer every time: the lane's local
+    // transactions are shared across rooms (client-fleet.ts, tx.learn), as an application's
+    // database is.
+    messageKinds: ['normal', 'delayed', 'ordered', 'transactional']
   },
   baseline: {
     runtime: 'node',
@@ -137,7 +137,7 @@ export const LANE_TRAITS = {
     label: 'baseline (official Node client, one proxy)',
     summary: 'rocketmq-client-nodejs with its defaults on the plain proxy',
     queueAllocation: 'pop',
-    messageKinds: ['normal', 'delayed', 'ordered']
+    messageKinds: ['normal', 'delayed', 'ordered', 'transactional']
   }
 } as const satisfies Record<string, LaneTraits>
 

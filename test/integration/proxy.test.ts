@@ -351,6 +351,41 @@ describe('cluster-mode proxies on real RocketMQ 5.3.3 (two-rooms-proxies)', () =
     )
   }, 240_000)
 
+  it('transactional messages through the proxies: committed delivered, rolled back not, the rest resolved by check-back from any room, on both gRPC lanes (issue 22)', async () => {
+    const loaded = loadScenarioFile(join(SCENARIOS, 'grpc-healthy.yaml'))
+    loaded.scenario.workload.messages = 'transactional'
+    loaded.scenario.workload.lanes = ['grpc', 'baseline']
+    // The baseline lane sends through the plain proxy, in any room: no share of local sends.
+    delete loaded.scenario.gates.minLocalShare
+    const r = await runner.run(loaded)
+    process.stderr.write(formatScorecard(r))
+    expect(reportSchema.safeParse(r).success).toBe(true)
+    const lanes = r.transactions!.lanes
+    expect(lanes.map((l) => l.lane)).toEqual(['grpc', 'baseline'])
+    for (const l of lanes) {
+      expect(l.acked, l.lane).toBeGreaterThan(0)
+      expect(l.committed, l.lane).toBeGreaterThan(0)
+      expect(l.rolledBack, l.lane).toBeGreaterThan(0)
+      expect(l.viaCheck, l.lane).toBeGreaterThan(0)
+      // Check-backs answered through the proxies (RecoverOrphanedTransactionCommand).
+      expect(l.checkedBack, l.lane).toBeGreaterThan(0)
+      expect(l.mismatches, `${l.lane}: committed undelivered or rolled back delivered`).toBe(0)
+      expect(l.unresolved, l.lane).toBe(0)
+    }
+    // A producer answered for another room's transaction: only the shared store knew it.
+    const crossRoom = new LedgerReader(recorder.db)
+      .events(r.runId, { kinds: ['transaction-checked'] })
+      .filter((e) => {
+        const key = (e.data as { key: string }).key
+        return (
+          e.clientId !== null && !key.startsWith(`${e.clientId}-`) && e.data.answer !== 'unknown'
+        )
+      })
+    expect(crossRoom.length).toBeGreaterThan(0)
+    expect(r.totals.lost).toBe(0)
+    expect(r.passed).toBe(true)
+  }, 240_000)
+
   it("room 1's proxy killed: room 1 moves to room 2's proxy and back, nothing lost", async () => {
     const r = await run('grpc-room1-proxy-down')
     expect(r.totals.lost).toBe(0)

@@ -3,6 +3,7 @@ import { usesGrpcSdk } from '../../../common/topology/lanes'
 import { GrpcConsumer } from '../clients/grpc-lane/grpc-consumer'
 import { GrpcProducer } from '../clients/grpc-lane/grpc-producer'
 import type { GrpcSdk } from '../clients/grpc-lane/sdk-port'
+import type { LocalTransactions } from '../clients/room-aware/local-transactions'
 import { DrConsumer } from '../clients/room-aware/consumer'
 import type { ClientDeps } from '../clients/room-aware/ports'
 import { DrProducer } from '../clients/room-aware/producer'
@@ -16,6 +17,8 @@ export type HostedClient =
 export interface ClientFactoryDeps extends ClientDeps {
   /** rocketmq-client-nodejs, for the grpc and baseline lanes; ClientRuntime loads it on demand. */
   sdk?: () => GrpcSdk
+  /** The worker's gRPC producers' local transactions, shared across rooms (GrpcClientDeps). */
+  transactions?: LocalTransactions
 }
 
 /**

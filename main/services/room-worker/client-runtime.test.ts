@@ -63,23 +63,3 @@ describe('client runtime: the gRPC SDK is loaded on demand', () => {
     )
   })
 })
-
-describe('client runtime: message kinds', () => {
-  it('refuses a workload asking a lane for a kind it cannot send, rather than sending it plain', async () => {
-    const rt = runtime(async () => ({}) as GrpcSdk)
-    await rt.create({ spec: spec('g1', 'grpc') })
-    await rt.create({ spec: spec('r1', 'remoting') })
-    const start = (p: object) =>
-      rt.workloadStart({
-        t0: 0,
-        end: 1,
-        maxInflight: 1,
-        tag: 'dr',
-        producers: [{ id: 'g1', rate: 1, messageSize: 1, offsetMs: 0, ...p }]
-      })
-    await expect(start({ transaction: { commitShare: 1, checkShare: 0 } })).rejects.toMatchObject({
-      code: 'unsupported',
-      message: 'g1 is on the grpc lane, which cannot send transactional messages'
-    })
-  })
-})

@@ -1,6 +1,6 @@
 import { WarmupWindow } from './warmup-window'
 import type { ClientChoice } from '../../../common/scenario/events'
-import { laneSends, usesGrpcSdk } from '../../../common/topology/lanes'
+import { usesGrpcSdk } from '../../../common/topology/lanes'
 import type { GrpcSdk } from '../clients/grpc-lane/sdk-port'
 import { DrConsumer } from '../clients/room-aware/consumer'
 import { DrProducer } from '../clients/room-aware/producer'
@@ -9,8 +9,12 @@ import { pause } from '../clients/room-aware/ports'
 import { readableQueues } from '../clients/room-aware/route-table'
 import type { ClientFactoryDeps, HostedClient } from './client-factory'
 import { createHostedClient } from './client-factory'
-import type { ClientSpec, ClientState, WorkerOp, WorkerOps } from '../worker-wire/protocol'
-import { messageKindOf, SendSchedule } from './send-schedule'
+import type { ClientSpec, ClientState, TxFact, WorkerOp, WorkerOps } from '../worker-wire/protocol'
+import {
+  LOCAL_TRANSACTION_RETENTION_MS,
+  LocalTransactions
+} from '../clients/room-aware/local-transactions'
+import { SendSchedule } from './send-schedule'
 import type { WireLedger } from './wire-ledger'
 
 interface Hosted {
@@ -33,6 +37,8 @@ export interface ClientRuntimeDeps extends Omit<ClientFactoryDeps, 'ledger' | 'c
   ledger: WireLedger
   clock: Clock
   onChoice: (c: ClientChoice) => void
+  /** A local transaction one of its gRPC producers ran, for the lane's workers in other rooms. */
+  onTransaction?: (fact: TxFact) => void
   /**
    * Loads rocketmq-client-nodejs for the grpc and baseline lanes, on the first such client: a
    * worker hosting only remoting clients never loads it (about 7 MB of heap). Absent: refused.
@@ -52,8 +58,19 @@ export class ClientRuntime {
   private readonly clients = new Map<string, Hosted>()
   private schedule: SendSchedule | undefined
   private sdk: Promise<GrpcSdk> | undefined
+  /**
+   * The local transactions of the worker's gRPC producers and of the lane's other rooms (tx.learn),
+   * one store as an application's database: a proxy may ask any producer of the topic.
+   */
+  private readonly transactions: LocalTransactions
 
-  constructor(private readonly deps: ClientRuntimeDeps) {}
+  constructor(private readonly deps: ClientRuntimeDeps) {
+    this.transactions = new LocalTransactions(
+      () => deps.clock.now(),
+      LOCAL_TRANSACTION_RETENTION_MS,
+      (key, decision, storedAs) => deps.onTransaction?.({ key, decision, storedAs })
+    )
+  }
 
   /** Answers one protocol request (everything but hello, which is the transport's). */
   handle<O extends Exclude<WorkerOp, 'hello'>>(op: O, args: Args<O>): Result<O> {
@@ -70,6 +87,10 @@ export class ClientRuntime {
       shutdown: async () => {
         await this.stopAll('graceful')
         return {}
+      },
+      'tx.learn': async ({ facts }) => {
+        for (const f of facts) this.transactions.learn(f.key, f.decision, f.storedAs)
+        return {}
       }
     }
     const fn = table[op] as ((x: never) => Result<O>) | undefined
@@ -85,7 +106,7 @@ export class ClientRuntime {
     if (this.clients.has(spec.id)) {
       throw new RuntimeError(`client ${spec.id} already exists; remove it first`, 'exists')
     }
-    const deps = sdk ? { ...this.deps, sdk: () => sdk } : this.deps
+    const deps = sdk ? { ...this.deps, sdk: () => sdk, transactions: this.transactions } : this.deps
     const hosted = createHostedClient(spec, deps, this.deps.onChoice)
     this.clients.set(spec.id, { spec, hosted, alive: false })
     return {}
@@ -161,15 +182,6 @@ export class ClientRuntime {
         throw new RuntimeError(
           `workload names ${p.id}, which is not a producer here`,
           'unknown-client'
-        )
-      }
-      // The engine refuses such runs up front; a producer must never send plain what was asked
-      // delayed or ordered.
-      const kind = messageKindOf(p)
-      if (!laneSends(c.spec.lane, kind)) {
-        throw new RuntimeError(
-          `${p.id} is on the ${c.spec.lane} lane, which cannot send ${kind} messages`,
-          'unsupported'
         )
       }
     }

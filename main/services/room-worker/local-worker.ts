@@ -3,13 +3,14 @@ import type { ClientChoice } from '../../../common/scenario/events'
 import type { ClientFactoryDeps } from './client-factory'
 import { NODE_LANES } from '../../../common/topology/lanes'
 import { ClientRuntime } from './client-runtime'
-import type { WireRow, WorkerOp, WorkerOps } from '../worker-wire/protocol'
+import type { TxFact, WireRow, WorkerOp, WorkerOps } from '../worker-wire/protocol'
 import { PROTOCOL_VERSION } from '../worker-wire/protocol'
 import { WireLedger } from './wire-ledger'
 
 interface LocalWorkerEvents {
   rows: [WireRow[]]
   choice: [ClientChoice]
+  'tx-ran': [TxFact[]]
   exit: [{ expected: boolean; code: number | null; signal: string | null }]
 }
 
@@ -32,7 +33,8 @@ export class LocalWorker extends EventEmitter<LocalWorkerEvents> {
     this.runtime = new ClientRuntime({
       ...deps,
       ledger,
-      onChoice: (c) => this.emit('choice', c)
+      onChoice: (c) => this.emit('choice', c),
+      onTransaction: (f) => this.emit('tx-ran', [f])
     })
   }
 

@@ -5,7 +5,7 @@ import { httpManagement, systemClock } from '../clients/room-aware/ports'
 import { RemotingRpc } from '../remoting/remoting-rpc'
 import { NODE_LANES } from '../../../common/topology/lanes'
 import { ClientRuntime, RuntimeError } from './client-runtime'
-import type { EngineToWorker, WorkerToEngine } from '../worker-wire/protocol'
+import type { EngineToWorker, TxFact, WorkerToEngine } from '../worker-wire/protocol'
 import { encodeFrame, FrameDecoder, PROTOCOL_VERSION } from '../worker-wire/protocol'
 import { WireLedger } from './wire-ledger'
 
@@ -35,13 +35,25 @@ export function runRoomWorker(io: RoomWorkerIo, deps: RoomWorkerDeps = {}): void
     (rows) => send({ t: 'rows', rows }),
     () => systemClock.now()
   )
+  // Batched like the ledger's rows: one frame per 50 ms however many transactions ran.
+  let facts: TxFact[] = []
+  const shareTransaction = (fact: TxFact): void => {
+    if (facts.length === 0) {
+      setTimeout(() => {
+        send({ t: 'tx-ran', facts })
+        facts = []
+      }, 50).unref()
+    }
+    facts.push(fact)
+  }
   const runtime = new ClientRuntime({
     remoting: deps.remoting ?? ((o) => new RemotingRpc(o)),
     management: deps.management ?? httpManagement,
     ...(deps.loadSdk ? { loadSdk: deps.loadSdk } : {}),
     ledger,
     clock: systemClock,
-    onChoice: (choice) => send({ t: 'choice', choice })
+    onChoice: (choice) => send({ t: 'choice', choice }),
+    onTransaction: (fact) => shareTransaction(fact)
   })
   let done = false
   const finish = async (mode: 'graceful' | 'crash', code: number): Promise<void> => {

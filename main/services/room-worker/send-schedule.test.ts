@@ -1,7 +1,7 @@
 import { transactionPlanOf } from '../../../common/scenario/transactions'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { NULL_LEDGER } from '../ledger/types'
-import { messageKindOf, orderOf, SendSchedule } from './send-schedule'
+import { orderOf, SendSchedule } from './send-schedule'
 
 /** A producer whose sends stay in flight until the test ends them. */
 function heldProducer() {
@@ -155,14 +155,7 @@ describe('SendSchedule', () => {
     return s.stop(0)
   })
 
-  it('names the kind of message each producer’s part asks for', () => {
-    const p = { id: 'p', rate: 1, messageSize: 1, offsetMs: 0 }
-    expect(messageKindOf(p)).toBe('normal')
-    expect(messageKindOf({ ...p, delayMs: 1000 })).toBe('delayed')
-    expect(messageKindOf({ ...p, orderKeys: 4 })).toBe('ordered')
-    expect(messageKindOf({ ...p, transaction: { commitShare: 1, checkShare: 0 } })).toBe(
-      'transactional'
-    )
+  it('numbers each key’s messages in slot order', () => {
     expect(orderOf('p', 1, 16)).toEqual({ key: 'p:k0', seq: 0 })
     expect(orderOf('p', 17, 16)).toEqual({ key: 'p:k0', seq: 1 })
     expect(orderOf('p', 32, 16)).toEqual({ key: 'p:k15', seq: 1 })

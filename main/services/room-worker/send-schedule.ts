@@ -1,6 +1,5 @@
 import type { TransactionPlan } from '../clients/room-aware/send-attempt'
 import { transactionPlanOf } from '../../../common/scenario/transactions'
-import type { MessageKind } from '../../../common/topology/lanes'
 import type { LedgerPort } from '../ledger/types'
 import type { SkippedSends, WorkerOps, WorkloadProducer } from '../worker-wire/protocol'
 
@@ -18,14 +17,6 @@ export interface ScheduledProducer {
     /** Transactional workload: what the message's local transaction decides, and how it is told. */
     transaction?: TransactionPlan
   }): Promise<unknown>
-}
-
-/** The kind of message a producer's part of the workload asks for. */
-export function messageKindOf(p: WorkloadProducer): MessageKind {
-  if (p.orderKeys !== undefined) return 'ordered'
-  if (p.transaction !== undefined) return 'transactional'
-  if (p.delayMs !== undefined) return 'delayed'
-  return 'normal'
 }
 
 /** Ordered workloads: slot `seq` (from 1) is key `(seq-1) mod keys`, the key's `floor((seq-1)/keys)`th message. */

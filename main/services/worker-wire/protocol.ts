@@ -10,6 +10,7 @@
 import type { ClientChoice } from '../../../common/scenario/events'
 import type { ClientLane, LaneTraits } from '../../../common/topology/lanes'
 import type { DeliveryRecord, SendRecord } from '../ledger/types'
+import type { TxDecision } from '../../../common/scenario/transactions'
 
 export const PROTOCOL_VERSION = 1
 /** Frames above this are a protocol error (a runaway writer, or stdout polluted by a print). */
@@ -196,6 +197,18 @@ export interface WorkerOps {
   }
   /** Stops every client (graceful) and exits. */
   shutdown: { args: Record<string, never>; result: Record<string, never> }
+  /**
+   * Local transactions another room's worker of the same lane ran: a proxy hands a check-back to
+   * any producer of the topic, so each room answers for all (an application's shared database).
+   */
+  'tx.learn': { args: { facts: TxFact[] }; result: Record<string, never> }
+}
+
+/** A local transaction a gRPC producer ran (`storedAs`: the acknowledged copy's message id). */
+export interface TxFact {
+  key: string
+  decision: TxDecision
+  storedAs: string | null
 }
 
 export type WorkerOp = keyof WorkerOps
@@ -226,6 +239,8 @@ export type WorkerToEngine =
   | { t: 'log'; level: 'info' | 'warn' | 'error'; message: string; clientId?: string }
   /** A client died on its own (uncaught failure inside the worker). */
   | { t: 'client-died'; id: string; reason: string }
+  /** Local transactions its gRPC producers ran, for the lane's workers in other rooms. */
+  | { t: 'tx-ran'; facts: TxFact[] }
 
 /** Encodes one frame. */
 export function encodeFrame(message: unknown): Buffer {

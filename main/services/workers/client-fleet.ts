@@ -6,6 +6,7 @@ import type {
   ClientSpec,
   ClientState,
   SkippedSends,
+  TxFact,
   WireRow,
   WorkerOp,
   WorkerOps
@@ -21,6 +22,7 @@ export interface WorkerChannel {
   ): Promise<WorkerOps[O]['result']>
   on(event: 'rows', fn: (rows: WireRow[]) => void): unknown
   on(event: 'choice', fn: (c: ClientChoice) => void): unknown
+  on(event: 'tx-ran', fn: (facts: TxFact[]) => void): unknown
   on(
     event: 'exit',
     fn: (e: { expected: boolean; code: number | null; signal: string | null }) => void
@@ -266,6 +268,19 @@ export class ClientFleet extends EventEmitter<FleetEvents> {
     return out
   }
 
+  /**
+   * Tells the lane's workers in other rooms what local transactions `from` ran: a proxy asks any
+   * producer of the topic about a transaction, whichever room sent it (protocol.ts, tx.learn).
+   */
+  private shareTransactions(from: string, key: WorkerKey, facts: TxFact[]): void {
+    for (const [name, w] of this.workers) {
+      if (name === from || w.key.lane !== key.lane || w.key.variant !== key.variant) continue
+      if (!w.channel.alive) continue
+      // A worker that stopped meanwhile answers nothing more: its check-backs are moot.
+      w.channel.request('tx.learn', { facts }).catch(() => undefined)
+    }
+  }
+
   private async worker(key: WorkerKey, first: ClientSpec): Promise<WorkerChannel> {
     const name = workerName(key)
     const existing = this.workers.get(name)
@@ -276,6 +291,7 @@ export class ClientFleet extends EventEmitter<FleetEvents> {
     const channel = this.factory(key, first)
     channel.on('rows', (rows) => this.emit('rows', rows))
     channel.on('choice', (c) => this.emit('choice', c))
+    channel.on('tx-ran', (facts) => this.shareTransactions(name, key, facts))
     channel.on('exit', (e) => {
       const hosted = [...this.clients.values()].filter((c) => c.key === name)
       const wasAlive = hosted.filter((c) => c.alive).map((c) => c.spec.id)

@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events'
 import { createWriteStream, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { ClientChoice } from '../../../common/scenario/events'
-import type { WireRow, WorkerOp, WorkerOps, WorkerToEngine } from '../worker-wire/protocol'
+import type { TxFact, WireRow, WorkerOp, WorkerOps, WorkerToEngine } from '../worker-wire/protocol'
 import { encodeFrame, FrameDecoder } from '../worker-wire/protocol'
 
 export interface WorkerCommand {
@@ -36,6 +36,7 @@ export interface WorkerConnectionEvents {
   choice: [ClientChoice]
   log: [{ level: 'info' | 'warn' | 'error'; message: string; clientId?: string }]
   'client-died': [{ id: string; reason: string }]
+  'tx-ran': [TxFact[]]
   exit: [WorkerExit]
   /** The worker broke the protocol (bad frame); it is killed. */
   'protocol-error': [Error]
@@ -205,6 +206,9 @@ export class WorkerConnection extends EventEmitter<WorkerConnectionEvents> {
         return
       case 'client-died':
         this.emit('client-died', { id: f.id, reason: f.reason })
+        return
+      case 'tx-ran':
+        this.emit('tx-ran', f.facts)
         return
     }
   }

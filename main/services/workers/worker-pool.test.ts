@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { WorkerChannel, WorkerKey } from './client-fleet'
 import { ClientFleet, workerIdsFor, workerKeyOf, workerName } from './client-fleet'
 import type { ClientLane } from '../../../common/topology/lanes'
-import type { ClientSpec, WireRow, WorkerOp } from '../worker-wire/protocol'
+import type { ClientSpec, TxFact, WireRow, WorkerOp } from '../worker-wire/protocol'
 import { PROTOCOL_VERSION } from '../worker-wire/protocol'
 import { poolKeyOf, WorkerPool } from './worker-pool'
 
@@ -11,6 +11,7 @@ import { poolKeyOf, WorkerPool } from './worker-pool'
 class FakeWorker extends EventEmitter implements WorkerChannel {
   alive = true
   readonly ops: string[] = []
+  readonly learned: string[] = []
   shutdowns = 0
   failRemove = false
 
@@ -21,6 +22,8 @@ class FakeWorker extends EventEmitter implements WorkerChannel {
   async request(op: WorkerOp, args: unknown): Promise<never> {
     if (!this.alive) throw new Error(`${op}: dead`)
     const a = args as { spec?: ClientSpec; id?: string }
+    if (op === 'tx.learn')
+      this.learned.push(...(args as { facts: TxFact[] }).facts.map((f) => f.key))
     this.ops.push(
       op === 'client.create'
         ? `create ${a.spec!.id}`
@@ -164,6 +167,33 @@ describe('WorkerPool', () => {
     expect(exits).toEqual(['worker-room1: killed by SIGKILL'])
     expect(run.fleet.isAlive('p1')).toBe(false)
     await pool.close()
+  })
+
+  it('tells the lane’s workers in other rooms the transactions one ran, and no other lane’s', async () => {
+    const { spawned, fleet } = setup()
+    const run = fleet()
+    await run.fleet.create({ ...spec('p1-grpc', 'grpc'), room: 'room1' })
+    await run.fleet.create({ ...spec('p2-grpc', 'grpc'), room: 'room2' })
+    await run.fleet.create({ ...spec('p3-grpc', 'grpc'), room: 'room3' })
+    await run.fleet.create({ ...spec('p1-baseline', 'baseline'), room: 'room2' })
+    const [room1, room2, room3, baseline] = spawned as [
+      FakeWorker,
+      FakeWorker,
+      FakeWorker,
+      FakeWorker
+    ]
+    room1.emit('tx-ran', [{ key: 'p1-grpc-7', decision: 'commit', storedAs: 'M7' }])
+    await Promise.resolve()
+    expect(room2.learned).toEqual(['p1-grpc-7'])
+    expect(room3.learned).toEqual(['p1-grpc-7'])
+    expect(room1.learned).toEqual([])
+    expect(baseline.learned).toEqual([])
+    // A dead worker is not asked.
+    room3.kill()
+    room2.emit('tx-ran', [{ key: 'p2-grpc-1', decision: 'rollback', storedAs: null }])
+    await Promise.resolve()
+    expect(room1.learned).toEqual(['p2-grpc-1'])
+    expect(room3.learned).toEqual(['p1-grpc-7'])
   })
 
   it('gives a lane variant a process of its own, named for it, beside its lane’s', async () => {

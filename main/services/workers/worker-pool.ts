@@ -4,7 +4,7 @@ import type { WorkerChannel, WorkerFactory, WorkerKey } from './client-fleet'
 import { workerName } from './client-fleet'
 import { isJavaLane } from '../../../common/topology/lanes'
 import { planJavaWorkers } from './java-worker-command'
-import type { ClientSpec, WireRow, WorkerOp, WorkerOps } from '../worker-wire/protocol'
+import type { ClientSpec, TxFact, WireRow, WorkerOp, WorkerOps } from '../worker-wire/protocol'
 
 /**
  * Which workers may be reused for one another: the same room and lane, and for a Java lane the
@@ -20,6 +20,7 @@ export function poolKeyOf(key: WorkerKey, first: ClientSpec): string {
 interface LeaseEvents {
   rows: [WireRow[]]
   choice: [ClientChoice]
+  'tx-ran': [TxFact[]]
   exit: [{ expected: boolean; code: number | null; signal: string | null }]
 }
 
@@ -144,6 +145,7 @@ export class WorkerPool {
     // One subscription per process, routed to whichever run leases it now.
     worker.on('rows', (rows) => this.current.get(worker)?.emit('rows', rows))
     worker.on('choice', (c) => this.current.get(worker)?.emit('choice', c))
+    worker.on('tx-ran', (f) => this.current.get(worker)?.emit('tx-ran', f))
     worker.on('exit', (e) => {
       this.everyWorker.delete(worker)
       const lease = this.current.get(worker)

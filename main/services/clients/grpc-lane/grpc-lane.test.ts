@@ -14,6 +14,8 @@ import type {
   SdkReceived
 } from './sdk-port'
 import { positionOfReceipt, RefusedMessageError } from './sdk-port'
+import { LocalTransactions } from '../room-aware/local-transactions'
+import type { TxDecision } from '../../../../common/scenario/transactions'
 
 /**
  * Decision tests of the gRPC lanes with an in-memory library: which proxy a client uses, when it
@@ -116,7 +118,11 @@ afterEach(async () => {
   await Promise.all(stoppers.splice(0).map((s) => s()))
 })
 
-function producer(lane: 'grpc' | 'baseline', extra: object = {}) {
+function producer(
+  lane: 'grpc' | 'baseline',
+  extra: object = {},
+  deps: { transactions?: LocalTransactions } = {}
+) {
   const sdk = new FakeSdk()
   const ledger = new RecordingLedger()
   const management = new Proxies()
@@ -134,7 +140,7 @@ function producer(lane: 'grpc' | 'baseline', extra: object = {}) {
       probeIntervalMs: 20,
       ...extra
     },
-    { sdk, ledger, management }
+    { sdk, ledger, management, ...deps }
   )
   stoppers.push(() => p.stop('crash'))
   return { p, sdk, ledger, management }
@@ -230,6 +236,33 @@ describe('GrpcProducer, grpc lane', () => {
       'rollback',
       'unknown'
     ])
+  })
+
+  it('answers a check-back about another room’s transaction from the lane’s shared store', async () => {
+    // Room 1's worker shares what its producer ran; room 2's learns it (client-fleet.ts relays).
+    const facts: [string, TxDecision, string | null][] = []
+    const room1 = new LocalTransactions(
+      () => 0,
+      60_000,
+      (...f) => facts.push(f)
+    )
+    const room2 = new LocalTransactions(() => 0)
+    const one = producer('grpc', { transactional: true }, { transactions: room1 })
+    const two = producer('grpc', { transactional: true }, { transactions: room2 })
+    await one.p.start()
+    await two.p.start()
+    await one.p.send({
+      body: 'x',
+      keys: ['t1'],
+      transaction: { decision: 'commit', viaCheck: true }
+    })
+    const messageId = `m${one.sdk.sent.findIndex((s) => s.message.keys?.[0] === 't1') + 1}`
+    const check = two.sdk.checkers.get('p1:1')!
+    // Asked before it learned: not one it knows, the proxy asks again.
+    expect(check({ messageId, keys: ['t1'] })).toBe('unknown')
+    for (const f of facts) room2.learn(...f)
+    expect(check({ messageId, keys: ['t1'] })).toBe('commit')
+    expect(check({ messageId: 'm-other', keys: ['t1'] })).toBe('rollback')
   })
 
   it('tells the check-back to roll back a transaction whose send failed (its local transaction never ran)', async () => {

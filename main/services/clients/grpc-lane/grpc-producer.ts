@@ -78,7 +78,7 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
   /** Proxy id → when a send through it last completed (a slow proxy still answers, a hung one not). */
   private readonly lastOkAt = new Map<string, number>()
   private lastUsed: string | undefined
-  private readonly transactions = new LocalTransactions(() => this.clock.now())
+  private readonly transactions: LocalTransactions
   /** Message key → what its ledger row says beyond the outcome (schedule, due time, order), until written. */
   private readonly facts = new Map<string, SendFacts>()
 
@@ -104,6 +104,7 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
     this.sendTimeoutMs = sendTimeoutMs
     this.requestTimeoutMs = requestTimeoutMs
     this.transactional = transactional
+    this.transactions = deps.transactions ?? new LocalTransactions(() => this.clock.now())
   }
 
   /** Proxies this producer stopped using (the warm-up waits until there are none). */

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events'
+import type { LocalTransactions } from '../room-aware/local-transactions'
 import type { ClientChoice } from '../../../../common/scenario/events'
 import type { GrpcSdkLane } from '../../../../common/topology/lanes'
 import type { ClientDeps, Clock, ManagementNodeRef } from '../room-aware/ports'
@@ -11,6 +12,11 @@ import type { GrpcSdk } from './sdk-port'
 
 export interface GrpcClientDeps extends Omit<ClientDeps, 'remoting'> {
   sdk: GrpcSdk
+  /**
+   * The lane's local transactions, shared by its producers in every room (client-runtime.ts): a
+   * proxy asks any producer of the topic about a transaction. Absent: the producer's own.
+   */
+  transactions?: LocalTransactions
 }
 
 /** What the producer and the consumer of the gRPC lanes share. */

@@ -43,4 +43,20 @@ describe('LocalTransactions', () => {
       2
     ])
   })
+
+  it('tells onRan what it ran, to share it, and not what it learned from another process', () => {
+    const shared: string[] = []
+    const tx = new LocalTransactions(
+      () => 0,
+      1000,
+      (key, decision, storedAs) => shared.push(`${key} ${decision} ${storedAs}`)
+    )
+    tx.ran('p1-1', 'commit', 'M1')
+    tx.learn('p2-1', 'rollback', null)
+    expect(shared).toEqual(['p1-1 commit M1'])
+    // Both answer check-backs alike: a proxy may ask either producer.
+    expect(tx.answer('p2-1', 'M9')).toBe('rollback')
+    expect(tx.answer('p1-1', 'M1')).toBe('commit')
+    expect(tx.answer('p1-1', 'M2')).toBe('rollback')
+  })
 })

@@ -28,7 +28,9 @@ export class LocalTransactions {
 
   constructor(
     private readonly now: () => number,
-    private readonly retentionMs = LOCAL_TRANSACTION_RETENTION_MS
+    private readonly retentionMs = LOCAL_TRANSACTION_RETENTION_MS,
+    /** Told of every transaction `ran` records (not of those `learn` records): to share them. */
+    private readonly onRan?: (key: string, decision: TxDecision, storedAs: string | null) => void
   ) {}
 
   /**
@@ -38,6 +40,12 @@ export class LocalTransactions {
    * anyway (by a timed-out attempt) is told to roll back.
    */
   ran(key: string, decision: TxDecision, storedAs: string | null): void {
+    this.learn(key, decision, storedAs)
+    this.onRan?.(key, decision, storedAs)
+  }
+
+  /** Records a transaction another process ran (a shared store's copy), without telling onRan. */
+  learn(key: string, decision: TxDecision, storedAs: string | null): void {
     const at = this.now()
     // Re-insert so the map stays in time order for pruning.
     this.byKey.delete(key)
