@@ -166,9 +166,10 @@ describe.skipIf(skip)('rooms as separate networks, real JVMs', () => {
     const kill = r.headroom!.find((h) => h.fault === 'kill all brokers of room1')!
     const room = (id: string) => kill.rooms.find((x) => x.room === id)!
     // Room 1's clients kept offering their 200 msg/s; with its brokers out nothing was stored
-    // there (but a send in flight as they died).
+    // there but what they answered between the kill's start (the window's stamp) and their death:
+    // a clean clone on a loaded host saw 36 acks (7.2 msg/s over the 5 s window), ~180 ms of load.
     expect(room('room1').offeredPerS).toBeGreaterThan(150)
-    expect(room('room1').carriedPerS).toBeLessThan(1)
+    expect(room('room1').carriedPerS).toBeLessThan(0.1 * room('room1').offeredPerS)
     // Room 2's broker took what came through the link, not room 1's whole load.
     expect(room('room2').carriedPerS).toBeLessThan(
       room('room1').offeredPerS + room('room2').offeredPerS
