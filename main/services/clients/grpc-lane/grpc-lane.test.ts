@@ -31,6 +31,8 @@ class FakeSdk implements GrpcSdk {
   producers: string[] = []
   /** Endpoints whose clients fail to start (a proxy still booting). */
   refuseStart = new Set<string>()
+  /** Endpoints whose clients never finish starting (a proxy that accepts and hangs). */
+  hangStart = new Set<string>()
   /** Delayed messages the proxies refuse (a topic whose type does not take them). */
   refuseDelayed = false
   private seq = 0
@@ -69,9 +71,11 @@ class FakeSdk implements GrpcSdk {
         }
       },
       startup: () =>
-        this.refuseStart.has(o.endpoints)
-          ? Promise.reject(new Error('Failed to fetch topic routes after 3 attempts'))
-          : Promise.resolve(),
+        this.hangStart.has(o.endpoints)
+          ? new Promise<void>(() => {})
+          : this.refuseStart.has(o.endpoints)
+            ? Promise.reject(new Error('Failed to fetch topic routes after 3 attempts'))
+            : Promise.resolve(),
       shutdown: () => Promise.resolve(),
       send
     }
@@ -389,6 +393,17 @@ describe('GrpcProducer, grpc lane', () => {
     expect(ledger.kinds('broker-isolated')[0]).toMatchObject({ brokerName: 'proxy-1' })
     sdk.refuseStart.delete('p1:1')
     await until(() => p.selector.current?.id === 'proxy-1', 'back on proxy-1')
+  })
+
+  it("starts on room 2's proxy when room 1's hangs at start, within the start's deadline", async () => {
+    const { p, sdk, ledger } = producer('grpc')
+    sdk.hangStart.add('p1:1')
+    await p.start(400)
+    expect(p.selector.current?.id).toBe('proxy-2')
+    expect(ledger.kinds('broker-isolated')[0]).toMatchObject({
+      brokerName: 'proxy-1',
+      reason: expect.stringMatching(/timeout/)
+    })
   })
 
   it('records nothing for warm-up sends', async () => {

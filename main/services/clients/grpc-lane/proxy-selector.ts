@@ -92,6 +92,8 @@ export class ProxySelector extends EventEmitter<ProxySelectorEvents> {
   /**
    * Picks the first proxy whose library client starts (`ready`), best first; a proxy that fails
    * to start (still booting, dead) is marked failed and the next one is tried until `deadline`.
+   * While another proxy is left, one attempt gets at most half the time left: a proxy that hangs
+   * must not spend the whole start (its library client keeps starting; a retry reuses it).
    */
   async startOn(
     ready: (proxy: ProxyCandidate) => Promise<void>,
@@ -100,11 +102,13 @@ export class ProxySelector extends EventEmitter<ProxySelectorEvents> {
   ): Promise<ProxyCandidate> {
     let lastError = 'no proxy'
     while (!signal.aborted && this.clock.now() < deadline) {
-      const proxy = this.ranked()[0]
+      const ranked = this.ranked()
+      const proxy = ranked[0]
       if (!proxy) break
       const t = this.clock.now()
+      const budget = ranked.length > 1 ? (deadline - t) / 2 : deadline - t
       try {
-        await withDeadline(ready(proxy), Math.max(1, deadline - t))
+        await withDeadline(ready(proxy), Math.max(1, budget))
         this.use(proxy, proxy.room === this.opts.room ? 'same room' : 'no usable same-room proxy')
         return proxy
       } catch (e) {
