@@ -12,6 +12,7 @@ import org.apache.rocketmq.client.impl.factory.MQClientInstance;
 import org.apache.rocketmq.client.impl.producer.DefaultMQProducerImpl;
 import org.apache.rocketmq.client.impl.producer.TopicPublishInfo;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.MessageQueueSelector;
 import org.apache.rocketmq.client.producer.SendCallback;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.common.message.Message;
@@ -25,7 +26,8 @@ import org.apache.rocketmq.remoting.exception.RemotingException;
  * room, fall back to another room's when none is left or an attempt fails, isolate a failed broker
  * for a short adaptive time, and retry within the send timeout. While a broker of its room is
  * healthy it never sends across rooms. The name-server list follows the room's management node
- * ({@link NameServerPoller}). Ordered sends keep their room through {@link #orderSelector}; sends
+ * ({@link NameServerPoller}). Ordered sends keep their room through {@link #orderSelector} and wait
+ * behind an unanswered send of their key ({@link OrderFences}); sends
  * to a queue or through another selector, batches, requests and transactions are the stock
  * client's, unchanged.
  *
@@ -44,6 +46,7 @@ public class RoomAwareProducer extends DefaultMQProducer {
     private final NameServerPoller poller;
     private final SendAttempts.Shared shared;
     private final Map<String, Cached> routes = new ConcurrentHashMap<>();
+    private final LongSupplier clock;
 
     private record Cached(TopicPublishInfo info, List<BrokerView> brokers) {
     }
@@ -55,6 +58,7 @@ public class RoomAwareProducer extends DefaultMQProducer {
     RoomAwareProducer(String producerGroup, RoomAwareConfig config, ManagementSource source, LongSupplier clock) {
         super(producerGroup);
         this.config = config;
+        this.clock = clock;
         this.isolation = new BrokerIsolation(config.isolationBaseMs(), config.isolationMaxMs(), config.requestTimeoutMs(), clock);
         this.poller = config.managementNodes().isEmpty() ? null : new NameServerPoller(config, source);
         this.shared = new SendAttempts.Shared(config, isolation, this::brokersOf, clock, getRetryResponseCodes(),
@@ -84,7 +88,35 @@ public class RoomAwareProducer extends DefaultMQProducer {
      * producer, since it remembers each topic's home queues.
      */
     public RoomOrderSelector orderSelector(RoomOrderSelector.Policy policy) {
-        return new RoomOrderSelector(config.room(), policy, this::roomOfQueue);
+        return new RoomOrderSelector(config.room(), policy, this::roomOfQueue,
+            new OrderFences(OrderFences.FENCE_MS, clock, Thread::sleep));
+    }
+
+    /** Through a {@code WAIT} {@link RoomOrderSelector}: behind the key's order fence ({@link OrderFences}). */
+    @Override
+    public SendResult send(Message msg, MessageQueueSelector selector, Object arg)
+        throws MQClientException, RemotingException, MQBrokerException, InterruptedException {
+        if (fencesOf(selector) == null) return super.send(msg, selector, arg);
+        return send(msg, selector, arg, getSendMsgTimeout());
+    }
+
+    /** Through a {@code WAIT} {@link RoomOrderSelector}: behind the key's order fence ({@link OrderFences}). */
+    @Override
+    public SendResult send(Message msg, MessageQueueSelector selector, Object arg, long timeout)
+        throws MQClientException, RemotingException, MQBrokerException, InterruptedException {
+        OrderFences fences = fencesOf(selector);
+        if (fences == null) return super.send(msg, selector, arg, timeout);
+        try {
+            return fences.send(msg.getTopic() + '/' + arg, timeout, left -> super.send(msg, selector, arg, left));
+        } catch (MQClientException | RemotingException | MQBrokerException | InterruptedException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new MQClientException("ordered send failed", e);
+        }
+    }
+
+    private static OrderFences fencesOf(MessageQueueSelector selector) {
+        return selector instanceof RoomOrderSelector s && s.policy() == RoomOrderSelector.Policy.WAIT ? s.fences() : null;
     }
 
     /** A queue's room from the route (its broker's zone) or the configured map; null when unknown. */

@@ -23,7 +23,9 @@ import org.apache.rocketmq.common.message.MessageQueue;
  * a scale-out). Memory is one queue list per topic, whatever the number of keys.
  *
  * <p>{@link Policy#WAIT} (the default) always answers the home queue: while its broker is gone the
- * send fails (order kept, availability lost). {@link Policy#REROUTE} answers the home queue while
+ * send fails (order kept, availability lost). Sent through {@link RoomAwareProducer}'s synchronous
+ * {@code send(msg, selector, key)}, a key whose send ended unanswered also waits 1.5 s before its
+ * next one goes out ({@link OrderFences}), so a request the broker still held cannot be stored after it. {@link Policy#REROUTE} answers the home queue while
  * its broker is in the route, else the key's hash over the rest of its room's queues, else over the
  * other rooms' (availability kept, the key's order broken by design). The stock client makes one
  * attempt for a selector send; retrying a failed one is the application's choice.
@@ -49,10 +51,22 @@ public final class RoomOrderSelector implements MessageQueueSelector {
     private record Home(List<MessageQueue> queues, boolean own) {
     }
 
+    /** {@link Policy#WAIT}: keys whose last send ended unanswered (used by {@link RoomAwareProducer}). */
+    private final OrderFences fences;
+
     public RoomOrderSelector(String room, Policy policy, Function<MessageQueue, String> roomOf) {
+        this(room, policy, roomOf, new OrderFences(OrderFences.FENCE_MS, System::currentTimeMillis, Thread::sleep));
+    }
+
+    RoomOrderSelector(String room, Policy policy, Function<MessageQueue, String> roomOf, OrderFences fences) {
         this.room = room;
         this.policy = policy;
         this.roomOf = roomOf;
+        this.fences = fences;
+    }
+
+    OrderFences fences() {
+        return fences;
     }
 
     public Policy policy() {
