@@ -275,6 +275,38 @@ describe('cluster-mode proxies on real RocketMQ 5.3.3 (two-rooms-proxies)', () =
     return new Map(rows.map((r) => [r.proxy, r.n]))
   }
 
+  /**
+   * When `clientId` was away from its own proxy: from a failover off it, or a start on another
+   * after its own failed to start, to its next choice of its own; with the reason it left.
+   */
+  const awayWindows = (runId: number, clientId: string, own: string) => {
+    const events = new LedgerReader(recorder.db)
+      .events(runId, { kinds: ['broker-failover', 'broker-choice', 'broker-isolated'] })
+      .filter((e) => e.clientId === clientId)
+    const windows: { from: number; to: number; reason: string }[] = []
+    let open: { from: number; to: number; reason: string } | null = null
+    let isolatedFor = ''
+    for (const e of events) {
+      const d = e.data as { from?: string; brokerName?: string; reason?: string }
+      if (e.kind === 'broker-isolated' && d.brokerName === own) isolatedFor = d.reason ?? ''
+      const leaves =
+        (e.kind === 'broker-failover' && d.from === own) ||
+        (e.kind === 'broker-choice' && d.brokerName !== own)
+      if (leaves && !open) {
+        open = {
+          from: e.atMs,
+          to: Infinity,
+          reason: e.kind === 'broker-failover' ? (d.reason ?? '') : isolatedFor
+        }
+        windows.push(open)
+      } else if (e.kind === 'broker-choice' && d.brokerName === own && open) {
+        open.to = e.atMs
+        open = null
+      }
+    }
+    return windows
+  }
+
   it('healthy: each room sends and receives through its own proxy, nothing lost', async () => {
     const r = await run('grpc-healthy')
     expect(r.totals.lost).toBe(0)
@@ -290,30 +322,23 @@ describe('cluster-mode proxies on real RocketMQ 5.3.3 (two-rooms-proxies)', () =
       const by = sendsByProxy(r.runId, producer)
       expect(by.get(own) ?? 0).toBeGreaterThan(0)
       expect(by.has('proxy-plain')).toBe(false)
-      const moves = new LedgerReader(recorder.db)
-        .events(r.runId, { kinds: ['broker-failover'] })
-        .filter((e) => e.clientId === producer)
-      // Each move off the own proxy ends when a probe through it succeeds; outside those windows
-      // every acknowledged send went through the own proxy. (A share bound alone cannot tell a
-      // stall's queued sends, up to a second's worth, from a proxy that ignores its zone.)
-      const returns = new LedgerReader(recorder.db)
-        .events(r.runId, { kinds: ['broker-recovered'] })
-        .filter(
-          (e) => e.clientId === producer && (e.data as { brokerName: string }).brokerName === own
-        )
+      // Outside the times the client was away from its own proxy (a move for a deadline, or a
+      // start elsewhere after its own hung) every acknowledged send went through its own proxy.
+      // (A share bound alone cannot tell a stall's queued sends, up to a second's worth, from a
+      // proxy that ignores its zone.)
+      const windows = awayWindows(r.runId, producer, own)
       const { last } = recorder.db
         .prepare(
           `SELECT MAX(started_at) AS last FROM ledger_sends WHERE run_id = ? AND client_id = ?`
         )
         .get(r.runId, producer) as { last: number }
-      const windows = moves.map((m) => {
-        const back = returns.find((b) => b.atMs >= m.atMs)
+      for (const w of windows) {
+        expect(w.reason, `${producer} left ${own}`).toMatch(/timeout|deadline/)
         // Probes run every 200 ms: a move seconds before the last send must have ended.
-        if (m.atMs < last - 3000) {
-          expect(back, `${producer} never returned to ${own} after moving off it`).toBeDefined()
+        if (w.from < last - 3000) {
+          expect(w.to, `${producer} never returned to ${own} after leaving it`).not.toBe(Infinity)
         }
-        return { from: m.atMs, to: back?.atMs ?? Infinity }
-      })
+      }
       const strays = (
         recorder.db
           .prepare(
@@ -323,24 +348,6 @@ describe('cluster-mode proxies on real RocketMQ 5.3.3 (two-rooms-proxies)', () =
           .all(r.runId, producer, own) as { at: number }[]
       ).filter((s) => !windows.some((w) => s.at >= w.from - 1 && s.at <= w.to))
       expect(strays, `${producer}: sends through another proxy while ${own} was in use`).toEqual([])
-      for (const m of moves) {
-        expect((m.data as { from: string }).from).toBe(own)
-        expect((m.data as { reason: string }).reason).toMatch(/timeout|deadline/)
-      }
-      const elsewhere = recorder.db
-        .prepare(
-          `SELECT MIN(COALESCE(attempt_started_at, started_at)) AS first FROM ledger_sends
-           WHERE run_id = ? AND client_id = ? AND status = 'acked' AND namesrv_id <> ?`
-        )
-        .get(r.runId, producer, own) as { first: number | null }
-      if (elsewhere.first !== null) {
-        expect(
-          moves.length,
-          `${producer} sent through another proxy with no recorded move`
-        ).toBeGreaterThan(0)
-        // The first attempt through another proxy began once the client had moved.
-        expect(moves[0]!.atMs).toBeLessThanOrEqual(elsewhere.first + 1)
-      }
     }
     const consumed = new LedgerReader(recorder.db).consumerStats(r.runId)
     expect(consumed.find((c) => c.clientId === 'consumer-1')?.consumed).toBeGreaterThan(0)

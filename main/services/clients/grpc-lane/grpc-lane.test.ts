@@ -33,6 +33,8 @@ class FakeSdk implements GrpcSdk {
   refuseStart = new Set<string>()
   /** Endpoints whose clients never finish starting (a proxy that accepts and hangs). */
   hangStart = new Set<string>()
+  /** Endpoints whose clients take this long to start (ms). */
+  slowStart = new Map<string, number>()
   /** Delayed messages the proxies refuse (a topic whose type does not take them). */
   refuseDelayed = false
   private seq = 0
@@ -71,11 +73,13 @@ class FakeSdk implements GrpcSdk {
         }
       },
       startup: () =>
-        this.hangStart.has(o.endpoints)
-          ? new Promise<void>(() => {})
-          : this.refuseStart.has(o.endpoints)
-            ? Promise.reject(new Error('Failed to fetch topic routes after 3 attempts'))
-            : Promise.resolve(),
+        this.slowStart.has(o.endpoints)
+          ? new Promise<void>((r) => setTimeout(r, this.slowStart.get(o.endpoints)))
+          : this.hangStart.has(o.endpoints)
+            ? new Promise<void>(() => {})
+            : this.refuseStart.has(o.endpoints)
+              ? Promise.reject(new Error('Failed to fetch topic routes after 3 attempts'))
+              : Promise.resolve(),
       shutdown: () => Promise.resolve(),
       send
     }
@@ -406,6 +410,36 @@ describe('GrpcProducer, grpc lane', () => {
     })
   })
 
+  it("gives room 2's proxy the rest of the start once room 1's has hung, not a half of it", async () => {
+    const { p, sdk } = producer('grpc')
+    sdk.hangStart.add('p1:1')
+    // proxy-1 gets half of 600 ms; proxy-2, the last one not failed, needs 200 of the 300 left.
+    sdk.slowStart.set('p2:1', 200)
+    await p.start(600)
+    expect(p.selector.current?.id).toBe('proxy-2')
+  })
+
+  it('once every proxy has failed to start, starts on the first that does', async () => {
+    const { p, sdk, ledger } = producer('grpc')
+    sdk.hangStart.add('p1:1')
+    sdk.refuseStart.add('p2:1')
+    // proxy-1 hangs through half of 1200 ms, proxy-2 refuses at once; proxy-2 can start at 800 ms.
+    setTimeout(() => sdk.refuseStart.delete('p2:1'), 800)
+    await p.start(1200)
+    expect(p.selector.current?.id).toBe('proxy-2')
+    expect(ledger.kinds('broker-isolated').map((e) => e.brokerName)).toEqual(['proxy-1', 'proxy-2'])
+    expect(ledger.kinds('broker-recovered')[0]).toMatchObject({ brokerName: 'proxy-2' })
+  })
+
+  it('names every proxy it tried when none starts', async () => {
+    const { p, sdk } = producer('grpc')
+    sdk.hangStart.add('p1:1')
+    sdk.refuseStart.add('p2:1')
+    await expect(p.start(500)).rejects.toThrow(
+      /producer-1 could not start on any proxy \(proxy-1, proxy-2: timeout .*; last start failed: Failed to fetch topic routes/
+    )
+  })
+
   it('records nothing for warm-up sends', async () => {
     const { p, ledger } = producer('grpc')
     await p.start()
@@ -556,29 +590,48 @@ describe('helpers', () => {
   })
 })
 
+/** The next send through `proxyId`'s library client answers `ms` late; the others at once. */
+function slowFirstSend(p: GrpcProducer, proxyId: string, ms: number): void {
+  let first = true
+  const pooled = (
+    p as unknown as { pool: Map<string, { sdk: { send: (m: SdkMessage) => Promise<unknown> } }> }
+  ).pool.get(proxyId)!
+  const send = pooled.sdk.send.bind(pooled.sdk)
+  pooled.sdk.send = (m: SdkMessage) => {
+    if (first) {
+      first = false
+      return new Promise((r) => setTimeout(() => r(send(m)), ms))
+    }
+    return send(m)
+  }
+}
+
 describe('GrpcProducer, busy proxy', () => {
   it('retries a late send on the same proxy while other sends through it complete', async () => {
     const { p, ledger } = producer('grpc', { requestTimeoutMs: 60, sendTimeoutMs: 1000 })
     await p.start()
     // One slow send: the proxy answers other sends meanwhile, so it is busy, not dead.
-    let first = true
-    const pooled = (
-      p as unknown as { pool: Map<string, { sdk: { send: (m: SdkMessage) => Promise<unknown> } }> }
-    ).pool.get('proxy-1')!
-    const send = pooled.sdk.send.bind(pooled.sdk)
-    pooled.sdk.send = (m: SdkMessage) => {
-      if (first) {
-        first = false
-        return new Promise((r) => setTimeout(() => r(send(m)), 120))
-      }
-      return send(m)
-    }
+    slowFirstSend(p, 'proxy-1', 120)
     const slow = p.send({ body: 'x', keys: ['slow'] })
     await p.send({ body: 'x', keys: ['fast'] })
     const r = await slow
     expect(r).toMatchObject({ ok: true, brokerRoom: 'room1', attempts: 2 })
     expect(ledger.kinds('broker-failover')).toHaveLength(0)
     expect(p.selector.current?.id).toBe('proxy-1')
+  })
+
+  it('retries a late send through the proxy the client uses now, its own once it is back', async () => {
+    const { p, sdk } = producer('grpc', { requestTimeoutMs: 150, sendTimeoutMs: 2000 })
+    sdk.refuseStart.add('p1:1')
+    await p.start()
+    expect(p.selector.current?.id).toBe('proxy-2')
+    slowFirstSend(p, 'proxy-2', 600)
+    const slow = p.send({ body: 'x', keys: ['slow'] })
+    // proxy-2 answers another send (busy, not dead) and proxy-1 starts: the next probe moves back.
+    await p.send({ body: 'x', keys: ['fast'] })
+    sdk.refuseStart.delete('p1:1')
+    await until(() => p.selector.current?.id === 'proxy-1', 'back on proxy-1')
+    expect(await slow).toMatchObject({ ok: true, brokerRoom: 'room1', attempts: 2 })
   })
 })
 

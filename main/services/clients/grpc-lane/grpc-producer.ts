@@ -244,11 +244,13 @@ export class GrpcProducer extends ProxyClientPool<SdkProducer> {
         // fails here, and the client stays where it is rather than leave a healthy proxy.
         if (e instanceof RefusedMessageError) break
         // A late answer while other sends through the same proxy completed means a busy proxy,
-        // not a dead one: retry there instead of moving the client across rooms.
+        // not a dead one: retry without moving the client across rooms, through the proxy the
+        // client uses now (it may have gone back to its own room's meanwhile).
         if (
           (e instanceof AttemptTimeout || lastError === 'cancelled') &&
           (this.lastOkAt.get(proxy.id) ?? -Infinity) > attemptStartedAt
         ) {
+          proxy = this.selector.current ?? proxy
           continue
         }
         const next = this.selector.fail(proxy, lastError, attemptStartedAt, key)

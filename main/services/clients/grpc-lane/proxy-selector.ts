@@ -92,8 +92,9 @@ export class ProxySelector extends EventEmitter<ProxySelectorEvents> {
   /**
    * Picks the first proxy whose library client starts (`ready`), best first; a proxy that fails
    * to start (still booting, dead) is marked failed and the next one is tried until `deadline`.
-   * While another proxy is left, one attempt gets at most half the time left: a proxy that hangs
-   * must not spend the whole start (its library client keeps starting; a retry reuses it).
+   * While another proxy not yet failed is left, one attempt gets at most half the time left, so a
+   * proxy that hangs does not spend the whole start; once every proxy has failed, the first of them
+   * to start wins (a library client keeps starting after its attempt's deadline; a retry reuses it).
    */
   async startOn(
     ready: (proxy: ProxyCandidate) => Promise<void>,
@@ -103,10 +104,22 @@ export class ProxySelector extends EventEmitter<ProxySelectorEvents> {
     let lastError = 'no proxy'
     while (!signal.aborted && this.clock.now() < deadline) {
       const ranked = this.ranked()
-      const proxy = ranked[0]
-      if (!proxy) break
+      if (ranked.length === 0) break
+      const untried = ranked.filter((p) => !this.faults.has(p.id) && p.available !== false)
       const t = this.clock.now()
-      const budget = ranked.length > 1 ? (deadline - t) / 2 : deadline - t
+      if (untried.length === 0) {
+        try {
+          const first = await this.firstToStart(ranked, ready, deadline, signal)
+          this.recover(first)
+          if (this.currentProxy?.id !== first.id) this.use(first, 'first to start')
+          return first
+        } catch (e) {
+          lastError = `${ranked.map((p) => p.id).join(', ')}: ${reasonOf(e)}`
+          break
+        }
+      }
+      const proxy = untried[0]!
+      const budget = untried.length > 1 ? (deadline - t) / 2 : deadline - t
       try {
         await withDeadline(ready(proxy), Math.max(1, budget))
         this.use(proxy, proxy.room === this.opts.room ? 'same room' : 'no usable same-room proxy')
@@ -114,10 +127,51 @@ export class ProxySelector extends EventEmitter<ProxySelectorEvents> {
       } catch (e) {
         lastError = `${proxy.id}: ${reasonOf(e)}`
         this.fail(proxy, reasonOf(e), t, '')
-        if (this.ranked().every((p) => this.faults.has(p.id))) await pause(200, signal)
       }
     }
     throw new Error(`${this.opts.clientId} could not start on any proxy (${lastError})`)
+  }
+
+  /**
+   * Every proxy failed to start once: the first whose library client starts by `deadline`; a start
+   * that fails is tried again 200 ms later, one that hangs is waited for.
+   */
+  private async firstToStart(
+    proxies: ProxyCandidate[],
+    ready: (proxy: ProxyCandidate) => Promise<void>,
+    deadline: number,
+    signal: AbortSignal
+  ): Promise<ProxyCandidate> {
+    const done = new AbortController()
+    const stop = (): void => done.abort()
+    signal.addEventListener('abort', stop, { once: true })
+    let last: unknown = new Error('no proxy started')
+    const keepTrying = async (proxy: ProxyCandidate): Promise<ProxyCandidate> => {
+      while (!done.signal.aborted) {
+        try {
+          await ready(proxy)
+          return proxy
+        } catch (e) {
+          last = e
+          await pause(200, done.signal)
+        }
+      }
+      throw last
+    }
+    try {
+      return await withDeadline(
+        Promise.any(proxies.map(keepTrying)),
+        Math.max(1, deadline - this.clock.now())
+      )
+    } catch (e) {
+      // Out of time: say why the last start failed too (a hung one says nothing).
+      throw e instanceof AggregateError
+        ? last
+        : new Error(`${reasonOf(e)}; last start failed: ${reasonOf(last)}`)
+    } finally {
+      done.abort()
+      signal.removeEventListener('abort', stop)
+    }
   }
 
   /** Uses `proxy` from now on, logging the change. */

@@ -107,7 +107,9 @@ public class RoomAwareProducer extends DefaultMQProducer {
         OrderFences fences = fencesOf(selector);
         if (fences == null) return super.send(msg, selector, arg, timeout);
         try {
-            return fences.send(msg.getTopic() + '/' + arg, timeout, left -> super.send(msg, selector, arg, left));
+            // The topic as sent (with the namespace): the stock send adds it to the message itself.
+            String key = withNamespace(msg.getTopic()) + '/' + arg;
+            return fences.send(key, timeout, left -> super.send(msg, selector, arg, left));
         } catch (MQClientException | RemotingException | MQBrokerException | InterruptedException | RuntimeException e) {
             throw e;
         } catch (Exception e) {

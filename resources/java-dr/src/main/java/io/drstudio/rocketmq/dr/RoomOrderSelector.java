@@ -20,12 +20,14 @@ import org.apache.rocketmq.common.message.MessageQueue;
  * until the own room has queues), and remembers those queues per topic, so a broker leaving the
  * route does not move a key: the list only grows. A broker that joins the room, or one that was
  * out of the route when the topic was first sent, moves keys when it appears (as any hash does on
- * a scale-out). Memory is one queue list per topic, whatever the number of keys.
+ * a scale-out). Memory is one queue list per topic, whatever the number of keys (and, under WAIT,
+ * the fences of keys whose send recently ended unanswered).
  *
  * <p>{@link Policy#WAIT} (the default) always answers the home queue: while its broker is gone the
  * send fails (order kept, availability lost). Sent through {@link RoomAwareProducer}'s synchronous
  * {@code send(msg, selector, key)}, a key whose send ended unanswered also waits 1.5 s before its
- * next one goes out ({@link OrderFences}), so a request the broker still held cannot be stored after it. {@link Policy#REROUTE} answers the home queue while
+ * next one goes out ({@link OrderFences}), so a request the broker still held is stored or dropped
+ * before it (unless the broker stalls longer than that). {@link Policy#REROUTE} answers the home queue while
  * its broker is in the route, else the key's hash over the rest of its room's queues, else over the
  * other rooms' (availability kept, the key's order broken by design). The stock client makes one
  * attempt for a selector send; retrying a failed one is the application's choice.

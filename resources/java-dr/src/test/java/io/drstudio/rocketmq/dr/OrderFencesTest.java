@@ -96,20 +96,51 @@ class OrderFencesTest {
     }
 
     @Test
+    void aSendLeftWithTooLittleOfItsTimeoutAfterTheFenceFailsWithoutGoingOut() {
+        assertThrows(RemotingTimeoutException.class,
+            () -> fences.send("t/k1", 3000, taking(3000, new RemotingTimeoutException("timed out"), new ArrayList<>())));
+        List<Long> timeouts = new ArrayList<>();
+        // 1500 ms of fence in a 1550 ms timeout: 50 ms would time out before the request went out.
+        assertThrows(RemotingTooMuchRequestException.class, () -> fences.send("t/k1", 1550, taking(5, null, timeouts)));
+        assertEquals(List.of(), timeouts);
+    }
+
+    @Test
+    void passedFencesOfKeysNeverSentAgainAreDroppedOnceThereAreMany() {
+        for (int k = 0; k <= OrderFences.PRUNE_ABOVE; k++) {
+            String key = "t/k" + k;
+            assertThrows(RemotingTimeoutException.class,
+                () -> fences.send(key, 3000, taking(0, new RemotingTimeoutException("timed out"), new ArrayList<>())));
+        }
+        assertEquals(OrderFences.PRUNE_ABOVE + 1, fences.size());
+        now.addAndGet(2000);
+        assertThrows(RemotingTimeoutException.class,
+            () -> fences.send("t/last", 3000, taking(0, new RemotingTimeoutException("timed out"), new ArrayList<>())));
+        assertEquals(1, fences.size());
+    }
+
+    @Test
     void roomAwareProducersSelectorSendsGoThroughTheFenceOfAWaitSelectorOnly() throws Exception {
-        RoomAwareProducer producer = new RoomAwareProducer("orders", RoomAwareConfig.builder("room1").build());
+        AtomicLong clock = new AtomicLong(50_000);
+        RoomAwareProducer producer =
+            new RoomAwareProducer("orders", RoomAwareConfig.builder("room1").build(), ManagementSource.HTTP, clock::get);
         producer.setSendMsgTimeout(1000);
         RoomOrderSelector wait = producer.orderSelector(RoomOrderSelector.Policy.WAIT);
-        assertThrows(RemotingTimeoutException.class, () -> wait.fences().send("orders/k1", 3000, left -> {
-            throw new RemotingTimeoutException("timed out");
-        }));
+        RoomOrderSelector reroute = producer.orderSelector(RoomOrderSelector.Policy.REROUTE);
+        for (RoomOrderSelector s : List.of(wait, reroute)) {
+            assertThrows(RemotingTimeoutException.class, () -> s.fences().send("orders/k1", 3000, left -> {
+                throw new RemotingTimeoutException("timed out");
+            }));
+        }
         Message msg = new Message("orders", new byte[0]);
-        // The fence (1.5 s) outlasts the 1 s timeout: refused before the (unstarted) client is asked.
+        // The fence (1.5 s, the clock stands still) outlasts the 1 s timeout: refused before the
+        // (unstarted) client is asked, by the 3- and the 4-argument send.
         assertThrows(RemotingTooMuchRequestException.class, () -> producer.send(msg, wait, "k1"));
         assertThrows(RemotingTooMuchRequestException.class, () -> producer.send(msg, wait, "k1", 1000));
-        // Another key, or a selector without the fence, reaches the client (not started: refused).
+        // Another key, or a selector that does not wait (its fence is never read), reaches the
+        // client, which refuses: not started.
         assertThrows(MQClientException.class, () -> producer.send(msg, wait, "k2", 1000));
-        RoomOrderSelector reroute = producer.orderSelector(RoomOrderSelector.Policy.REROUTE);
+        assertThrows(MQClientException.class, () -> producer.send(msg, reroute, "k1"));
         assertThrows(MQClientException.class, () -> producer.send(msg, reroute, "k1", 1000));
     }
 }
