@@ -88,14 +88,15 @@ function scenarioOf(
   topo: string,
   timeline: string,
   extra = '',
-  drainTimeout = '30s'
+  drainTimeout = '30s',
+  duration = '10s'
 ): LoadedScenario {
   return parseScenario(
     [
       `name: ${name}`,
       `topology: ${files[topo]}`,
       // No test here counts duplicates: 1 s of late redeliveries instead of 3 s, per run.
-      `workload: { duration: 10s, drainTimeout: ${drainTimeout}, duplicateGrace: 1s }`,
+      `workload: { duration: ${duration}, drainTimeout: ${drainTimeout}, duplicateGrace: 1s }`,
       'client: { requestTimeout: 1500ms }',
       `timeline: ${timeline}`,
       `gates: { maxLost: 0, maxRpoMessages: 0${extra} }`
@@ -108,9 +109,10 @@ async function run(
   topo: string,
   timeline: string,
   extra = '',
-  drainTimeout?: string
+  drainTimeout?: string,
+  duration?: string
 ): Promise<ScenarioReport> {
-  return checked(await runner.run(scenarioOf(name, topo, timeline, extra, drainTimeout)))
+  return checked(await runner.run(scenarioOf(name, topo, timeline, extra, drainTimeout, duration)))
 }
 
 /** The scorecard on stderr (the first thing to read when an assertion fails), schema-checked. */
@@ -290,10 +292,19 @@ describe('controller mode across three rooms (synchronous replication)', () => {
   }, 420_000)
 
   it('leader controller and master together: a new leader, then a new master; nothing lost', async () => {
+    // The surviving controllers notice their leader gone after ~6 s (DLedger: 3 missed 2 s
+    // heartbeats, not configurable through ControllerConfig in 5.3.3), vote for ~1-3 s, and the new
+    // leader elects a master on its next inactive-master scan (2 s in the sandbox) once a replica
+    // heartbeats to it: ~11 s of no master (10.8 s here on 2026-12-04). The run lasts 15 s past the
+    // kill so the election lands while the killed master is still down; with 7 s it came only
+    // from the restore, and once the restarted old master was elected again.
     const r = await run(
       'it-leader-and-master-kill',
       'it-controller-sync',
-      '[{ at: 3s, action: kill, target: [leader controller, master of group broker-a] }]'
+      '[{ at: 3s, action: kill, target: [leader controller, master of group broker-a] }]',
+      '',
+      undefined,
+      '18s'
     )
     const killed = r.faults[0]!.nodes
     expect(killed).toHaveLength(2)
@@ -302,6 +313,8 @@ describe('controller mode across three rooms (synchronous replication)', () => {
     expect(election, 'broker-a got a new master after its leader died with it').toBeDefined()
     expect(election!.to).not.toBe(oldMaster)
     expect(roomOf(election!.to)).not.toBe(roomOf(oldMaster))
+    // Within the workload, before any restore brought a killed node back.
+    expect(election!.atMs).toBeLessThan(18_000)
     // The fault read the leader before it acted: the controller it killed was the leader then,
     // and the other two elected one of themselves.
     const leaders = reader.events(r.runId, { kinds: ['controller-leader-changed'] })
@@ -342,6 +355,17 @@ describe('controller mode with asynchronous replication', () => {
         )
       )
     )
+    // The test lags the replicas on purpose: they must be in the SyncStateSet when it starts
+    // (after the leader-and-master kill a replica can be out of it for a while; a run on a short
+    // set has no replica to elect and counts nothing).
+    const whole = Date.now() + 60_000
+    for (;;) {
+      const info = await brokerAAtLeader().catch(() => null)
+      if (info && info.inSyncReplicas.length === replicas.length) break
+      if (Date.now() > whole)
+        throw new Error(`broker-a's SyncStateSet is short: ${JSON.stringify(info)}`)
+      await new Promise((r) => setTimeout(r, 500))
+    }
     // The sync tests before this one moved the master; the other two are the ones left behind.
     const master = await currentMaster()
     const lagging = replicas.filter((id) => id !== master).join(', ')

@@ -44,7 +44,8 @@ describe('controller properties', () => {
       controllerStorePath: '/run/ctl-3/controller-store',
       mappedFileSize: 16 * 1024 * 1024,
       enableElectUncleanMaster: false,
-      scanNotActiveBrokerInterval: 1000
+      scanNotActiveBrokerInterval: 1000,
+      scanInactiveMasterInterval: 2000
     })
   })
 
@@ -62,7 +63,8 @@ describe('controller properties', () => {
       controllerDLegerGroup: 'g1',
       controllerDLegerSelfId: 'n0',
       enableElectUncleanMaster: true,
-      scanNotActiveBrokerInterval: 5000
+      scanNotActiveBrokerInterval: 5000,
+      scanInactiveMasterInterval: 2000
     })
     expect(p).not.toHaveProperty('listenPort')
   })
@@ -82,6 +84,7 @@ describe('replica broker properties', () => {
       enableAutoInSyncReplicas: false,
       controllerHeartBeatTimeoutMills: 10000,
       haSendHeartbeatInterval: 1000,
+      syncControllerMetadataPeriod: 2000,
       brokerElectionPriority: 2
     })
     expect(replicaProperties({ peers })).not.toHaveProperty('brokerElectionPriority')
