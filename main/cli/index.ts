@@ -9,6 +9,8 @@ import { runScenarioCommand } from './scenario-command'
 import { recordedResults } from './recorded-results'
 import { runReportCommand } from './report-command'
 import { runSweepCommand } from './sweep-command'
+import { runKubernetesSweep, runKubernetesUp } from './kubernetes-commands'
+import type { KubernetesTargetOptions } from './kubernetes-commands'
 import { runClusterInfoCommand, runRouteCommand } from './cluster-commands'
 import { runDiscoverCommand, type DiscoverOptions } from './discover-command'
 import { runSandboxCheck, runSandboxUp } from './sandbox-commands'
@@ -282,6 +284,43 @@ export function buildProgram(): Command {
     .action((opts: { namesrv: string; topic: string; json?: boolean }) =>
       guarded(() => runRouteCommand(opts))
     )
+
+  const kubernetes = program
+    .command('kubernetes')
+    .description(
+      'put a topology on a Kubernetes cluster (rooms as zones) and take it off again; workloads and faults there are not driven yet'
+    )
+  const target = (cmd: Command) =>
+    cmd
+      .option('--kubeconfig <file>', 'kubeconfig file (default $KUBECONFIG, then ~/.kube/config)')
+      .option('--context <name>', 'kubeconfig context (default: its current context)')
+      .option(
+        '--namespace <name>',
+        "namespace (default: the topology's settings.kubernetes.namespace, else drs-<name>)"
+      )
+  target(
+    kubernetes
+      .command('up')
+      .description(
+        'sweep runs of dead engines, apply the topology labelled with a new run, wait until every pod is ready, delete exactly that run at Ctrl-C'
+      )
+      .argument('<topology>', 'topology JSON file')
+      .addOption(
+        new Option('--ready-timeout <seconds>', 'how long pods may take to be ready')
+          .default(600)
+          .argParser(Number)
+      )
+  ).action((file: string, opts: KubernetesTargetOptions & { readyTimeout: number }) =>
+    guarded(() => runKubernetesUp(file, { ...opts, readyTimeoutS: opts.readyTimeout }))
+  )
+  target(
+    kubernetes
+      .command('sweep')
+      .description("delete the runs in the topology's namespace whose engine died on this host")
+      .argument('<topology>', 'topology JSON file')
+  ).action((file: string, opts: KubernetesTargetOptions) =>
+    guarded(() => runKubernetesSweep(file, opts))
+  )
 
   return program
 }

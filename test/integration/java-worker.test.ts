@@ -17,7 +17,7 @@ import {
 } from '../../main/services/workers/java-worker-command'
 import type { ClientSpec, QueueState, WireRow } from '../../main/services/worker-wire/protocol'
 import { encodeFrame, FrameDecoder } from '../../main/services/worker-wire/protocol'
-import type { WorkerCommand } from '../../main/services/workers/worker-connection'
+import type { WorkerCommand } from '../../main/services/workers/worker-channel'
 import { WorkerConnection } from '../../main/services/workers/worker-connection'
 import { topologySchema } from '../../common/topology/schema'
 import { createTopologyTopicsOn } from './helpers/topics'

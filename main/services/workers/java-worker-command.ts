@@ -3,7 +3,7 @@ import { scrubEnv } from '../sandbox/jvm'
 import type { JavaLane } from '../../../common/topology/lanes'
 import { isJavaLane } from '../../../common/topology/lanes'
 import type { ClientSpec } from '../worker-wire/protocol'
-import type { WorkerCommand } from './worker-connection'
+import type { WorkerCommand } from './worker-channel'
 
 /**
  * How the engine launches the Java client worker (resources/java-worker). The address server, zone

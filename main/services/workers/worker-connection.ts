@@ -1,23 +1,19 @@
-import type { ChildProcess } from 'node:child_process'
-import { spawn } from 'node:child_process'
 import { EventEmitter } from 'node:events'
 import { createWriteStream, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { ClientChoice } from '../../../common/scenario/events'
 import type { TxFact, WireRow, WorkerOp, WorkerOps, WorkerToEngine } from '../worker-wire/protocol'
 import { encodeFrame, FrameDecoder } from '../worker-wire/protocol'
-
-export interface WorkerCommand {
-  /** Full argv: a namespace prefix (`ip netns exec …`) and the parent-death wrapper included. */
-  argv: string[]
-  env?: NodeJS.ProcessEnv
-  cwd?: string
-}
+import type { WorkerChannel, WorkerCommand } from './worker-channel'
+import { spawnWorker } from './worker-channel'
 
 export interface WorkerConnectionOptions {
   /** Shown in errors and logs, e.g. `worker-room1`. */
   name: string
-  command: WorkerCommand
+  /** Spawns the worker here (unless `channel` is given). */
+  command?: WorkerCommand
+  /** Reach the worker this way instead of spawning `command` (a pod through the API server). */
+  channel?: WorkerChannel
   /** The worker's stderr goes here. */
   logFile: string
   /** Default budget per request (ops that wait for brokers pass their own). */
@@ -66,7 +62,7 @@ export class WorkerRequestError extends Error {
  */
 export class WorkerConnection extends EventEmitter<WorkerConnectionEvents> {
   readonly name: string
-  private readonly child: ChildProcess
+  private readonly child: WorkerChannel
   private readonly decoder = new FrameDecoder()
   private readonly pending = new Map<number, Pending>()
   private readonly opts: WorkerConnectionOptions
@@ -81,17 +77,11 @@ export class WorkerConnection extends EventEmitter<WorkerConnectionEvents> {
     this.name = opts.name
     mkdirSync(dirname(opts.logFile), { recursive: true })
     const log = createWriteStream(opts.logFile, { flags: 'a' })
-    const [command, ...args] = opts.command.argv
-    if (!command) throw new Error(`${opts.name}: empty worker command`)
-    this.child = spawn(command, args, {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: opts.command.env ?? process.env,
-      cwd: opts.command.cwd
-    })
-    this.child.stderr!.pipe(log)
-    this.child.stdout!.on('data', (chunk: Buffer) => this.onData(chunk))
+    this.child = opts.channel ?? spawnWorker(opts.name, opts.command ?? { argv: [] })
+    this.child.stderr?.pipe(log)
+    this.child.stdout.on('data', (chunk: Buffer) => this.onData(chunk))
     // A worker that died leaves a broken pipe; the exit handler reports it, not an EPIPE crash.
-    this.child.stdin!.on('error', () => undefined)
+    this.child.stdin.on('error', () => undefined)
     this.exited = new Promise((resolve) => {
       const done = (code: number | null, signal: NodeJS.Signals | null): void => {
         if (this.exitInfo) return
@@ -101,8 +91,8 @@ export class WorkerConnection extends EventEmitter<WorkerConnectionEvents> {
         this.emit('exit', this.exitInfo)
         resolve(this.exitInfo)
       }
-      this.child.on('exit', done)
-      this.child.on('error', (e) => {
+      this.child.onExit(done)
+      this.child.onStartError((e) => {
         log.write(`\n=== DR Studio: could not start ${opts.name}: ${e.message}\n`)
         done(null, null)
       })
@@ -138,7 +128,7 @@ export class WorkerConnection extends EventEmitter<WorkerConnectionEvents> {
         )
       }, timeoutMs)
       this.pending.set(id, { op, resolve: resolve as (v: unknown) => void, reject, timer })
-      this.child.stdin!.write(encodeFrame({ t: 'req', id, op, args }))
+      this.child.stdin.write(encodeFrame({ t: 'req', id, op, args }))
     })
   }
 
@@ -152,7 +142,7 @@ export class WorkerConnection extends EventEmitter<WorkerConnectionEvents> {
     } catch {
       // Exit status below says what happened.
     }
-    this.child.stdin!.end()
+    this.child.stdin.end()
     const exit = await this.exited
     clearTimeout(timer)
     return exit
@@ -162,7 +152,7 @@ export class WorkerConnection extends EventEmitter<WorkerConnectionEvents> {
   kill(expected = true): void {
     if (this.exitInfo) return
     this.expectedExit ||= expected
-    this.child.kill('SIGKILL')
+    this.child.kill()
   }
 
   private onData(chunk: Buffer): void {
@@ -220,7 +210,7 @@ export class WorkerConnection extends EventEmitter<WorkerConnectionEvents> {
       : e.signal
         ? `was killed by ${e.signal}`
         : e.code === null
-          ? 'could not be started'
+          ? 'could not be started, or its stream was cut'
           : `exited with code ${e.code}`
     return `${this.name} ${how}; see ${this.opts.logFile}`
   }

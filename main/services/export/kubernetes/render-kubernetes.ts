@@ -31,7 +31,7 @@ function kustomization(resources: string[]): string {
   )
 }
 
-function namespaceObject(topology: Topology, namespace: string): INamespace {
+function namespaceObject(topology: Topology, namespace: string): INamespace & KubernetesObject {
   return {
     apiVersion: 'v1',
     kind: 'Namespace',
@@ -55,39 +55,67 @@ function ownedNames(topology: Topology): { id: string; name: string }[] {
   ]
 }
 
+/** One file of the export and the objects it holds, in apply order. */
+export interface KubernetesObjectFile {
+  /** Relative to the export root, e.g. `room1/broker-a-1.yaml`. */
+  path: string
+  objects: KubernetesObject[]
+}
+
+/** The fields every Kubernetes object has that DR Studio reads back. */
+export interface KubernetesObject {
+  apiVersion: string
+  kind: string
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> }
+}
+
+/**
+ * Every object of the topology, file by file: the namespace first, then each room's nodes and
+ * workers. The export writes them as YAML; a Kubernetes run applies them.
+ */
+export function kubernetesObjectFiles(topology: Topology): {
+  namespace: string
+  files: KubernetesObjectFile[]
+} {
+  checkUniqueNames(ownedNames(topology))
+  const namespace = namespaceOf(topology)
+  const ep = kubernetesEndpoints(namespace)
+  const images = imagesOf(topology)
+  const files: KubernetesObjectFile[] = [
+    { path: 'base/namespace.yaml', objects: [namespaceObject(topology, namespace)] }
+  ]
+  const nodes = serverNodes(topology)
+  for (const room of topology.rooms) {
+    for (const node of nodes.filter((n: ServerNode) => n.room === room.id)) {
+      files.push({
+        path: `${room.id}/${k8sName(node.id)}.yaml`,
+        objects: serverObjects(topology, node, ep, images, namespace) as KubernetesObject[]
+      })
+    }
+    for (const lane of roomLanes(room)) {
+      files.push({
+        path: `${room.id}/${workerName(room.id, lane)}.yaml`,
+        objects: workerObjects(topology, room, lane, ep, images, namespace) as KubernetesObject[]
+      })
+    }
+  }
+  return { namespace, files }
+}
+
 /**
  * `--target kubernetes`: a Kustomize tree, `base/` (the namespace) and one folder per room with a
  * file per node and per room worker, plus a root kustomization.yaml so `kubectl apply -k DIR`
  * applies everything. Pure: paths relative to the export root, sorted.
  */
 export function renderKubernetes(topology: Topology): Map<string, string> {
-  checkUniqueNames(ownedNames(topology))
-  const namespace = namespaceOf(topology)
-  const ep = kubernetesEndpoints(namespace)
-  const images = imagesOf(topology)
+  const { namespace, files: objectFiles } = kubernetesObjectFiles(topology)
   const files = new Map<string, string>()
-  files.set('base/namespace.yaml', yamlDocuments([namespaceObject(topology, namespace)]))
+  for (const f of objectFiles) files.set(f.path, yamlDocuments(f.objects))
   files.set('base/kustomization.yaml', kustomization(['namespace.yaml']))
-  const nodes = serverNodes(topology)
   for (const room of topology.rooms) {
-    const inRoom = nodes.filter((n: ServerNode) => n.room === room.id)
-    const roomFiles: string[] = []
-    for (const node of inRoom) {
-      const file = `${k8sName(node.id)}.yaml`
-      files.set(
-        `${room.id}/${file}`,
-        yamlDocuments(serverObjects(topology, node, ep, images, namespace))
-      )
-      roomFiles.push(file)
-    }
-    for (const lane of roomLanes(room)) {
-      const file = `${workerName(room.id, lane)}.yaml`
-      files.set(
-        `${room.id}/${file}`,
-        yamlDocuments(workerObjects(topology, room, lane, ep, images, namespace))
-      )
-      roomFiles.push(file)
-    }
+    const roomFiles = objectFiles
+      .filter((f) => f.path.startsWith(`${room.id}/`))
+      .map((f) => f.path.slice(room.id.length + 1))
     files.set(`${room.id}/kustomization.yaml`, kustomization(roomFiles))
   }
   files.set('kustomization.yaml', kustomization(['base', ...topology.rooms.map((r) => r.id)]))
@@ -98,7 +126,7 @@ export function renderKubernetes(topology: Topology): Map<string, string> {
       namespace,
       zoneLabel: zoneLabelOf(topology),
       zones: topology.rooms.map((r) => ({ room: r.id, zone: zoneOf(topology, r.id) })),
-      images
+      images: imagesOf(topology)
     })
   )
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))

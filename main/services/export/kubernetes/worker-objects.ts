@@ -86,6 +86,9 @@ export function workerObjects(
                 image: images.drstudio,
                 command: workerCommand(topology, room, lane, ep),
                 stdin: true,
+                // The engine's attach stream ending is the worker's stdin EOF: it stops its
+                // clients, as a local worker does when its engine dies (kubelet starts it afresh).
+                stdinOnce: true,
                 env: [
                   { name: 'DRSTUDIO_ROOM', value: room.id },
                   { name: 'DRSTUDIO_LANE', value: lane }
