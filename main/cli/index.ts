@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander'
+import { Command, InvalidArgumentError, Option } from 'commander'
 import { findAppPaths } from '../services/app-paths'
 import { runExportCommand } from './export-command'
 import { runChaosExportCommand } from './chaos-export-command'
@@ -9,7 +9,7 @@ import { runScenarioCommand } from './scenario-command'
 import { recordedResults } from './recorded-results'
 import { runReportCommand } from './report-command'
 import { runSweepCommand } from './sweep-command'
-import { runKubernetesSweep, runKubernetesUp } from './kubernetes-commands'
+import { runKubernetesPlay, runKubernetesSweep, runKubernetesUp } from './kubernetes-commands'
 import type { KubernetesTargetOptions } from './kubernetes-commands'
 import { runClusterInfoCommand, runRouteCommand } from './cluster-commands'
 import { runDiscoverCommand, type DiscoverOptions } from './discover-command'
@@ -26,6 +26,17 @@ async function guarded(body: () => Promise<number | void> | number | void): Prom
   } catch (err) {
     process.stderr.write(`drstudio: ${(err as Error).message}\n`)
     process.exitCode = 1
+  }
+}
+
+/** A positive number of seconds, or a usage error naming the option. */
+function positiveSeconds(option: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value)
+    if (!Number.isFinite(n) || n <= 0) {
+      throw new InvalidArgumentError(`${option} takes a positive number of seconds, not "${value}"`)
+    }
+    return n
   }
 }
 
@@ -288,7 +299,7 @@ export function buildProgram(): Command {
   const kubernetes = program
     .command('kubernetes')
     .description(
-      'put a topology on a Kubernetes cluster (rooms as zones) and take it off again; workloads and faults there are not driven yet'
+      "put a topology on a Kubernetes cluster (rooms as zones), play a scenario's faults there as Chaos Mesh objects, and take it all off again; no workload or verdict there yet"
     )
   const target = (cmd: Command) =>
     cmd
@@ -298,25 +309,50 @@ export function buildProgram(): Command {
         '--namespace <name>',
         "namespace (default: the topology's settings.kubernetes.namespace, else drs-<name>)"
       )
+      .addOption(
+        new Option('--ready-timeout <seconds>', 'how long pods may take to be ready')
+          .default(600)
+          .argParser(positiveSeconds('--ready-timeout'))
+      )
   target(
     kubernetes
       .command('up')
       .description(
-        'sweep runs of dead engines, apply the topology labelled with a new run, wait until every pod is ready, delete exactly that run at Ctrl-C'
+        'sweep runs of dead engines, create the topology labelled with a new run, wait until every pod is ready, delete exactly that run at Ctrl-C'
       )
       .argument('<topology>', 'topology JSON file')
-      .addOption(
-        new Option('--ready-timeout <seconds>', 'how long pods may take to be ready')
-          .default(600)
-          .argParser(Number)
-      )
   ).action((file: string, opts: KubernetesTargetOptions & { readyTimeout: number }) =>
     guarded(() => runKubernetesUp(file, { ...opts, readyTimeoutS: opts.readyTimeout }))
   )
   target(
     kubernetes
+      .command('play')
+      .description(
+        "create the scenario's topology, play its faults as Chaos Mesh objects at their times (printing when each took effect and healed), then delete the run"
+      )
+      .argument('<scenario>', 'scenario YAML file')
+      .addOption(
+        new Option('--fault-timeout <seconds>', 'how long a fault may take to take effect or heal')
+          .default(60)
+          .argParser(positiveSeconds('--fault-timeout'))
+      )
+  ).action(
+    (
+      file: string,
+      opts: KubernetesTargetOptions & { readyTimeout: number; faultTimeout: number }
+    ) =>
+      guarded(() =>
+        runKubernetesPlay(file, {
+          ...opts,
+          readyTimeoutS: opts.readyTimeout,
+          faultTimeoutS: opts.faultTimeout
+        })
+      )
+  )
+  target(
+    kubernetes
       .command('sweep')
-      .description("delete the runs in the topology's namespace whose engine died on this host")
+      .description("delete the runs in the topology's namespace whose engine died on this machine")
       .argument('<topology>', 'topology JSON file')
   ).action((file: string, opts: KubernetesTargetOptions) =>
     guarded(() => runKubernetesSweep(file, opts))

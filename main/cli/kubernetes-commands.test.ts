@@ -2,9 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { stampRun } from '../services/kubernetes/cluster-deployment'
+import { engineIdentity, stampRun } from '../services/kubernetes/run-labels'
 import { ApiServerStandIn } from '../services/kubernetes/fixtures/api-server-stand-in'
-import { runKubernetesSweep, runKubernetesUp } from './kubernetes-commands'
+import { runKubernetesPlay, runKubernetesSweep, runKubernetesUp } from './kubernetes-commands'
+import { processStopSignal, type StopSignal } from './kubernetes-target'
+
+const never = (): StopSignal => ({ stopped: new Promise(() => {}), dispose: () => {} })
 
 // Against the API-server STAND-IN (no real cluster here): proves the command's flow and what it
 // leaves behind, not scheduling or kubelets.
@@ -19,8 +22,11 @@ afterEach(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
-async function kubeconfig(zones = ['room1', 'room2']): Promise<string> {
-  standIn = new ApiServerStandIn({ token: 'tok', zones, autoReady: true })
+async function kubeconfig(
+  zones = ['room1', 'room2'],
+  extra: Partial<ConstructorParameters<typeof ApiServerStandIn>[0]> = {}
+): Promise<string> {
+  standIn = new ApiServerStandIn({ token: 'tok', zones, autoReady: true, ...extra })
   const server = await standIn.start()
   dir = mkdtempSync(join(tmpdir(), 'drstudio-kube-'))
   const file = join(dir, 'config')
@@ -48,7 +54,10 @@ describe('drstudio kubernetes up (stand-in API server)', () => {
     const { lines, out } = sink()
     let stop!: () => void
     const stopped = new Promise<void>((r) => (stop = r))
-    const done = runKubernetesUp(TOPOLOGY, { kubeconfig: file, namespace: 'dr-test' }, out, stopped)
+    const done = runKubernetesUp(TOPOLOGY, { kubeconfig: file, namespace: 'dr-test' }, out, {
+      stopped,
+      dispose: () => {}
+    })
     await expect.poll(() => lines.join(''), { timeout: 5000 }).toMatch(/every pod ready in/)
     const configMaps = standIn!.all('ConfigMap')
     expect(configMaps.length).toBeGreaterThan(0)
@@ -74,7 +83,7 @@ describe('drstudio kubernetes up (stand-in API server)', () => {
       TOPOLOGY,
       { kubeconfig: file, readyTimeoutS: 0.3 },
       out,
-      new Promise(() => {})
+      never()
     )
     expect(code).toBe(1)
     expect(lines.join('')).toMatch(
@@ -90,19 +99,14 @@ describe('drstudio kubernetes up (stand-in API server)', () => {
         TOPOLOGY,
         { kubeconfig: '/nonexistent', namespace: 'DR_Test' },
         sink().out,
-        new Promise(() => {})
+        never()
       )
     ).rejects.toThrow('--namespace DR_Test: not a Kubernetes namespace name')
   })
 
   it('names the kubeconfig it could not read and how to point at one', async () => {
     await expect(
-      runKubernetesUp(
-        TOPOLOGY,
-        { kubeconfig: '/nonexistent/config' },
-        sink().out,
-        new Promise(() => {})
-      )
+      runKubernetesUp(TOPOLOGY, { kubeconfig: '/nonexistent/config' }, sink().out, never())
     ).rejects.toThrow(
       /^\/nonexistent\/config: cannot read the kubeconfig .*; point --kubeconfig or KUBECONFIG at one$/
     )
@@ -115,8 +119,8 @@ describe('drstudio kubernetes sweep (stand-in API server)', () => {
     const ns = 'dr-sweep'
     standIn!.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })
     // pid 2^22+1 is above Linux's pid_max: never alive.
-    const dead = `${hostname()}/4194305`
-    const live = `${hostname()}/${process.pid}`
+    const dead = engineIdentity(hostname(), 4194305)
+    const live = engineIdentity(hostname(), process.pid)
     standIn!.seed(
       stampRun(
         { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: ns } },
@@ -135,5 +139,102 @@ describe('drstudio kubernetes sweep (stand-in API server)', () => {
     expect(await runKubernetesSweep(TOPOLOGY, { kubeconfig: file, namespace: ns }, out)).toBe(0)
     expect(standIn!.all('ConfigMap').map((c) => c.metadata.name)).toEqual(['b'])
     expect(lines.at(-1)).toBe(`removed runs rdead; left: rlive (engine ${live} still runs)\n`)
+  })
+})
+
+describe('drstudio kubernetes play (stand-in API server and its toy Chaos Mesh)', () => {
+  it("plays the scenario's isolation at its time, heals it, and removes the run", async () => {
+    const file = await kubeconfig(['room1', 'room2'], { chaos: { injectMs: 20, recoverMs: 20 } })
+    const scenario = join(dir!, 'short-isolation.yaml')
+    writeFileSync(
+      scenario,
+      `kind: drstudio/scenario
+version: 1
+name: short-isolation
+topology: two-rooms
+workload: { duration: 1s, rate: 5 }
+timeline:
+  - { at: 200ms, action: isolate, target: room1 }
+  - { at: 600ms, action: heal }
+  - { at: 700ms, action: pause, target: broker-1 }
+`
+    )
+    const { lines, out } = sink()
+    const code = await runKubernetesPlay(
+      scenario,
+      { kubeconfig: file, readyTimeoutS: 5, faultTimeoutS: 5 },
+      out,
+      never()
+    )
+    const text = lines.join('')
+    expect(code, text).toBe(0)
+    expect(text).toMatch(/not played at 0\.70 s: action: pause, target: broker-1 \(/)
+    expect(text).toMatch(
+      /isolate-room1 injected at 0\.\d\d s \(due 0\.20 s, within the \d+ ms before\)/
+    )
+    expect(text).toMatch(/isolate-room1 healed at 0\.\d\d s \(due 0\.60 s/)
+    expect(text).toMatch(/1 of 1 fault\(s\) took effect and healed/)
+    for (const kind of ['NetworkChaos', 'StatefulSet', 'Namespace', 'PersistentVolumeClaim']) {
+      expect(standIn!.all(kind), kind).toEqual([])
+    }
+  })
+
+  it('fails a fault Chaos Mesh never injects, names the likely cause, and still removes the run', async () => {
+    // No toy Chaos Mesh: its kinds are unknown, as on a cluster without it.
+    const file = await kubeconfig()
+    const scenario = join(dir!, 'one-isolation.yaml')
+    writeFileSync(
+      scenario,
+      `kind: drstudio/scenario
+version: 1
+name: one-isolation
+topology: two-rooms
+workload: { duration: 300ms, rate: 5 }
+timeline:
+  - { at: 100ms, action: isolate, target: room1 }
+`
+    )
+    const { lines, out } = sink()
+    const code = await runKubernetesPlay(
+      scenario,
+      { kubeconfig: file, readyTimeoutS: 5 },
+      out,
+      never()
+    )
+    expect(code).toBe(1)
+    expect(lines.join('')).toMatch(/isolate-room1 failed: .*HTTP 404/)
+    expect(standIn!.all('StatefulSet')).toEqual([])
+  })
+})
+
+describe('stopping a Kubernetes command', () => {
+  it('exits 130 and removes the run when stopped before the pods were ready', async () => {
+    const file = await kubeconfig(['room1'])
+    const { lines, out } = sink()
+    let stop!: () => void
+    const stopped = new Promise<void>((r) => (stop = r))
+    const done = runKubernetesUp(TOPOLOGY, { kubeconfig: file }, out, {
+      stopped,
+      dispose: () => {}
+    })
+    await expect.poll(() => lines.join(''), { timeout: 5000 }).toMatch(/ready \d+\/\d+; waiting/)
+    stop()
+    expect(await done).toBe(130)
+    expect(standIn!.all('StatefulSet')).toEqual([])
+    expect(lines.join('')).not.toMatch(/drstudio: /)
+  })
+
+  it('the first Ctrl-C stops; a later one says the run is still being removed', async () => {
+    const { lines, out } = sink()
+    const before = process.listenerCount('SIGINT')
+    const signal = processStopSignal(out)
+    process.emit('SIGINT')
+    await signal.stopped
+    process.emit('SIGINT')
+    expect(lines).toEqual([
+      'still removing the run; if this process is killed, `drstudio kubernetes sweep` removes it later\n'
+    ])
+    signal.dispose()
+    expect(process.listenerCount('SIGINT')).toBe(before)
   })
 })

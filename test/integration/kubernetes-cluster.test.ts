@@ -37,7 +37,7 @@ describe.skipIf(!context)(`a real Kubernetes cluster${reason}`, () => {
           file,
           { context: context!, namespace },
           { write: (s) => lines.push(s) },
-          stopped
+          { stopped, dispose: () => {} }
         )
         await expect
           .poll(() => lines.join(''), { timeout: 600_000, interval: 1000 })
@@ -50,12 +50,19 @@ describe.skipIf(!context)(`a real Kubernetes cluster${reason}`, () => {
           context
         )
         const api = new KubeHttp(ctx.endpoint)
-        const left = await api.list(
-          { apiVersion: 'v1', kind: 'Pod' },
-          namespace,
-          'app.kubernetes.io/managed-by=drstudio'
-        )
-        expect(left.filter((p) => !p.metadata.deletionTimestamp)).toEqual([])
+        // Everything the run made, its stores and its namespace included, is gone or going.
+        const live = (o: { metadata: { deletionTimestamp?: string } }) =>
+          !o.metadata.deletionTimestamp
+        for (const kind of ['Pod', 'PersistentVolumeClaim', 'ConfigMap', 'Service']) {
+          const left = await api.list(
+            { apiVersion: 'v1', kind },
+            namespace,
+            'app.kubernetes.io/managed-by=drstudio'
+          )
+          expect(left.filter(live), kind).toEqual([])
+        }
+        const ns = await api.get({ apiVersion: 'v1', kind: 'Namespace', name: namespace })
+        expect(ns === null || !live(ns), 'namespace').toBe(true)
       } finally {
         rmSync(dir, { recursive: true, force: true })
       }

@@ -2,12 +2,8 @@ import { readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { topologySchema } from '../../../common/topology/schema'
 import { kubernetesObjectFiles } from '../export/kubernetes/render-kubernetes'
-import {
-  ClusterDeployment,
-  engineAliveOnHost,
-  stampRun,
-  type DeployProgress
-} from './cluster-deployment'
+import { ClusterDeployment, type DeployProgress } from './cluster-deployment'
+import { engineAliveOn, engineIdentity, stampRun } from './run-labels'
 import { ApiServerStandIn } from './fixtures/api-server-stand-in'
 import type { KubeObject } from './kube-api'
 import { KubeHttp } from './kube-http'
@@ -58,36 +54,46 @@ describe('ClusterDeployment against the API-server stand-in', () => {
       onProgress
     })
     // Nothing is ready until the stand-in's "kubelet" says so; the deploy waits for the last one.
-    await expect
-      .poll(() => standIn!.all('Pod').length, { timeout: 2000 })
-      .toBe(objects.filter((o) => o.kind === 'StatefulSet' || o.kind === 'Deployment').length)
+    await expect.poll(() => progress.some((p) => p.phase === 'ready'), { timeout: 2000 }).toBe(true)
     const workloads = [...standIn!.all('StatefulSet'), ...standIn!.all('Deployment')]
     for (const w of workloads) standIn!.makeReady(w.metadata.name)
     const result = await deployed
-    expect(result.applied).toBe(objects.length)
+    expect(result.created).toBe(objects.length)
 
-    const applies = standIn!.requests.filter((r) => r.method === 'PATCH')
+    const applies = standIn!.requests.filter((r) => r.method === 'POST')
     expect(applies).toHaveLength(objects.length)
-    expect(applies.every((r) => r.contentType === 'application/apply-patch+yaml')).toBe(true)
     expect(applies.every((r) => r.path.includes('fieldManager=drstudio'))).toBe(true)
-    expect(applies[0]!.path).toBe(`/api/v1/namespaces/${namespace}?fieldManager=drstudio`)
+    expect(applies[0]!.path).toBe(`/api/v1/namespaces?fieldManager=drstudio`)
     const firstWorkload = applies.findIndex((r) => /statefulsets|deployments/.test(r.path))
     expect(applies.slice(firstWorkload).every((r) => /statefulsets|deployments/.test(r.path))).toBe(
       true
     )
 
-    for (const kind of ['Namespace', 'ConfigMap', 'Service', 'StatefulSet', 'Deployment', 'Pod']) {
-      for (const o of standIn!.all(kind)) {
+    const kinds = [
+      'Namespace',
+      'ConfigMap',
+      'Service',
+      'StatefulSet',
+      'Deployment',
+      'Pod',
+      'PersistentVolumeClaim'
+    ]
+    expect(standIn!.all('PersistentVolumeClaim').length).toBeGreaterThan(0)
+    for (const kind of kinds) {
+      for (const o of standIn!.all(kind).filter((c) => c.metadata.name !== 'kube-root-ca.crt')) {
         expect(o.metadata.labels?.['drstudio.io/run'], `${kind}/${o.metadata.name}`).toBe('r1')
         expect(o.metadata.labels?.['app.kubernetes.io/managed-by']).toBe('drstudio')
       }
     }
-    expect(standIn!.all('ConfigMap')[0]!.metadata.annotations?.['drstudio.io/engine']).toBe(
-      'host-a/4242'
-    )
+    expect(
+      standIn!.all('ConfigMap').find((c) => c.metadata.name !== 'kube-root-ca.crt')!.metadata
+        .annotations?.['drstudio.io/engine']
+    ).toBe('host-a/4242')
     const ready = progress.filter((p) => p.phase === 'ready')
-    expect(ready[0]!.message).toMatch(
-      /^ready 0\/\d+; waiting for (Deployment|StatefulSet)\/.*ContainerCreating/
+    // The deploy polls every 10 ms: it saw the pods being created before the test made them ready.
+    expect(ready[0]!.message).toMatch(/^ready 0\/\d+; waiting for (Deployment|StatefulSet)\//)
+    expect(ready.some((p) => /: pod \S+ container main: ContainerCreating/.test(p.message))).toBe(
+      true
     )
     expect(ready.at(-1)!.message).toBe(`ready ${workloads.length}/${workloads.length}`)
   })
@@ -125,7 +131,7 @@ describe('ClusterDeployment against the API-server stand-in', () => {
     expect(error?.message).toMatch(
       /^1 object\(s\) already exist and DR Studio does not overwrite what this run did not create: ConfigMap\/broker-1m-config in namespace drs-[\w-]+; delete them or choose another namespace with --namespace$/
     )
-    expect(standIn!.requests.filter((r) => r.method === 'PATCH')).toEqual([])
+    expect(standIn!.requests.filter((r) => r.method === 'POST')).toEqual([])
   })
 
   it("uses an existing namespace that is not a run's without applying or deleting it", async () => {
@@ -137,9 +143,7 @@ describe('ClusterDeployment against the API-server stand-in', () => {
     })
     await deployment.deploy({ runId: 'r4', namespace, objects, readyTimeoutMs: 2000, onProgress })
     expect(
-      standIn!.requests.some(
-        (r) => r.method === 'PATCH' && r.path.startsWith(`/api/v1/namespaces/${namespace}?`)
-      )
+      standIn!.requests.some((r) => r.method === 'POST' && r.path.startsWith('/api/v1/namespaces?'))
     ).toBe(false)
     const { left } = await deployment.teardown({
       runId: 'r4',
@@ -181,6 +185,7 @@ describe('ClusterDeployment against the API-server stand-in', () => {
       standIn!
         .all('ConfigMap')
         .map((c) => c.metadata.name)
+        .filter((n) => n !== 'kube-root-ca.crt')
         .sort()
     ).toEqual(['operators', 'other'])
     expect(standIn!.all('Namespace')).toHaveLength(1)
@@ -210,6 +215,56 @@ describe('ClusterDeployment against the API-server stand-in', () => {
     expect(standIn!.all('Namespace')).toEqual([])
   })
 
+  it("keeps the namespace it created while someone else's Secret lives there", async () => {
+    const { deployment, onProgress, progress } = await setUp()
+    await deployment.deploy({ runId: 'r12', namespace, objects, readyTimeoutMs: 2000, onProgress })
+    standIn!.seed({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'db-password', namespace }
+    })
+    await deployment.teardown({ runId: 'r12', namespace, timeoutMs: 2000, onProgress })
+    expect(standIn!.all('Namespace')).toHaveLength(1)
+    expect(progress.some((p) => p.message.includes('it also holds Secret/db-password'))).toBe(true)
+  })
+
+  it("gives each run its own volume claims: refuses an old one, and removes the run's", async () => {
+    const { deployment, onProgress } = await setUp()
+    await deployment.deploy({ runId: 'r13', namespace, objects, readyTimeoutMs: 2000, onProgress })
+    const claims = standIn!.all('PersistentVolumeClaim')
+    expect(claims.map((c) => c.metadata.name)).toContain('store-broker-1m-0')
+    expect(claims.every((c) => c.metadata.labels?.['drstudio.io/run'] === 'r13')).toBe(true)
+    const sts = standIn!.all('StatefulSet').find((o) => o.metadata.name === 'broker-1m')!
+    expect(sts.spec?.persistentVolumeClaimRetentionPolicy).toEqual({
+      whenDeleted: 'Delete',
+      whenScaled: 'Delete'
+    })
+    await deployment.teardown({ runId: 'r13', namespace, timeoutMs: 2000, onProgress })
+    expect(standIn!.all('PersistentVolumeClaim')).toEqual([])
+    // A claim left by someone would hand a new broker an old store: refused up front.
+    standIn!.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } })
+    standIn!.seed({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'store-broker-1m-0', namespace }
+    })
+    await expect(
+      deployment.deploy({ runId: 'r14', namespace, objects, readyTimeoutMs: 2000, onProgress })
+    ).rejects.toThrow(/PersistentVolumeClaim\/store-broker-1m-0 in namespace/)
+  })
+
+  it('create refuses an object that appeared after the check (409), never adopting it', async () => {
+    const { api } = await setUp()
+    standIn!.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x' } })
+    standIn!.seed({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'x' } })
+    await expect(
+      api.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'x' } })
+    ).rejects.toThrow(
+      /could not create ConfigMap\/c in namespace x: HTTP 409: configmaps "c" already exists/
+    )
+    expect(standIn!.all('ConfigMap')[0]!.metadata.labels).toBeUndefined()
+  })
+
   it('teardown waits for terminating pods and reports what outlived its deadline', async () => {
     const { deployment, onProgress, progress } = await setUp({ podGraceMs: 10_000 })
     await deployment.deploy({
@@ -231,7 +286,7 @@ describe('ClusterDeployment against the API-server stand-in', () => {
   })
 
   it('sweeps the runs of an engine that died on this host and keeps live or foreign ones', async () => {
-    const alive = engineAliveOnHost('host-a', (pid) => pid !== 4242)
+    const alive = engineAliveOn('host-a', (pid) => pid !== 4242)
     const { deployment, onProgress } = await setUp({}, alive)
     await deployment.deploy({ runId: 'r7', namespace, objects, readyTimeoutMs: 2000, onProgress })
     standIn!.seed(
@@ -258,6 +313,7 @@ describe('ClusterDeployment against the API-server stand-in', () => {
       standIn!
         .all('ConfigMap')
         .map((c) => c.metadata.name)
+        .filter((n) => n !== 'kube-root-ca.crt')
         .sort()
     ).toEqual(['b', 'c'])
     expect(standIn!.all('StatefulSet')).toEqual([])
@@ -274,9 +330,16 @@ describe('ClusterDeployment against the API-server stand-in', () => {
   })
 })
 
-describe('engineAliveOnHost', () => {
+describe('engineIdentity', () => {
+  it('adds the machine id, so two hosts of one name stay apart', () => {
+    expect(engineIdentity('localhost', 5, 'abcdef0123456789')).toBe('localhost-abcdef012345/5')
+    expect(engineIdentity('h', 5, '')).toBe('h/5')
+  })
+})
+
+describe('engineAliveOn', () => {
   it('checks pids on this host only', () => {
-    const alive = engineAliveOnHost('h', (pid) => pid === 1)
+    const alive = engineAliveOn('h', (pid) => pid === 1)
     expect(alive('h/1')).toBe(true)
     expect(alive('h/2')).toBe(false)
     expect(alive('other/2')).toBe(true)

@@ -1,6 +1,8 @@
+import { MANAGED_BY } from '../export/kubernetes/names'
+
 /**
- * The Kubernetes API as a Kubernetes run uses it: server-side apply, get, list by label and
- * delete. The engine talks to it through this port only; tests use the API-server stand-in.
+ * The Kubernetes API as a Kubernetes run uses it: create, get, list by label and delete. The
+ * engine talks to it through this port only; tests use the API-server stand-in.
  */
 
 /** The parts of an object DR Studio writes and reads back. */
@@ -29,8 +31,11 @@ export interface KubeRef {
 }
 
 export interface KubeApi {
-  /** Server-side apply as field manager `drstudio`; returns the object as stored. */
-  apply(object: KubeObject): Promise<KubeObject>
+  /**
+   * Creates the object (field manager `drstudio`); one that exists already is a KubeApiError 409,
+   * never adopted, so nothing someone else made between a check and the write becomes ours.
+   */
+  create(object: KubeObject): Promise<KubeObject>
   /** The object, or null when it does not exist. */
   get(ref: KubeRef): Promise<KubeObject | null>
   /** Every object of a kind in a namespace (or cluster-wide with null) matching the selector. */
@@ -43,8 +48,19 @@ export interface KubeApi {
   remove(ref: KubeRef): Promise<void>
 }
 
+/** What every service of a Kubernetes run is given: the API, who it is, a clock, polling. */
+export interface KubeRunPorts {
+  api: KubeApi
+  /** This engine's identity (run-labels.ts engineIdentity), written on everything it creates. */
+  engine: string
+  now(): number
+  sleep(ms: number, signal?: AbortSignal): Promise<void>
+  /** How often state is polled (each service has its default). */
+  pollMs?: number
+}
+
 export const FIELD_MANAGER = 'drstudio'
-export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by'
+export const MANAGED_BY_LABEL = Object.keys(MANAGED_BY)[0]!
 export const RUN_LABEL = 'drstudio.io/run'
 /** `<host>/<pid>` of the engine that created a run's objects, so a later start can sweep them. */
 export const ENGINE_ANNOTATION = 'drstudio.io/engine'
@@ -66,8 +82,15 @@ const KINDS: Record<string, { plural: string; clusterWide?: true }> = {
   ConfigMap: { plural: 'configmaps' },
   Service: { plural: 'services' },
   Pod: { plural: 'pods' },
+  PersistentVolumeClaim: { plural: 'persistentvolumeclaims' },
+  Secret: { plural: 'secrets' },
+  ServiceAccount: { plural: 'serviceaccounts' },
   StatefulSet: { plural: 'statefulsets' },
   Deployment: { plural: 'deployments' },
+  ReplicaSet: { plural: 'replicasets' },
+  DaemonSet: { plural: 'daemonsets' },
+  Job: { plural: 'jobs' },
+  CronJob: { plural: 'cronjobs' },
   NetworkChaos: { plural: 'networkchaos' },
   PodChaos: { plural: 'podchaos' },
   Workflow: { plural: 'workflows' },

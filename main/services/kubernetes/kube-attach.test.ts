@@ -6,7 +6,8 @@ import { WorkerConnection } from '../workers/worker-connection'
 import { roomWorkerEntry } from '../workers/worker-launcher'
 import type { WorkerCommand } from '../workers/worker-channel'
 import { ApiServerStandIn } from './fixtures/api-server-stand-in'
-import { attachWorker, exitCodeOf } from './kube-attach'
+import { attachWorker, exitCodeFromPodStatus } from './kube-attach'
+import { KubeHttp } from './kube-http'
 
 // Over the API-server STAND-IN's pods/attach (WebSocket, v4.channel.k8s.io framing), bridged to a
 // REAL room worker process: proves the worker protocol runs over attach; not a real kubelet.
@@ -30,10 +31,16 @@ async function attached(command: WorkerCommand, killed: string[] = []) {
   const server = await standIn.start()
   standIn.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } })
   standIn.seed({ apiVersion: 'v1', kind: 'Pod', metadata: { name: POD, namespace: NAMESPACE } })
-  const channel = attachWorker(
-    { server, token: 'tok' },
-    { namespace: NAMESPACE, pod: POD, container: 'worker', kill: () => killed.push(POD) }
-  )
+  const endpoint = { server, token: 'tok' }
+  const api = new KubeHttp(endpoint)
+  const podRef = { apiVersion: 'v1', kind: 'Pod', name: POD, namespace: NAMESPACE }
+  const channel = attachWorker(endpoint, {
+    namespace: NAMESPACE,
+    pod: POD,
+    container: 'worker',
+    kill: () => killed.push(POD),
+    exitCode: exitCodeFromPodStatus(() => api.get(podRef), 'worker', { attempts: 3, delayMs: 20 })
+  })
   conn = new WorkerConnection({
     name: 'worker-room1',
     channel,
@@ -69,7 +76,7 @@ describe('a room worker over the API server attach stream (stand-in)', () => {
     }
   )
 
-  it("carries the worker's exit code and stderr, and fails what was pending", async () => {
+  it("reads the worker's exit code from its pod (attach itself ends with Success), keeps its stderr and fails what was pending", async () => {
     const script = join(dir, 'dies.cjs')
     writeFileSync(
       script,
@@ -113,18 +120,7 @@ describe('a room worker over the API server attach stream (stand-in)', () => {
     )
     await expect
       .poll(() => readFileSync(join(dir, 'gone.log'), 'utf8'))
-      .toMatch(/cannot attach to pod gone-0 in drs-attach: HTTP 404/)
-  })
-})
-
-describe('exitCodeOf', () => {
-  it('reads Success, an ExitCode cause, and nothing else', () => {
-    expect(exitCodeOf('{"status":"Success"}')).toBe(0)
-    expect(
-      exitCodeOf('{"status":"Failure","details":{"causes":[{"reason":"ExitCode","message":"3"}]}}')
-    ).toBe(3)
-    expect(exitCodeOf('{"status":"Failure","message":"container not found"}')).toBeNull()
-    expect(exitCodeOf('not json')).toBeNull()
+      .toMatch(/cannot attach to pod gone-0 in drs-attach: HTTP 404: pods "gone-0" not found/)
   })
 })
 

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http'
 import { PassThrough, Writable } from 'node:stream'
 import { WebSocket } from 'ws'
 import type { WorkerChannel } from '../workers/worker-channel'
@@ -8,27 +9,10 @@ export const ATTACH_PROTOCOL = 'v4.channel.k8s.io'
 export const STDIN = 0
 export const STDOUT = 1
 export const STDERR = 2
-/** A metav1.Status as JSON: Success, or Failure with the exit code among its causes. */
+/** A metav1.Status as JSON. A kubelet's attach ends with Success whatever the process did. */
 export const STATUS = 3
 /** How long ending stdin waits for the worker to end the stream itself. */
 const STDIN_CLOSE_GRACE_MS = 2000
-
-/** The exit code a channel-3 Status carries: 0 on Success, its ExitCode cause, else null. */
-export function exitCodeOf(status: string): number | null {
-  try {
-    const s = JSON.parse(status) as {
-      status?: string
-      details?: { causes?: { reason?: string; message?: string }[] }
-    }
-    if (s.status === 'Success') return 0
-    const cause = s.details?.causes?.find((c) => c.reason === 'ExitCode')
-    return cause?.message !== undefined && /^\d+$/.test(cause.message)
-      ? Number(cause.message)
-      : null
-  } catch {
-    return null
-  }
-}
 
 export interface AttachTarget {
   namespace: string
@@ -36,92 +20,79 @@ export interface AttachTarget {
   container: string
   /** What ends the worker when the engine kills it: deleting its pod (the stream alone cannot). */
   kill?: () => void
+  /**
+   * The container's exit code once the stream has ended (its pod status' `terminated.exitCode`),
+   * or null when it is not known: attach itself never says.
+   */
+  exitCode?: () => Promise<number | null>
 }
 
-/**
- * A room worker in a pod, reached over the API server's attach stream: a path through the API
- * server and kubelet, not the pod network, so a NetworkChaos between rooms cannot cut it.
- */
-export function attachWorker(endpoint: KubeEndpoint, target: AttachTarget): WorkerChannel {
-  const stdout = new PassThrough()
-  const stderr = new PassThrough()
-  const exitListeners: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = []
-  const errorListeners: ((e: Error) => void)[] = []
-  let status: string | undefined
-  let opened = false
-  let ended = false
-  let killed = false
+type ExitListener = (code: number | null, signal: NodeJS.Signals | null) => void
+
+/** `ws(s)://…/pods/P/attach?…` for a target. */
+export function attachUrl(server: string, target: AttachTarget): URL {
   const url = new URL(
     `/api/v1/namespaces/${encodeURIComponent(target.namespace)}/pods/${encodeURIComponent(target.pod)}/attach?container=${encodeURIComponent(target.container)}&stdin=true&stdout=true&stderr=true`,
-    endpoint.server
+    server
   )
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:'
-  const socket = (async () => {
-    const token = typeof endpoint.token === 'function' ? await endpoint.token() : endpoint.token
-    return new WebSocket(url, [ATTACH_PROTOCOL], {
-      headers: token ? { authorization: `Bearer ${token}` } : {},
-      ...(endpoint.ca ? { ca: endpoint.ca } : {}),
-      ...(endpoint.cert ? { cert: endpoint.cert } : {}),
-      ...(endpoint.key ? { key: endpoint.key } : {}),
-      rejectUnauthorized: !endpoint.insecureSkipTlsVerify
-    })
-  })()
-  const end = (code: number | null) => {
-    if (ended) return
-    ended = true
-    stdout.end()
-    stderr.end()
-    // A killed worker's pod is deleted: report it as the kill it is.
-    for (const l of exitListeners) l(code, killed ? 'SIGKILL' : null)
-  }
-  const fail = (e: Error) => {
-    for (const l of errorListeners) l(e)
-  }
-  void socket.then(
-    (ws) => {
-      ws.on('open', () => (opened = true))
-      ws.on('message', (data: Buffer) => {
-        const channel = data[0]
-        const body = data.subarray(1)
-        if (channel === STDOUT) stdout.write(body)
-        else if (channel === STDERR) stderr.write(body)
-        else if (channel === STATUS) status = (status ?? '') + body.toString('utf8')
-      })
-      ws.on('unexpected-response', (_req, res) => {
-        fail(
-          new Error(
-            `${endpoint.server}: cannot attach to pod ${target.pod} in ${target.namespace}: HTTP ${res.statusCode}`
-          )
-        )
-        end(null)
-      })
-      ws.on('error', (e) => {
-        if (!opened && !killed)
-          fail(new Error(`${endpoint.server}: cannot attach to pod ${target.pod}: ${e.message}`))
-        end(null)
-      })
-      ws.on('close', () => end(status === undefined ? null : exitCodeOf(status)))
-    },
-    (e: Error) => {
-      fail(e)
-      end(null)
+  return url
+}
+
+async function openSocket(endpoint: KubeEndpoint, target: AttachTarget): Promise<WebSocket> {
+  const token = typeof endpoint.token === 'function' ? await endpoint.token() : endpoint.token
+  return new WebSocket(attachUrl(endpoint.server, target), [ATTACH_PROTOCOL], {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    ...(endpoint.ca ? { ca: endpoint.ca } : {}),
+    ...(endpoint.cert ? { cert: endpoint.cert } : {}),
+    ...(endpoint.key ? { key: endpoint.key } : {}),
+    rejectUnauthorized: !endpoint.insecureSkipTlsVerify
+  })
+}
+
+/** The API server's refusal, from its Status body, with the permission it usually means. */
+function refusal(res: IncomingMessage, where: string, done: (message: string) => void): void {
+  const chunks: Buffer[] = []
+  res.on('data', (c: Buffer) => chunks.push(c))
+  res.on('end', () => {
+    let message = ''
+    try {
+      message =
+        (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { message?: string }).message ?? ''
+    } catch {
+      message = Buffer.concat(chunks).toString('utf8').slice(0, 200).trim()
     }
-  )
-  const stdin = new Writable({
+    const hint = res.statusCode === 403 ? ' (attaching needs the create verb on pods/attach)' : ''
+    done(`cannot attach to ${where}: HTTP ${res.statusCode}${message ? `: ${message}` : ''}${hint}`)
+  })
+  res.on('error', () => done(`cannot attach to ${where}: HTTP ${res.statusCode}`))
+}
+
+/** Frames stdin writes as channel 0; ending it closes the stream after a grace period. */
+function stdinOf(socket: Promise<WebSocket>, where: string): Writable {
+  return new Writable({
     write(chunk: Buffer, _enc, done) {
       void socket.then((ws) => {
         const frame = Buffer.concat([Buffer.from([STDIN]), chunk])
-        if (ws.readyState === WebSocket.OPEN) ws.send(frame, done)
-        else if (ws.readyState === WebSocket.CONNECTING) ws.once('open', () => ws.send(frame, done))
-        else done(new Error(`attach stream to ${target.pod} is closed`))
+        if (ws.readyState === WebSocket.OPEN) return ws.send(frame, done)
+        if (ws.readyState !== WebSocket.CONNECTING)
+          return done(new Error(`the attach stream to ${where} is closed`))
+        const opened = () => (ws.off('close', closed), ws.send(frame, done))
+        const closed = () => (
+          ws.off('open', opened),
+          done(new Error(`the attach stream to ${where} never opened`))
+        )
+        ws.once('open', opened)
+        ws.once('close', closed)
       }, done)
     },
     // v4 has no stdin-close frame: closing the stream is the end of input (a `stdinOnce`
     // container sees EOF). A worker told to shut down exits by itself first; give it the time to
-    // send its exit Status before the stream is closed under it.
+    // end the stream before it is closed under it.
     final(done) {
       void socket.then(
         (ws) => {
+          if (ws.readyState === WebSocket.CLOSED) return done()
           const timer = setTimeout(() => ws.close(), STDIN_CLOSE_GRACE_MS)
           ws.once('close', () => clearTimeout(timer))
           done()
@@ -130,8 +101,62 @@ export function attachWorker(endpoint: KubeEndpoint, target: AttachTarget): Work
       )
     }
   })
+}
+
+/**
+ * A room worker in a pod, reached over the API server's attach stream: a path through the API
+ * server and kubelet, not the pod network, so a NetworkChaos between rooms cannot cut it.
+ */
+export function attachWorker(endpoint: KubeEndpoint, target: AttachTarget): WorkerChannel {
+  const where = `pod ${target.pod} in ${target.namespace}`
+  const stdout = new PassThrough()
+  const stderr = new PassThrough()
+  const exitListeners: ExitListener[] = []
+  const errorListeners: ((e: Error) => void)[] = []
+  let opened = false
+  let ended = false
+  let killed = false
+  const end = async (): Promise<void> => {
+    if (ended) return
+    ended = true
+    stdout.end()
+    stderr.end()
+    // A killed worker's pod is deleted: report it as the kill it is.
+    const code = killed ? null : ((await target.exitCode?.().catch(() => null)) ?? null)
+    for (const l of exitListeners) l(code, killed ? 'SIGKILL' : null)
+  }
+  const fail = (message: string) => {
+    if (killed) return
+    for (const l of errorListeners) l(new Error(`${endpoint.server}: ${message}`))
+  }
+  const socket = openSocket(endpoint, target)
+  void socket.then(
+    (ws) => {
+      ws.on('open', () => (opened = true))
+      ws.on('message', (data: Buffer) => {
+        if (data[0] === STDOUT) stdout.write(data.subarray(1))
+        else if (data[0] === STDERR) stderr.write(data.subarray(1))
+      })
+      ws.on('unexpected-response', (req, res) =>
+        refusal(res, where, (message) => {
+          req.destroy()
+          fail(message)
+          void end()
+        })
+      )
+      ws.on('error', (e) => {
+        if (!opened) fail(`cannot attach to ${where}: ${e.message}`)
+        void end()
+      })
+      ws.on('close', () => void end())
+    },
+    (e: Error) => {
+      fail(`cannot attach to ${where}: ${e.message}`)
+      void end()
+    }
+  )
   return {
-    stdin,
+    stdin: stdinOf(socket, where),
     stdout,
     stderr,
     pid: undefined,
@@ -145,5 +170,31 @@ export function attachWorker(endpoint: KubeEndpoint, target: AttachTarget): Work
     },
     onExit: (l) => void exitListeners.push(l),
     onStartError: (l) => void errorListeners.push(l)
+  }
+}
+
+/**
+ * A target's exit code from its pod's container status, read through the API; retried a few
+ * times, as the kubelet reports a container's end a moment after its stream closed.
+ */
+export function exitCodeFromPodStatus(
+  get: () => Promise<{ status?: Record<string, unknown> } | null>,
+  container: string,
+  retry = { attempts: 10, delayMs: 300 }
+): () => Promise<number | null> {
+  return async () => {
+    for (let i = 0; i < retry.attempts; i++) {
+      const pod = await get()
+      const statuses = (pod?.status?.containerStatuses ?? []) as {
+        name: string
+        state?: { terminated?: { exitCode?: number } }
+        lastState?: { terminated?: { exitCode?: number } }
+      }[]
+      const c = statuses.find((s) => s.name === container)
+      const code = c?.state?.terminated?.exitCode ?? c?.lastState?.terminated?.exitCode
+      if (code !== undefined) return code
+      await new Promise((r) => setTimeout(r, retry.delayMs))
+    }
+    return null
   }
 }

@@ -27,14 +27,15 @@ export class KubeHttp implements KubeApi {
     private readonly timeoutMs = 15_000
   ) {}
 
-  async apply(object: KubeObject): Promise<KubeObject> {
-    const path = resourcePath({ ...refOf(object) })
-    // Server-side apply without force: a field another manager owns is a conflict, not a takeover.
-    const answer = await this.call('PATCH', `${path}?fieldManager=${FIELD_MANAGER}`, {
-      contentType: 'application/apply-patch+yaml',
-      body: JSON.stringify(object)
-    })
-    return this.parse(answer, `apply ${describeRef(refOf(object))}`) as KubeObject
+  async create(object: KubeObject): Promise<KubeObject> {
+    const ref = refOf(object)
+    const { name: _name, ...collection } = ref
+    const answer = await this.call(
+      'POST',
+      `${resourcePath(collection)}?fieldManager=${FIELD_MANAGER}`,
+      { contentType: 'application/json', body: JSON.stringify(object) }
+    )
+    return this.parse(answer, `create ${describeRef(ref)}`) as KubeObject
   }
 
   async get(ref: KubeRef): Promise<KubeObject | null> {

@@ -67,11 +67,15 @@ describe('resolveContext', () => {
     const ctx = resolveContext(KUBECONFIG, '/home/u/.kube/config', 'cloud', io)
     expect(ctx.endpoint.ca?.toString()).toBe('file:/home/u/.kube/certs/ca.pem')
     const token = ctx.endpoint.token as () => Promise<string>
+    expect(await Promise.all([token(), token()])).toEqual(['abc', 'abc'])
     expect(await token()).toBe('abc')
-    expect(await token()).toBe('abc')
-    expect(calls).toEqual([
+    expect(calls.map((c) => ({ ...c, env: { REGION: c.env.REGION } }))).toEqual([
       { command: 'cloud-auth', args: ['token', '--cluster', 'prod'], env: { REGION: 'eu' } }
     ])
+    expect(JSON.parse(calls[0]!.env.KUBERNETES_EXEC_INFO!)).toMatchObject({
+      kind: 'ExecCredential',
+      spec: { interactive: false }
+    })
   })
 
   it('says when an exec plugin gives no token', async () => {

@@ -19,6 +19,7 @@ interface Named<T> {
 }
 
 interface ExecConfig {
+  apiVersion?: string
   command: string
   args?: string[]
   env?: { name: string; value: string }[]
@@ -141,12 +142,20 @@ export function resolveContext(
   return { name, ...(context.namespace ? { namespace: context.namespace } : {}), endpoint }
 }
 
-/** An exec plugin's token, cached until the expiry it states (or for a minute). */
+/** An exec plugin's token, cached until the expiry it states (or for a minute); one run at a time. */
 function execToken(exec: ExecConfig, context: string, io: KubeconfigIo): () => Promise<string> {
   let cached: { token: string; until: number } | undefined
-  return async () => {
-    if (cached && Date.now() < cached.until) return cached.token
-    const env = Object.fromEntries((exec.env ?? []).map((e) => [e.name, e.value]))
+  let running: Promise<string> | undefined
+  const run = async (): Promise<string> => {
+    const env = {
+      ...Object.fromEntries((exec.env ?? []).map((e) => [e.name, e.value])),
+      // What client-go tells a plugin: no terminal to prompt on.
+      KUBERNETES_EXEC_INFO: JSON.stringify({
+        apiVersion: exec.apiVersion ?? 'client.authentication.k8s.io/v1',
+        kind: 'ExecCredential',
+        spec: { interactive: false }
+      })
+    }
     const out = await io.exec(exec.command, exec.args ?? [], env)
     let status: { token?: string; expirationTimestamp?: string } | undefined
     try {
@@ -165,5 +174,10 @@ function execToken(exec: ExecConfig, context: string, io: KubeconfigIo): () => P
       until: Number.isFinite(expiry) ? expiry - 10_000 : Date.now() + 60_000
     }
     return status.token
+  }
+  return () => {
+    if (cached && Date.now() < cached.until) return Promise.resolve(cached.token)
+    running ??= run().finally(() => (running = undefined))
+    return running
   }
 }

@@ -73,6 +73,20 @@ describe('readinessOf', () => {
 })
 
 describe('podReason', () => {
+  it('names an init step that holds the pod', () => {
+    expect(
+      podReason(
+        pod('a', {
+          phase: 'Pending',
+          initContainerStatuses: [
+            { name: 'broker-ip', state: { waiting: { reason: 'PodInitializing' } } }
+          ],
+          containerStatuses: [{ name: 'broker', state: { waiting: { reason: 'PodInitializing' } } }]
+        })
+      )
+    ).toBe('pod a-0 container broker-ip: PodInitializing')
+  })
+
   it('says terminating, running-not-ready and pending', () => {
     expect(podReason(pod('a', {}, { deletionTimestamp: '2026-01-01T00:00:00Z' }))).toBe(
       'pod a-0 terminating'

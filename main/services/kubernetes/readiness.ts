@@ -1,6 +1,5 @@
+import { NODE_LABEL } from '../export/kubernetes/names'
 import type { KubeObject } from './kube-api'
-
-const NODE_LABEL = 'drstudio.io/node'
 
 /** Where a deployment stands: the workloads whose pods are all ready, and why the others are not. */
 export interface Readiness {
@@ -19,11 +18,16 @@ interface WorkloadStatus {
 interface PodStatus {
   phase?: string
   conditions?: { type: string; status: string; reason?: string; message?: string }[]
+  initContainerStatuses?: PodStatus['containerStatuses']
   containerStatuses?: {
     name: string
     ready?: boolean
     restartCount?: number
-    state?: { waiting?: { reason?: string; message?: string }; running?: unknown }
+    state?: {
+      waiting?: { reason?: string; message?: string }
+      running?: unknown
+      terminated?: unknown
+    }
     lastState?: { terminated?: { reason?: string; exitCode?: number } }
   }[]
 }
@@ -37,7 +41,9 @@ export function podReason(pod: KubeObject): string {
   if (scheduled?.status === 'False') {
     return `pod ${name} not scheduled: ${scheduled.message ?? scheduled.reason ?? 'no reason given'}`
   }
-  for (const c of status.containerStatuses ?? []) {
+  // An init step that has not finished holds the pod before any container starts.
+  const init = (status.initContainerStatuses ?? []).find((c) => !c.state?.terminated)
+  for (const c of [...(init ? [init] : []), ...(status.containerStatuses ?? [])]) {
     const waiting = c.state?.waiting
     if (waiting?.reason) {
       const last = c.lastState?.terminated

@@ -1,4 +1,4 @@
-import type { NetworkChaosSpec, PodChaosSpec, PodSelectorSpec } from './chaos-objects'
+import type { ChaosSpec, NetworkChaosSpec, PodChaosSpec, PodSelectorSpec } from './chaos-objects'
 import type { ScheduleObject, WorkflowObject, WorkflowSpec, WorkflowTemplate } from './workflow'
 
 // Rules Chaos Mesh 2.8 enforces in its admission webhook, not in the CRD schema, so the vendored
@@ -103,6 +103,13 @@ function templateProblems(path: string, t: WorkflowTemplate, names: ReadonlySet<
       break
   }
   return out
+}
+
+/** Problems of one chaos on its own (a live run's object rather than a Workflow template). */
+export function chaosSpecProblems(spec: ChaosSpec): string[] {
+  return spec.templateType === 'NetworkChaos'
+    ? networkProblems('spec', spec.networkChaos)
+    : podProblems('spec', spec.podChaos)
 }
 
 /** Problems of a Workflow spec (also a Schedule's), paths from `base`. */

@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { hostname } from 'node:os'
+import type { Topology } from '../../common/topology/schema'
+import { pause } from '../services/clients/room-aware/ports'
+import { kubernetesObjectFiles } from '../services/export/kubernetes/render-kubernetes'
+import { ClusterDeployment, type DeployProgress } from '../services/kubernetes/cluster-deployment'
+import type { KubeObject } from '../services/kubernetes/kube-api'
+import { KubeHttp } from '../services/kubernetes/kube-http'
+import { kubeconfigPath, resolveContext, type KubeContext } from '../services/kubernetes/kubeconfig'
+import { engineAliveOn, engineIdentity } from '../services/kubernetes/run-labels'
+import { isPidAlive } from '../services/pid-alive'
+
+export type Out = { write(s: string): unknown }
+
+export interface KubernetesTargetOptions {
+  kubeconfig?: string
+  context?: string
+  namespace?: string
+}
+
+/** Ctrl-C (or SIGTERM) as a promise, and what a further one does while the run is removed. */
+export interface StopSignal {
+  stopped: Promise<void>
+  /** Removes the handlers once the command is done. */
+  dispose(): void
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/
+
+/** The topology with `--namespace` in place of its own, so every in-cluster address follows. */
+export function withNamespace(topology: Topology, namespace: string | undefined): Topology {
+  if (namespace === undefined) return topology
+  if (!DNS_LABEL.test(namespace)) {
+    throw new Error(
+      `--namespace ${namespace}: not a Kubernetes namespace name (lower case letters, digits and -, at most 63, starting and ending alphanumeric)`
+    )
+  }
+  const settings = topology.settings
+  return {
+    ...topology,
+    settings: { ...settings, kubernetes: { ...settings.kubernetes, namespace } }
+  }
+}
+
+export function openContext(options: KubernetesTargetOptions): KubeContext {
+  const file = kubeconfigPath(options.kubeconfig)
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (e) {
+    throw new Error(
+      `${file}: cannot read the kubeconfig (${(e as Error).message}); point --kubeconfig or KUBECONFIG at one`
+    )
+  }
+  return resolveContext(text, file, options.context)
+}
+
+/** This process as the engine a run's objects name. */
+export const thisEngine = (): string => engineIdentity(hostname(), process.pid)
+
+export function clusterDeployment(context: KubeContext): ClusterDeployment {
+  const engine = thisEngine()
+  return new ClusterDeployment({
+    api: new KubeHttp(context.endpoint),
+    engine,
+    isEngineAlive: engineAliveOn(engine.slice(0, engine.lastIndexOf('/')), isPidAlive),
+    now: () => Date.now(),
+    sleep: pause
+  })
+}
+
+export function printer(out: Out): (p: DeployProgress) => void {
+  return (p) => out.write(`  ${p.phase.padEnd(8)} ${p.message}\n`)
+}
+
+/** A label-safe run id: time and a random tail. */
+function newRunId(): string {
+  return `r${Date.now().toString(36)}${randomBytes(3).toString('hex')}`
+}
+
+/** SIGINT/SIGTERM: the first stops the command; later ones say the run is being removed. */
+export function processStopSignal(out: Out): StopSignal {
+  let stop!: () => void
+  const stopped = new Promise<void>((resolve) => (stop = resolve))
+  let count = 0
+  const handler = () => {
+    if (count++ === 0) return stop()
+    out.write(
+      'still removing the run; if this process is killed, `drstudio kubernetes sweep` removes it later\n'
+    )
+  }
+  process.on('SIGINT', handler)
+  process.on('SIGTERM', handler)
+  return {
+    stopped,
+    dispose: () => {
+      process.off('SIGINT', handler)
+      process.off('SIGTERM', handler)
+    }
+  }
+}
+
+/** What a body running on a deployed topology gets. */
+export interface DeployedRun {
+  runId: string
+  namespace: string
+  context: KubeContext
+  /** Aborted at the stop signal. */
+  signal: AbortSignal
+  stopped: Promise<void>
+}
+
+/** Exit code of a command stopped before its work was done (128 + SIGINT). */
+export const INTERRUPTED = 130
+
+/**
+ * Sweeps runs of dead engines from the namespace, creates the topology's objects labelled with a
+ * new run, waits until every pod is ready (with progress), runs `body`, then deletes exactly what
+ * the run created, whatever happened. Exit code: the body's; 130 when stopped before the body
+ * ended; 1 when a step failed or anything outlived the teardown.
+ */
+export async function onDeployedTopology(
+  topology: Topology,
+  options: KubernetesTargetOptions & { readyTimeoutS?: number },
+  out: Out,
+  stop: StopSignal,
+  body: (run: DeployedRun) => Promise<number>
+): Promise<number> {
+  const { namespace, files } = kubernetesObjectFiles(topology)
+  const context = openContext(options)
+  const deployment = clusterDeployment(context)
+  const onProgress = printer(out)
+  const runId = newRunId()
+  const objects = files.flatMap((f) => f.objects as KubeObject[])
+  out.write(
+    `context ${context.name} (${context.endpoint.server}), namespace ${namespace}, run ${runId}\n`
+  )
+  const { swept } = await deployment.sweep({ namespace, timeoutMs: 60_000, onProgress })
+  if (swept.length) out.write(`swept runs of engines that are gone: ${swept.join(', ')}\n`)
+  const abort = new AbortController()
+  void stop.stopped.then(() => abort.abort(new Error('interrupted')))
+  let code = 0
+  try {
+    const { created, readyMs } = await deployment.deploy({
+      runId,
+      namespace,
+      objects,
+      readyTimeoutMs: (options.readyTimeoutS ?? 600) * 1000,
+      signal: abort.signal,
+      onProgress
+    })
+    out.write(
+      `\n${created} objects created, every pod ready in ${(readyMs / 1000).toFixed(1)} s. Ctrl-C deletes run ${runId}.\n`
+    )
+    code = await body({ runId, namespace, context, signal: abort.signal, stopped: stop.stopped })
+  } catch (e) {
+    code = abort.signal.aborted ? INTERRUPTED : 1
+    if (!abort.signal.aborted) out.write(`drstudio: ${(e as Error).message}\n`)
+  } finally {
+    out.write(`removing run ${runId}…\n`)
+    try {
+      const { left } = await deployment.teardown({
+        runId,
+        namespace,
+        timeoutMs: 120_000,
+        onProgress
+      })
+      if (left.length) {
+        out.write(
+          `drstudio: still on the cluster after teardown: ${left.join(', ')}; \`drstudio kubernetes sweep\` retries\n`
+        )
+        code = 1
+      }
+    } catch (e) {
+      out.write(
+        `drstudio: removing run ${runId} failed (${(e as Error).message}); its objects carry drstudio.io/run=${runId}, and \`drstudio kubernetes sweep\` removes them\n`
+      )
+      code = 1
+    }
+    stop.dispose()
+  }
+  return code
+}
