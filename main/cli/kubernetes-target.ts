@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto'
+import { setMaxListeners } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import type { Topology } from '../../common/topology/schema'
 import { pause } from '../services/clients/room-aware/ports'
 import { kubernetesObjectFiles } from '../services/export/kubernetes/render-kubernetes'
 import { ClusterDeployment, type DeployProgress } from '../services/kubernetes/cluster-deployment'
-import type { KubeObject } from '../services/kubernetes/kube-api'
+import type { KubeApi, KubeObject } from '../services/kubernetes/kube-api'
 import { KubeHttp } from '../services/kubernetes/kube-http'
 import { kubeconfigPath, resolveContext, type KubeContext } from '../services/kubernetes/kubeconfig'
 import { engineAliveOn, engineIdentity } from '../services/kubernetes/run-labels'
@@ -75,7 +76,7 @@ export function printer(out: Out): (p: DeployProgress) => void {
 }
 
 /** A label-safe run id: time and a random tail. */
-function newRunId(): string {
+export function newRunId(): string {
   return `r${Date.now().toString(36)}${randomBytes(3).toString('hex')}`
 }
 
@@ -114,6 +115,14 @@ export interface DeployedRun {
 /** Exit code of a command stopped before its work was done (128 + SIGINT). */
 export const INTERRUPTED = 130
 
+/** What a command can settle before anything is created. */
+export interface RunSetup {
+  /** The run id to use (a command that names objects after it beforehand); default a new one. */
+  runId?: string
+  /** Checks against the cluster before the sweep and the deploy; throwing stops the command. */
+  preflight?(api: KubeApi, context: KubeContext): Promise<void>
+}
+
 /**
  * Sweeps runs of dead engines from the namespace, creates the topology's objects labelled with a
  * new run, waits until every pod is ready (with progress), runs `body`, then deletes exactly what
@@ -125,35 +134,67 @@ export async function onDeployedTopology(
   options: KubernetesTargetOptions & { readyTimeoutS?: number },
   out: Out,
   stop: StopSignal,
-  body: (run: DeployedRun) => Promise<number>
+  body: (run: DeployedRun) => Promise<number>,
+  setup: RunSetup = {}
 ): Promise<number> {
-  const { namespace, files } = kubernetesObjectFiles(topology)
-  const context = openContext(options)
-  const deployment = clusterDeployment(context)
+  try {
+    const { namespace } = kubernetesObjectFiles(topology)
+    const context = openContext(options)
+    const runId = setup.runId ?? newRunId()
+    out.write(
+      `context ${context.name} (${context.endpoint.server}), namespace ${namespace}, run ${runId}\n`
+    )
+    await setup.preflight?.(new KubeHttp(context.endpoint), context)
+    const deployment = clusterDeployment(context)
+    const { swept } = await deployment.sweep({
+      namespace,
+      timeoutMs: 60_000,
+      onProgress: printer(out)
+    })
+    if (swept.length) out.write(`swept runs of engines that are gone: ${swept.join(', ')}\n`)
+    return await deployAndRun({ topology, options, out, stop, body, context, deployment, runId })
+  } finally {
+    stop.dispose()
+  }
+}
+
+async function deployAndRun(input: {
+  topology: Topology
+  options: { readyTimeoutS?: number }
+  out: Out
+  stop: StopSignal
+  body: (run: DeployedRun) => Promise<number>
+  context: KubeContext
+  deployment: ClusterDeployment
+  runId: string
+}): Promise<number> {
+  const { out, deployment, runId, context } = input
+  const { namespace, files } = kubernetesObjectFiles(input.topology)
   const onProgress = printer(out)
-  const runId = newRunId()
-  const objects = files.flatMap((f) => f.objects as KubeObject[])
-  out.write(
-    `context ${context.name} (${context.endpoint.server}), namespace ${namespace}, run ${runId}\n`
-  )
-  const { swept } = await deployment.sweep({ namespace, timeoutMs: 60_000, onProgress })
-  if (swept.length) out.write(`swept runs of engines that are gone: ${swept.join(', ')}\n`)
   const abort = new AbortController()
-  void stop.stopped.then(() => abort.abort(new Error('interrupted')))
+  // Every fault of a play waits on this signal at once.
+  setMaxListeners(0, abort.signal)
+  void input.stop.stopped.then(() => abort.abort(new Error('interrupted')))
   let code = 0
   try {
     const { created, readyMs } = await deployment.deploy({
       runId,
       namespace,
-      objects,
-      readyTimeoutMs: (options.readyTimeoutS ?? 600) * 1000,
+      objects: files.flatMap((f) => f.objects as KubeObject[]),
+      readyTimeoutMs: (input.options.readyTimeoutS ?? 600) * 1000,
       signal: abort.signal,
       onProgress
     })
     out.write(
       `\n${created} objects created, every pod ready in ${(readyMs / 1000).toFixed(1)} s. Ctrl-C deletes run ${runId}.\n`
     )
-    code = await body({ runId, namespace, context, signal: abort.signal, stopped: stop.stopped })
+    code = await input.body({
+      runId,
+      namespace,
+      context,
+      signal: abort.signal,
+      stopped: input.stop.stopped
+    })
   } catch (e) {
     code = abort.signal.aborted ? INTERRUPTED : 1
     if (!abort.signal.aborted) out.write(`drstudio: ${(e as Error).message}\n`)
@@ -178,7 +219,6 @@ export async function onDeployedTopology(
       )
       code = 1
     }
-    stop.dispose()
   }
   return code
 }

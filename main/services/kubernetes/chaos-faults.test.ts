@@ -67,7 +67,7 @@ describe('liveChaosObject', () => {
       const ns = namespaceOf(loaded.topology)
       const c = { namespace: ns, rooms: new Set(loaded.topology.rooms.map((r) => r.id)) }
       planTimeline(loaded.scenario, loaded.topology).windows.forEach((w, i) => {
-        const o = liveChaosObject(c, w, liveChaosName('r1', i, w))
+        const o = liveChaosObject(c, w, liveChaosName('r1', i, w), 'r1')
         expect(check(o), `${o.kind}/${o.metadata.name}`).toEqual([])
         expect(o.metadata.name).toMatch(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/)
       })
@@ -88,7 +88,7 @@ describe('liveChaosObject', () => {
       startMs: 0,
       endMs: 1000
     }
-    expect(() => liveChaosObject(ctx, negative, 'x')).toThrow(
+    expect(() => liveChaosObject(ctx, negative, 'x', 'r1')).toThrow(
       'Chaos Mesh would refuse netem-room1-room2: spec.delay.latency: "-5ms" is not a Go duration'
     )
   })
@@ -97,7 +97,7 @@ describe('liveChaosObject', () => {
 describe('ChaosFaults against the stand-in', () => {
   it('isolates room 1 until it is healed, timing both on the engine clock, labelled with the run', async () => {
     const { faults } = await deployed()
-    const object = liveChaosObject(ctx, isolate, liveChaosName('r1', 0, isolate))
+    const object = liveChaosObject(ctx, isolate, liveChaosName('r1', 0, isolate), 'r1')
     const injected = await faults.inject({ runId: 'r1', object, timeoutMs: 2000 })
     expect(injected.observedAt - injected.requestedAt).toBeGreaterThanOrEqual(60)
     expect(injected.boundMs).toBeLessThan(injected.observedAt - injected.requestedAt)
@@ -110,6 +110,41 @@ describe('ChaosFaults against the stand-in', () => {
     expect(standIn!.all('NetworkChaos')).toEqual([])
   })
 
+  it("selects only the run's pods, in a namespace it shares", async () => {
+    const { faults } = await deployed()
+    // Someone else's pod in the namespace, in no room: `NotIn room1` alone would select it.
+    standIn!.seed({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'theirs', namespace, labels: { app: 'x' } }
+    })
+    const object = liveChaosObject(ctx, isolate, liveChaosName('r1', 5, isolate), 'r1')
+    expect(object.spec).toMatchObject({
+      selector: { labelSelectors: { 'drstudio.io/room': 'room1', 'drstudio.io/run': 'r1' } },
+      target: { selector: { labelSelectors: { 'drstudio.io/run': 'r1' } } }
+    })
+    await faults.inject({ runId: 'r1', object, timeoutMs: 2000 })
+    const records = (
+      standIn!.all('NetworkChaos')[0]!.status as {
+        experiment: { containerRecords: { id: string }[] }
+      }
+    ).experiment.containerRecords.map((r) => r.id)
+    expect(records.length).toBeGreaterThan(0)
+    expect(records.some((id) => id.endsWith('/theirs'))).toBe(false)
+  })
+
+  it('a stopped wait heals the fault before it returns', async () => {
+    const { faults } = await deployed({ injectMs: 60_000, recoverMs: 30 })
+    const object = liveChaosObject(ctx, isolate, liveChaosName('r1', 6, isolate), 'r1')
+    const stop = new AbortController()
+    setTimeout(() => stop.abort(), 50)
+    await expect(
+      faults.inject({ runId: 'r1', object, timeoutMs: 5000, signal: stop.signal })
+    ).rejects.toThrow(/: the run was stopped; deleted it$/)
+    // Healed means gone: the finalizer's delay was waited out.
+    expect(standIn!.all('NetworkChaos')).toEqual([])
+  })
+
   it('deletes an object that selects no pod and says so', async () => {
     const { faults } = await deployed()
     const ghost: ChaosWindow = {
@@ -118,25 +153,25 @@ describe('ChaosFaults against the stand-in', () => {
       startMs: 0,
       endMs: 1000
     }
-    const object = liveChaosObject(ctx, ghost, liveChaosName('r1', 1, ghost))
-    await expect(faults.inject({ runId: 'r1', object, timeoutMs: 2000 })).rejects.toThrow(
-      /^PodChaos\/drs-r1-1-down-no-such-node in namespace drs-[\w-]+: it selected no pod \(NoPodSelected\); deleted it$/
+    const object = liveChaosObject(ctx, ghost, liveChaosName('r1', 1, ghost), 'r1')
+    await expect(faults.inject({ runId: 'r1', object, timeoutMs: 300 })).rejects.toThrow(
+      /^PodChaos\/drs-r1-1-down-no-such-node in namespace drs-[\w-]+: not in effect after 300 ms \(Selected=False, AllInjected=False, no pod selected yet\); is Chaos Mesh running, do the run's pods match, and is netem in the nodes' kernels\?; deleted it$/
     )
     await expect.poll(() => standIn!.all('PodChaos')).toEqual([])
   })
 
   it('gives up on an object never injected, deletes it and names the likely cause', async () => {
     const { faults } = await deployed({ injectMs: 60_000, recoverMs: 10 })
-    const object = liveChaosObject(ctx, isolate, liveChaosName('r1', 2, isolate))
+    const object = liveChaosObject(ctx, isolate, liveChaosName('r1', 2, isolate), 'r1')
     await expect(faults.inject({ runId: 'r1', object, timeoutMs: 150 })).rejects.toThrow(
-      /not injected after 150 ms \(no status yet\); is Chaos Mesh installed, and netem in the nodes' kernels\?; deleted it$/
+      /not in effect after 150 ms \(Selected=False, AllInjected=False, no pod selected yet\); is Chaos Mesh running, do the run's pods match, and is netem in the nodes' kernels\?; deleted it$/
     )
     await expect.poll(() => standIn!.all('NetworkChaos')).toEqual([])
   })
 
   it("names the finalizer when recovery outlasts the heal's deadline", async () => {
     const { faults } = await deployed({ injectMs: 10, recoverMs: 60_000 })
-    const object = liveChaosObject(ctx, isolate, liveChaosName('r1', 3, isolate))
+    const object = liveChaosObject(ctx, isolate, liveChaosName('r1', 3, isolate), 'r1')
     await faults.inject({ runId: 'r1', object, timeoutMs: 2000 })
     await expect(faults.heal({ object, timeoutMs: 100 })).rejects.toThrow(
       /still there 100 ms after its deletion: Chaos Mesh has not recovered every pod \(finalizers \["chaos-mesh\/records"\]\)/
@@ -145,7 +180,7 @@ describe('ChaosFaults against the stand-in', () => {
 
   it("teardown deletes the run's faults first, and copes with a cluster without Chaos Mesh", async () => {
     const { faults, deployment } = await deployed({ injectMs: 10, recoverMs: 10 })
-    const object = liveChaosObject(ctx, isolate, liveChaosName('r1', 4, isolate))
+    const object = liveChaosObject(ctx, isolate, liveChaosName('r1', 4, isolate), 'r1')
     await faults.inject({ runId: 'r1', object, timeoutMs: 2000 })
     const deletes: string[] = []
     const before = standIn!.requests.length
@@ -167,7 +202,7 @@ describe('ChaosFaults against the stand-in', () => {
 })
 
 describe('injectionState', () => {
-  it('reads injected, pending, no pod selected and a failed apply', () => {
+  it('reads injected, pending (with what it shows: no pod yet, the latest failed apply of a record) and gone', () => {
     const o = (status: unknown): KubeObject => ({
       apiVersion: 'x',
       kind: 'NetworkChaos',
@@ -188,7 +223,7 @@ describe('injectionState', () => {
       )
     ).toEqual({
       kind: 'pending',
-      detail: 'AllInjected=False, Selected=True'
+      detail: 'AllInjected=False, Selected=True, no pod selected yet'
     })
     expect(
       injectionState(
@@ -201,19 +236,28 @@ describe('injectionState', () => {
                   {
                     type: 'Failed',
                     operation: 'Apply',
-                    timestamp: 't',
+                    timestamp: 't1',
                     message: 'Specified qdisc not found'
                   }
                 ]
+              },
+              {
+                id: 'ns/q',
+                // Failed once, then applied: Chaos Mesh retried it.
+                events: [
+                  { type: 'Failed', operation: 'Apply', timestamp: 't1', message: 'busy' },
+                  { type: 'Succeeded', operation: 'Apply', timestamp: 't2' }
+                ]
               }
             ]
-          }
+          },
+          conditions: [{ type: 'AllInjected', status: 'False' }]
         })
       )
     ).toEqual({
-      kind: 'failed',
-      reason: 'ns/p: Specified qdisc not found'
+      kind: 'pending',
+      detail: 'AllInjected=False, ns/p: Specified qdisc not found'
     })
-    expect(injectionState(null)).toEqual({ kind: 'failed', reason: 'the object is gone' })
+    expect(injectionState(null)).toEqual({ kind: 'gone' })
   })
 })

@@ -1,10 +1,10 @@
-import type { SelectorContext } from '../export/chaos-mesh/chaos-objects'
+import type { PodSelectorSpec, SelectorContext } from '../export/chaos-mesh/chaos-objects'
 import { chaosSpec, windowLabel } from '../export/chaos-mesh/chaos-objects'
 import type { ChaosWindow } from '../export/chaos-mesh/timeline-windows'
 import { chaosSpecProblems } from '../export/chaos-mesh/webhook-rules'
 import { stampRun } from './run-labels'
 import type { KubeObject, KubeRunPorts } from './kube-api'
-import { describeRef, refOf } from './kube-api'
+import { describeRef, refOf, RUN_LABEL } from './kube-api'
 
 export const CHAOS_API = 'chaos-mesh.org/v1alpha1'
 
@@ -16,20 +16,26 @@ export const CHAOS_API = 'chaos-mesh.org/v1alpha1'
 export function liveChaosObject(
   ctx: SelectorContext,
   window: ChaosWindow,
-  name: string
+  name: string,
+  runId: string
 ): KubeObject {
   const spec = chaosSpec(ctx, window)
   const problems = chaosSpecProblems(spec)
   if (problems.length) {
     throw new Error(`Chaos Mesh would refuse ${windowLabel(window)}: ${problems.join('; ')}`)
   }
+  const body = structuredClone(
+    spec.templateType === 'NetworkChaos' ? spec.networkChaos : spec.podChaos
+  ) as { selector: PodSelectorSpec; target?: { selector: PodSelectorSpec } }
+  // Only the run's pods: in a namespace the operator shares, `NotIn room1` would match theirs too.
+  for (const selector of [body.selector, ...(body.target ? [body.target.selector] : [])]) {
+    selector.labelSelectors = { ...selector.labelSelectors, [RUN_LABEL]: runId }
+  }
   return {
     apiVersion: CHAOS_API,
     kind: spec.templateType,
     metadata: { name, namespace: ctx.namespace },
-    spec: (spec.templateType === 'NetworkChaos'
-      ? spec.networkChaos
-      : spec.podChaos) as unknown as Record<string, unknown>
+    spec: body as unknown as Record<string, unknown>
   }
 }
 
@@ -52,33 +58,19 @@ interface ChaosStatus {
 export type InjectionState =
   | { kind: 'injected'; chaosMeshAt?: string }
   | { kind: 'pending'; detail: string }
-  | { kind: 'failed'; reason: string }
+  | { kind: 'gone' }
 
 /**
  * Where Chaos Mesh stands with an object: injected when its `AllInjected` condition is True (with
- * the controller's own time of the last successful apply), failed when it selected no pod or a
- * record's apply failed, else pending with its conditions.
+ * the controller's own time of the last successful apply), else pending with what it shows. Chaos
+ * Mesh writes `Selected=False` on its first pass, before it selects anything, and retries a failed
+ * apply, so neither is final: the caller gives up at its deadline, with the detail.
  */
 export function injectionState(object: KubeObject | null): InjectionState {
-  if (!object) return { kind: 'failed', reason: 'the object is gone' }
+  if (!object) return { kind: 'gone' }
   const status = (object.status ?? {}) as ChaosStatus
-  const condition = (type: string) => status.conditions?.find((c) => c.type === type)
   const records = status.experiment?.containerRecords ?? []
-  const failed = records
-    .flatMap((r) => (r.events ?? []).map((e) => ({ ...e, id: r.id })))
-    .find((e) => e.type === 'Failed' && e.operation === 'Apply')
-  if (failed)
-    return {
-      kind: 'failed',
-      reason: `${failed.id ?? 'a record'}: ${failed.message ?? 'apply failed'}`
-    }
-  if (condition('Selected')?.status === 'False') {
-    return {
-      kind: 'failed',
-      reason: `it selected no pod${condition('Selected')?.reason ? ` (${condition('Selected')!.reason})` : ''}`
-    }
-  }
-  if (condition('AllInjected')?.status === 'True') {
+  if (status.conditions?.some((c) => c.type === 'AllInjected' && c.status === 'True')) {
     const applied = records
       .flatMap((r) => r.events ?? [])
       .filter((e) => e.type === 'Succeeded' && e.operation === 'Apply')
@@ -86,8 +78,16 @@ export function injectionState(object: KubeObject | null): InjectionState {
       .sort()
     return { kind: 'injected', ...(applied.length ? { chaosMeshAt: applied.at(-1)! } : {}) }
   }
-  const shown = (status.conditions ?? []).map((c) => `${c.type}=${c.status}`).join(', ')
-  return { kind: 'pending', detail: shown || 'no status yet' }
+  // A record whose latest event is a failed apply says why (it may still be retried).
+  const failing = records.flatMap((r) => {
+    const last = r.events?.at(-1)
+    return last?.type === 'Failed' && last.operation === 'Apply'
+      ? [`${r.id ?? 'a record'}: ${last.message ?? 'apply failed'}`]
+      : []
+  })
+  const shown = (status.conditions ?? []).map((c) => `${c.type}=${c.status}`)
+  const detail = [...shown, ...(records.length ? [] : ['no pod selected yet']), ...failing]
+  return { kind: 'pending', detail: status.conditions ? detail.join(', ') : 'no status yet' }
 }
 
 /** When a fault took effect, by the engine's clock, and how precisely that is known. */
@@ -117,20 +117,36 @@ export class ChaosFaults {
     return this.deps.pollMs ?? 200
   }
 
-  /** Creates the object and waits until it is in effect; one that fails or times out is deleted. */
+  /**
+   * Creates the object and waits until it is in effect. One that is not in effect by the
+   * deadline, or whose wait fails or is stopped, is healed (deleted and waited for) before the
+   * error is thrown, so no fault outlives its step.
+   */
   async inject(input: {
     runId: string
     object: KubeObject
     timeoutMs: number
     signal?: AbortSignal
   }): Promise<ChaosTiming> {
-    const { api } = this.deps
     const ref = refOf(input.object)
     const requestedAt = this.deps.now()
-    await api.create(stampRun(input.object, input.runId, this.deps.engine))
+    await this.deps.api.create(stampRun(input.object, input.runId, this.deps.engine))
+    try {
+      return await this.waitInjected(input, requestedAt)
+    } catch (e) {
+      await this.heal({ object: input.object, timeoutMs: input.timeoutMs }).catch(() => undefined)
+      throw new Error(`${describeRef(ref)}: ${(e as Error).message}; deleted it`)
+    }
+  }
+
+  private async waitInjected(
+    input: { object: KubeObject; timeoutMs: number; signal?: AbortSignal },
+    requestedAt: number
+  ): Promise<ChaosTiming> {
+    const ref = refOf(input.object)
     let previous = requestedAt
     for (;;) {
-      const state = injectionState(await api.get(ref))
+      const state = injectionState(await this.deps.api.get(ref))
       const at = this.deps.now()
       if (state.kind === 'injected') {
         return {
@@ -141,16 +157,12 @@ export class ChaosFaults {
           ...(state.chaosMeshAt ? { chaosMeshAt: state.chaosMeshAt } : {})
         }
       }
-      const timedOut = at - requestedAt >= input.timeoutMs
-      if (state.kind === 'failed' || timedOut || input.signal?.aborted) {
-        await api.remove(ref)
-        const why =
-          state.kind === 'failed'
-            ? state.reason
-            : timedOut
-              ? `not injected after ${input.timeoutMs} ms (${state.detail}); is Chaos Mesh installed, and netem in the nodes' kernels?`
-              : 'the run was stopped'
-        throw new Error(`${describeRef(ref)}: ${why}; deleted it`)
+      if (state.kind === 'gone') throw new Error('someone deleted it before it took effect')
+      if (input.signal?.aborted) throw new Error('the run was stopped')
+      if (at - requestedAt >= input.timeoutMs) {
+        throw new Error(
+          `not in effect after ${input.timeoutMs} ms (${state.detail}); is Chaos Mesh running, do the run's pods match, and is netem in the nodes' kernels?`
+        )
       }
       previous = at
       await this.deps.sleep(this.pollMs, input.signal)

@@ -26,8 +26,8 @@ describe('resourcePath', () => {
   })
 
   it('refuses a kind it does not drive, naming the ones it does', () => {
-    expect(() => resourcePath({ apiVersion: 'v1', kind: 'Ingress', namespace: 'x' })).toThrow(
-      /DR Studio does not drive Kubernetes kind Ingress; it knows Namespace, ConfigMap, /
+    expect(() => resourcePath({ apiVersion: 'v1', kind: 'Lease', namespace: 'x' })).toThrow(
+      /DR Studio does not drive Kubernetes kind Lease; it knows Namespace, ConfigMap, /
     )
   })
 

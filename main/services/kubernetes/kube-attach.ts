@@ -20,11 +20,8 @@ export interface AttachTarget {
   container: string
   /** What ends the worker when the engine kills it: deleting its pod (the stream alone cannot). */
   kill?: () => void
-  /**
-   * The container's exit code once the stream has ended (its pod status' `terminated.exitCode`),
-   * or null when it is not known: attach itself never says.
-   */
-  exitCode?: () => Promise<number | null>
+  /** The container's exit code once the stream has ended (attach itself never says). */
+  exitCode?: ContainerExit
 }
 
 type ExitListener = (code: number | null, signal: NodeJS.Signals | null) => void
@@ -122,7 +119,7 @@ export function attachWorker(endpoint: KubeEndpoint, target: AttachTarget): Work
     stdout.end()
     stderr.end()
     // A killed worker's pod is deleted: report it as the kill it is.
-    const code = killed ? null : ((await target.exitCode?.().catch(() => null)) ?? null)
+    const code = killed ? null : ((await target.exitCode?.read().catch(() => null)) ?? null)
     for (const l of exitListeners) l(code, killed ? 'SIGKILL' : null)
   }
   const fail = (message: string) => {
@@ -132,20 +129,25 @@ export function attachWorker(endpoint: KubeEndpoint, target: AttachTarget): Work
   const socket = openSocket(endpoint, target)
   void socket.then(
     (ws) => {
-      ws.on('open', () => (opened = true))
+      ws.on('open', () => {
+        opened = true
+        void target.exitCode?.arm().catch(() => undefined)
+      })
       ws.on('message', (data: Buffer) => {
         if (data[0] === STDOUT) stdout.write(data.subarray(1))
         else if (data[0] === STDERR) stderr.write(data.subarray(1))
       })
-      ws.on('unexpected-response', (req, res) =>
+      let refused = false
+      ws.on('unexpected-response', (_req, res) =>
         refusal(res, where, (message) => {
-          req.destroy()
+          refused = true
           fail(message)
-          void end()
+          // Closes the request and moves the socket to CLOSED, so a queued stdin write fails.
+          ws.terminate()
         })
       )
       ws.on('error', (e) => {
-        if (!opened) fail(`cannot attach to ${where}: ${e.message}`)
+        if (!opened && !refused) fail(`cannot attach to ${where}: ${e.message}`)
         void end()
       })
       ws.on('close', () => void end())
@@ -173,28 +175,53 @@ export function attachWorker(endpoint: KubeEndpoint, target: AttachTarget): Work
   }
 }
 
+/** A container's exit, read from its pod's status around one attach. */
+export interface ContainerExit {
+  /** Called when the stream opens: remembers the container's restart count. */
+  arm(): Promise<void>
+  /** After the stream ended: the exit code of this run of the container, or null. */
+  read(): Promise<number | null>
+}
+
+interface ContainerStatus {
+  name: string
+  restartCount?: number
+  state?: { terminated?: { exitCode?: number } }
+  lastState?: { terminated?: { exitCode?: number } }
+}
+
 /**
- * A target's exit code from its pod's container status, read through the API; retried a few
- * times, as the kubelet reports a container's end a moment after its stream closed.
+ * A container's exit code from its pod's status: `state.terminated` while it has not been
+ * restarted, else `lastState.terminated` only if the restart count moved since the attach (an
+ * older `lastState` is an earlier run's). Retried a few times, as the kubelet reports a
+ * container's end a moment after its stream closed.
  */
 export function exitCodeFromPodStatus(
   get: () => Promise<{ status?: Record<string, unknown> } | null>,
   container: string,
   retry = { attempts: 10, delayMs: 300 }
-): () => Promise<number | null> {
-  return async () => {
-    for (let i = 0; i < retry.attempts; i++) {
-      const pod = await get()
-      const statuses = (pod?.status?.containerStatuses ?? []) as {
-        name: string
-        state?: { terminated?: { exitCode?: number } }
-        lastState?: { terminated?: { exitCode?: number } }
-      }[]
-      const c = statuses.find((s) => s.name === container)
-      const code = c?.state?.terminated?.exitCode ?? c?.lastState?.terminated?.exitCode
-      if (code !== undefined) return code
-      await new Promise((r) => setTimeout(r, retry.delayMs))
+): ContainerExit {
+  let restartsAtAttach: number | undefined
+  const status = async (): Promise<ContainerStatus | undefined> => {
+    const pod = await get()
+    const statuses = (pod?.status?.containerStatuses ?? []) as ContainerStatus[]
+    return statuses.find((s) => s.name === container)
+  }
+  return {
+    arm: async () => {
+      restartsAtAttach = (await status())?.restartCount ?? 0
+    },
+    read: async () => {
+      for (let i = 0; i < retry.attempts; i++) {
+        const c = await status()
+        const restarted = (c?.restartCount ?? 0) > (restartsAtAttach ?? 0)
+        const code =
+          c?.state?.terminated?.exitCode ??
+          (restarted ? c?.lastState?.terminated?.exitCode : undefined)
+        if (code !== undefined) return code
+        await new Promise((r) => setTimeout(r, retry.delayMs))
+      }
+      return null
     }
-    return null
   }
 }
