@@ -48,7 +48,7 @@ function sink() {
   return { lines, out: { write: (s: string) => lines.push(s) } }
 }
 
-describe('drstudio kubernetes up (stand-in API server)', () => {
+describe('drstudio kubernetes up (stand-in API server)', { timeout: 30_000 }, () => {
   it('deploys into --namespace, reports ready, and at the stop signal leaves nothing behind', async () => {
     const file = await kubeconfig()
     const { lines, out } = sink()
@@ -113,7 +113,7 @@ describe('drstudio kubernetes up (stand-in API server)', () => {
   })
 })
 
-describe('drstudio kubernetes sweep (stand-in API server)', () => {
+describe('drstudio kubernetes sweep (stand-in API server)', { timeout: 30_000 }, () => {
   it("removes a dead engine's run on this host and leaves a live one", async () => {
     const file = await kubeconfig()
     const ns = 'dr-sweep'
@@ -142,13 +142,16 @@ describe('drstudio kubernetes sweep (stand-in API server)', () => {
   })
 })
 
-describe('drstudio kubernetes play (stand-in API server and its toy Chaos Mesh)', () => {
-  it("plays the scenario's isolation at its time, heals it, and removes the run", async () => {
-    const file = await kubeconfig(['room1', 'room2'], { chaos: { injectMs: 20, recoverMs: 20 } })
-    const scenario = join(dir!, 'short-isolation.yaml')
-    writeFileSync(
-      scenario,
-      `kind: drstudio/scenario
+describe(
+  'drstudio kubernetes play (stand-in API server and its toy Chaos Mesh)',
+  { timeout: 30_000 },
+  () => {
+    it("plays the scenario's isolation at its time, heals it, and removes the run", async () => {
+      const file = await kubeconfig(['room1', 'room2'], { chaos: { injectMs: 20, recoverMs: 20 } })
+      const scenario = join(dir!, 'short-isolation.yaml')
+      writeFileSync(
+        scenario,
+        `kind: drstudio/scenario
 version: 1
 name: short-isolation
 topology: two-rooms
@@ -158,33 +161,33 @@ timeline:
   - { at: 600ms, action: heal }
   - { at: 700ms, action: pause, target: broker-1 }
 `
-    )
-    const { lines, out } = sink()
-    const code = await runKubernetesPlay(
-      scenario,
-      { kubeconfig: file, readyTimeoutS: 5, faultTimeoutS: 5 },
-      out,
-      never()
-    )
-    const text = lines.join('')
-    expect(code, text).toBe(0)
-    expect(text).toMatch(/not played at 0\.70 s: action: pause, target: broker-1 \(/)
-    expect(text).toMatch(
-      /isolate-room1 injected at \d+\.\d\d s \(due 0\.20 s, within the \d+ ms before\)/
-    )
-    expect(text).toMatch(/isolate-room1 healed at \d+\.\d\d s \(due 0\.60 s/)
-    expect(text).toMatch(/1 of 1 fault\(s\) took effect and healed/)
-    for (const kind of ['NetworkChaos', 'StatefulSet', 'Namespace', 'PersistentVolumeClaim']) {
-      expect(standIn!.all(kind), kind).toEqual([])
-    }
-  })
+      )
+      const { lines, out } = sink()
+      const code = await runKubernetesPlay(
+        scenario,
+        { kubeconfig: file, readyTimeoutS: 5, faultTimeoutS: 5 },
+        out,
+        never()
+      )
+      const text = lines.join('')
+      expect(code, text).toBe(0)
+      expect(text).toMatch(/not played at 0\.70 s: action: pause, target: broker-1 \(/)
+      expect(text).toMatch(
+        /isolate-room1 injected at \d+\.\d\d s \(due 0\.20 s, within the \d+ ms before\)/
+      )
+      expect(text).toMatch(/isolate-room1 healed at \d+\.\d\d s \(due 0\.60 s/)
+      expect(text).toMatch(/1 of 1 fault\(s\) took effect and healed/)
+      for (const kind of ['NetworkChaos', 'StatefulSet', 'Namespace', 'PersistentVolumeClaim']) {
+        expect(standIn!.all(kind), kind).toEqual([])
+      }
+    })
 
-  it('refuses a cluster without Chaos Mesh before creating anything', async () => {
-    const file = await kubeconfig()
-    const scenario = join(dir!, 'one-isolation.yaml')
-    writeFileSync(
-      scenario,
-      `kind: drstudio/scenario
+    it('refuses a cluster without Chaos Mesh before creating anything', async () => {
+      const file = await kubeconfig()
+      const scenario = join(dir!, 'one-isolation.yaml')
+      writeFileSync(
+        scenario,
+        `kind: drstudio/scenario
 version: 1
 name: one-isolation
 topology: two-rooms
@@ -192,23 +195,23 @@ workload: { duration: 300ms, rate: 5 }
 timeline:
   - { at: 100ms, action: isolate, target: room1 }
 `
-    )
-    await expect(
-      runKubernetesPlay(scenario, { kubeconfig: file, readyTimeoutS: 5 }, sink().out, never())
-    ).rejects.toThrow(
-      /^context stand-in does not serve chaos-mesh\.org\/v1alpha1 \(Chaos Mesh is not installed\): install Chaos Mesh 2\.8 or later/
-    )
-    expect(standIn!.requests.filter((r) => r.method === 'POST')).toEqual([])
-  })
-
-  it('a fault Chaos Mesh never puts in effect fails the play (exit 1), and the run is still removed', async () => {
-    const file = await kubeconfig(['room1', 'room2'], {
-      chaos: { injectMs: 60_000, recoverMs: 10 }
+      )
+      await expect(
+        runKubernetesPlay(scenario, { kubeconfig: file, readyTimeoutS: 5 }, sink().out, never())
+      ).rejects.toThrow(
+        /^context stand-in does not serve chaos-mesh\.org\/v1alpha1 \(Chaos Mesh is not installed\): install Chaos Mesh 2\.8 or later/
+      )
+      expect(standIn!.requests.filter((r) => r.method === 'POST')).toEqual([])
     })
-    const scenario = join(dir!, 'stuck.yaml')
-    writeFileSync(
-      scenario,
-      `kind: drstudio/scenario
+
+    it('a fault Chaos Mesh never puts in effect fails the play (exit 1), and the run is still removed', async () => {
+      const file = await kubeconfig(['room1', 'room2'], {
+        chaos: { injectMs: 60_000, recoverMs: 10 }
+      })
+      const scenario = join(dir!, 'stuck.yaml')
+      writeFileSync(
+        scenario,
+        `kind: drstudio/scenario
 version: 1
 name: stuck
 topology: two-rooms
@@ -216,25 +219,26 @@ workload: { duration: 300ms, rate: 5 }
 timeline:
   - { at: 50ms, action: isolate, target: room1 }
 `
-    )
-    const { lines, out } = sink()
-    const code = await runKubernetesPlay(
-      scenario,
-      { kubeconfig: file, readyTimeoutS: 5, faultTimeoutS: 0.2 },
-      out,
-      never()
-    )
-    expect(code).toBe(1)
-    expect(lines.join('')).toMatch(
-      /isolate-room1 failed: NetworkChaos\/\S+ in namespace drs-two-rooms: not in effect after 200 ms/
-    )
-    expect(lines.join('')).toMatch(/0 of 1 fault\(s\) took effect and healed/)
-    expect(standIn!.all('NetworkChaos')).toEqual([])
-    expect(standIn!.all('StatefulSet')).toEqual([])
-  })
-})
+      )
+      const { lines, out } = sink()
+      const code = await runKubernetesPlay(
+        scenario,
+        { kubeconfig: file, readyTimeoutS: 5, faultTimeoutS: 0.2 },
+        out,
+        never()
+      )
+      expect(code).toBe(1)
+      expect(lines.join('')).toMatch(
+        /isolate-room1 failed: NetworkChaos\/\S+ in namespace drs-two-rooms: not in effect after 200 ms/
+      )
+      expect(lines.join('')).toMatch(/0 of 1 fault\(s\) took effect and healed/)
+      expect(standIn!.all('NetworkChaos')).toEqual([])
+      expect(standIn!.all('StatefulSet')).toEqual([])
+    })
+  }
+)
 
-describe('stopping a Kubernetes command', () => {
+describe('stopping a Kubernetes command', { timeout: 30_000 }, () => {
   it('exits 130 and removes the run when stopped before the pods were ready', async () => {
     const file = await kubeconfig(['room1'])
     const { lines, out } = sink()

@@ -94,13 +94,13 @@ describe('liveChaosObject', () => {
   })
 })
 
-describe('ChaosFaults against the stand-in', () => {
+describe('ChaosFaults against the stand-in', { timeout: 30_000 }, () => {
   it('isolates room 1 until it is healed, timing both on the engine clock, labelled with the run', async () => {
     const { faults } = await deployed()
     const object = liveChaosObject(ctx, isolate, liveChaosName('r1', 0, isolate), 'r1')
     const injected = await faults.inject({ runId: 'r1', object, timeoutMs: 2000 })
     expect(injected.observedAt - injected.requestedAt).toBeGreaterThanOrEqual(60)
-    expect(injected.boundMs).toBeLessThan(injected.observedAt - injected.requestedAt)
+    expect(injected.boundMs).toBeLessThanOrEqual(injected.observedAt - injected.requestedAt)
     expect(injected.chaosMeshAt).toMatch(/^\d{4}-\d\d-\d\dT/)
     const stored = standIn!.all('NetworkChaos')[0]!
     expect(stored.metadata.labels?.['drstudio.io/run']).toBe('r1')

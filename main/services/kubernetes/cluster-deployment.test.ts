@@ -43,7 +43,7 @@ async function setUp(
   return { api, deployment, progress, onProgress: (p: DeployProgress) => progress.push(p) }
 }
 
-describe('ClusterDeployment against the API-server stand-in', () => {
+describe('ClusterDeployment against the API-server stand-in', { timeout: 30_000 }, () => {
   it('applies every object once, namespace first and workloads last, labelled with the run, and waits until all are ready', async () => {
     const { deployment, progress, onProgress } = await setUp({ autoReady: false })
     const deployed = deployment.deploy({
