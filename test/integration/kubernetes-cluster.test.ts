@@ -13,6 +13,8 @@ const context = process.env.DRSTUDIO_K8S_CONTEXT
 const reason = context
   ? ''
   : ' (skipped: DRSTUDIO_K8S_CONTEXT is not set; no Kubernetes cluster here)'
+// A skipped file shows only a count in the summary: say why in the log too.
+if (!context) console.info(`kubernetes-cluster.test.ts${reason}`)
 
 describe.skipIf(!context)(`a real Kubernetes cluster${reason}`, () => {
   it(
