@@ -103,7 +103,7 @@ const KINDS: Record<string, { plural: string; clusterWide?: true }> = {
   Schedule: { plural: 'schedules' }
 }
 
-export function isClusterWide(kind: string): boolean {
+function isClusterWide(kind: string): boolean {
   return KINDS[kind]?.clusterWide === true
 }
 

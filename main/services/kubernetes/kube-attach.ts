@@ -27,7 +27,7 @@ export interface AttachTarget {
 type ExitListener = (code: number | null, signal: NodeJS.Signals | null) => void
 
 /** `ws(s)://…/pods/P/attach?…` for a target. */
-export function attachUrl(server: string, target: AttachTarget): URL {
+function attachUrl(server: string, target: AttachTarget): URL {
   const url = new URL(
     `/api/v1/namespaces/${encodeURIComponent(target.namespace)}/pods/${encodeURIComponent(target.pod)}/attach?container=${encodeURIComponent(target.container)}&stdin=true&stdout=true&stderr=true`,
     server

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { contextNames, resolveContext, type KubeconfigIo } from './kubeconfig'
+import { resolveContext, type KubeconfigIo } from './kubeconfig'
 
 const KUBECONFIG = `
 apiVersion: v1
@@ -101,11 +101,5 @@ describe('resolveContext', () => {
     expect(() =>
       resolveContext(KUBECONFIG.replace('current-context: lab', ''), 'k', undefined, fakeIo().io)
     ).toThrow('k has no current context; name one with --context (lab, cloud, nowhere)')
-  })
-})
-
-describe('contextNames', () => {
-  it('lists the contexts and the current one', () => {
-    expect(contextNames(KUBECONFIG)).toEqual({ names: ['lab', 'cloud', 'nowhere'], current: 'lab' })
   })
 })

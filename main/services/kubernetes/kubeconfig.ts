@@ -77,14 +77,6 @@ function entries<T>(doc: Record<string, unknown>, key: string, field: string): M
   return new Map(list.map((e) => [String(e.name), (e[field] ?? {}) as T]))
 }
 
-/** The context names a kubeconfig offers, for the app's target selector and error messages. */
-export function contextNames(text: string): { names: string[]; current?: string } {
-  const doc = (parse(text) ?? {}) as Record<string, unknown>
-  const names = [...entries<unknown>(doc, 'contexts', 'context').keys()]
-  const current = typeof doc['current-context'] === 'string' ? doc['current-context'] : undefined
-  return { names, ...(current ? { current } : {}) }
-}
-
 /**
  * Resolves a context of a kubeconfig (the current one when none is named) to an endpoint.
  * Tokens, token files, client certificates (inline or files) and exec credential plugins

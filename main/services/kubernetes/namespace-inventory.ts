@@ -6,7 +6,7 @@ import { KubeApiError, RUN_LABEL } from './kube-api'
  * deletes everything in it, so it goes only when none of these holds anything but the run's.
  * A fixed list, not API discovery: kinds of other custom resources are not checked.
  */
-export const INVENTORY_KINDS = [
+const INVENTORY_KINDS = [
   { apiVersion: 'v1', kind: 'ConfigMap' },
   { apiVersion: 'v1', kind: 'Secret' },
   { apiVersion: 'v1', kind: 'Service' },
