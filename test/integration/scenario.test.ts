@@ -229,7 +229,16 @@ describe('built-in scenarios on real RocketMQ', () => {
     // The run is named while it lasts, and no longer once it ended.
     expect(during.some((t) => t.includes(`drstudio_run_info{run_id="${r.runId}"`))).toBe(true)
     expect(last).not.toContain('drstudio_run_info{')
-    expect(last).toMatch(/drstudio_last_rto_seconds\{room="room1",client="producer-1-remoting"/)
+    // Every producer the report saw recover has its last RTO on the endpoint (which producers
+    // fail at all depends on what each had in flight at the kill: clone #57's producer-1-remoting
+    // had nothing, another one did).
+    const recovered = r.clients.filter(
+      (c) => c.role === 'producer' && c.rtoMs.some((x) => x !== null)
+    )
+    expect(recovered.length, 'producers that recovered from a failure').toBeGreaterThan(0)
+    for (const c of recovered) {
+      expect(last).toContain(`drstudio_last_rto_seconds{room="${c.room}",client="${c.id}"`)
+    }
     expect(r.totals.lost).toBe(0)
     for (const lane of WITH_DR) {
       expect(
