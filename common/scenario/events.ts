@@ -276,6 +276,20 @@ export interface LedgerEventData {
   'network-fault': NetworkFaultData
   /** A network fault was undone (`heal` of one fault, or of everything when `target` is absent). */
   'network-heal': { faultId?: string; target?: string[]; peer?: string[]; reason?: string }
+  /**
+   * A Kubernetes run's Chaos Mesh object took effect (`AllInjected`) or was gone after its deletion
+   * (the heal), by the engine's clock: first seen at `observedAt`, at most `boundMs` after it did.
+   */
+  'chaos-object': {
+    phase: 'injected' | 'healed'
+    object: string
+    label: string
+    requestedAt: number
+    observedAt: number
+    boundMs: number
+    /** Chaos Mesh's own time of its last apply (its controller's clock). */
+    chaosMeshAt?: string
+  }
 }
 
 /** The states a replay knows: a node's states plus what a sampler or attach may see. */

@@ -9,7 +9,7 @@ import { runScenarioCommand } from './scenario-command'
 import { recordedResults } from './recorded-results'
 import { runReportCommand } from './report-command'
 import { runSweepCommand } from './sweep-command'
-import { runKubernetesPlay, runKubernetesSweep, runKubernetesUp } from './kubernetes-commands'
+import { runKubernetesSweep, runKubernetesUp } from './kubernetes-commands'
 import type { KubernetesTargetOptions } from './kubernetes-commands'
 import { runClusterInfoCommand, runRouteCommand } from './cluster-commands'
 import { runDiscoverCommand, type DiscoverOptions } from './discover-command'
@@ -127,6 +127,42 @@ export function buildProgram(): Command {
       '--metrics <address>',
       'serve live Prometheus metrics of the runs at 127.0.0.1:PORT/metrics while the command lasts (bearer token in <data folder>/metrics.token)'
     )
+    .addOption(
+      new Option(
+        '--on <target>',
+        "where to run: this machine's sandbox, or a Kubernetes cluster (deployed, run and deleted per scenario; docs/kubernetes.md)"
+      )
+        .choices(['machine', 'kubernetes'])
+        .default('machine')
+    )
+    .option(
+      '--kubeconfig <file>',
+      'with --on kubernetes: kubeconfig file (default $KUBECONFIG, then ~/.kube/config)'
+    )
+    .option(
+      '--context <name>',
+      'with --on kubernetes: kubeconfig context (default: its current context)'
+    )
+    .option(
+      '--namespace <name>',
+      "with --on kubernetes: namespace (default: the topology's settings.kubernetes.namespace, else drs-<name>)"
+    )
+    .addOption(
+      new Option(
+        '--ready-timeout <seconds>',
+        'with --on kubernetes: how long pods may take to be ready'
+      )
+        .default(600)
+        .argParser(positiveSeconds('--ready-timeout'))
+    )
+    .addOption(
+      new Option(
+        '--fault-timeout <seconds>',
+        'with --on kubernetes: how long a Chaos Mesh fault may take to take effect or heal'
+      )
+        .default(60)
+        .argParser(positiveSeconds('--fault-timeout'))
+    )
     .action(
       (
         files: string[],
@@ -137,8 +173,40 @@ export function buildProgram(): Command {
           allowActions?: boolean
           createTopic?: boolean
           metrics?: string
-        }
-      ) => guarded(() => runScenarioCommand(files, opts))
+          on: 'machine' | 'kubernetes'
+          readyTimeout: number
+          faultTimeout: number
+        } & KubernetesTargetOptions
+      ) =>
+        guarded(() => {
+          const { on, kubeconfig, context, namespace, readyTimeout, faultTimeout, ...rest } = opts
+          if (on !== 'kubernetes') {
+            const given = [
+              kubeconfig && '--kubeconfig',
+              context && '--context',
+              namespace && '--namespace'
+            ]
+            const stray = given.filter(Boolean)
+            if (stray.length) {
+              // A command line that cannot make a run: exit 2, as the scenario command documents.
+              process.stderr.write(
+                `drstudio: ${stray.join(', ')}: only with --on kubernetes; add --on kubernetes or drop them\n`
+              )
+              return 2
+            }
+            return runScenarioCommand(files, rest)
+          }
+          return runScenarioCommand(files, {
+            ...rest,
+            kubernetes: {
+              ...(kubeconfig ? { kubeconfig } : {}),
+              ...(context ? { context } : {}),
+              ...(namespace ? { namespace } : {}),
+              readyTimeoutS: readyTimeout,
+              faultTimeoutS: faultTimeout
+            }
+          })
+        })
     )
 
   program
@@ -299,7 +367,7 @@ export function buildProgram(): Command {
   const kubernetes = program
     .command('kubernetes')
     .description(
-      "put a topology on a Kubernetes cluster (rooms as zones), play a scenario's faults there as Chaos Mesh objects, and take it all off again; no workload or verdict there yet"
+      'put a topology on a Kubernetes cluster (rooms as zones) and take it off again; scenarios run there with `scenario run --on kubernetes`'
     )
   const target = (cmd: Command) =>
     cmd
@@ -323,31 +391,6 @@ export function buildProgram(): Command {
       .argument('<topology>', 'topology JSON file')
   ).action((file: string, opts: KubernetesTargetOptions & { readyTimeout: number }) =>
     guarded(() => runKubernetesUp(file, { ...opts, readyTimeoutS: opts.readyTimeout }))
-  )
-  target(
-    kubernetes
-      .command('play')
-      .description(
-        "create the scenario's topology, play its faults as Chaos Mesh objects at their times (printing when each took effect and healed), then delete the run"
-      )
-      .argument('<scenario>', 'scenario YAML file')
-      .addOption(
-        new Option('--fault-timeout <seconds>', 'how long a fault may take to take effect or heal')
-          .default(60)
-          .argParser(positiveSeconds('--fault-timeout'))
-      )
-  ).action(
-    (
-      file: string,
-      opts: KubernetesTargetOptions & { readyTimeout: number; faultTimeout: number }
-    ) =>
-      guarded(() =>
-        runKubernetesPlay(file, {
-          ...opts,
-          readyTimeoutS: opts.readyTimeout,
-          faultTimeoutS: opts.faultTimeout
-        })
-      )
   )
   target(
     kubernetes

@@ -4,8 +4,9 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { engineIdentity, stampRun } from '../services/kubernetes/run-labels'
 import { ApiServerStandIn } from '../services/kubernetes/fixtures/api-server-stand-in'
-import { runKubernetesPlay, runKubernetesSweep, runKubernetesUp } from './kubernetes-commands'
+import { runKubernetesSweep, runKubernetesUp } from './kubernetes-commands'
 import { processStopSignal, type StopSignal } from './kubernetes-target'
+import { runScenarioCommand } from './scenario-command'
 
 const never = (): StopSignal => ({ stopped: new Promise(() => {}), dispose: () => {} })
 
@@ -142,102 +143,6 @@ describe('drstudio kubernetes sweep (stand-in API server)', { timeout: 30_000 },
   })
 })
 
-describe(
-  'drstudio kubernetes play (stand-in API server and its toy Chaos Mesh)',
-  { timeout: 30_000 },
-  () => {
-    it("plays the scenario's isolation at its time, heals it, and removes the run", async () => {
-      const file = await kubeconfig(['room1', 'room2'], { chaos: { injectMs: 20, recoverMs: 20 } })
-      const scenario = join(dir!, 'short-isolation.yaml')
-      writeFileSync(
-        scenario,
-        `kind: drstudio/scenario
-version: 1
-name: short-isolation
-topology: two-rooms
-workload: { duration: 1s, rate: 5 }
-timeline:
-  - { at: 200ms, action: isolate, target: room1 }
-  - { at: 600ms, action: heal }
-  - { at: 700ms, action: pause, target: broker-1 }
-`
-      )
-      const { lines, out } = sink()
-      const code = await runKubernetesPlay(
-        scenario,
-        { kubeconfig: file, readyTimeoutS: 5, faultTimeoutS: 5 },
-        out,
-        never()
-      )
-      const text = lines.join('')
-      expect(code, text).toBe(0)
-      expect(text).toMatch(/not played at 0\.70 s: action: pause, target: broker-1 \(/)
-      expect(text).toMatch(
-        /isolate-room1 injected at \d+\.\d\d s \(due 0\.20 s, within the \d+ ms before\)/
-      )
-      expect(text).toMatch(/isolate-room1 healed at \d+\.\d\d s \(due 0\.60 s/)
-      expect(text).toMatch(/1 of 1 fault\(s\) took effect and healed/)
-      for (const kind of ['NetworkChaos', 'StatefulSet', 'Namespace', 'PersistentVolumeClaim']) {
-        expect(standIn!.all(kind), kind).toEqual([])
-      }
-    })
-
-    it('refuses a cluster without Chaos Mesh before creating anything', async () => {
-      const file = await kubeconfig()
-      const scenario = join(dir!, 'one-isolation.yaml')
-      writeFileSync(
-        scenario,
-        `kind: drstudio/scenario
-version: 1
-name: one-isolation
-topology: two-rooms
-workload: { duration: 300ms, rate: 5 }
-timeline:
-  - { at: 100ms, action: isolate, target: room1 }
-`
-      )
-      await expect(
-        runKubernetesPlay(scenario, { kubeconfig: file, readyTimeoutS: 5 }, sink().out, never())
-      ).rejects.toThrow(
-        /^context stand-in does not serve chaos-mesh\.org\/v1alpha1 \(Chaos Mesh is not installed\): install Chaos Mesh 2\.8 or later/
-      )
-      expect(standIn!.requests.filter((r) => r.method === 'POST')).toEqual([])
-    })
-
-    it('a fault Chaos Mesh never puts in effect fails the play (exit 1), and the run is still removed', async () => {
-      const file = await kubeconfig(['room1', 'room2'], {
-        chaos: { injectMs: 60_000, recoverMs: 10 }
-      })
-      const scenario = join(dir!, 'stuck.yaml')
-      writeFileSync(
-        scenario,
-        `kind: drstudio/scenario
-version: 1
-name: stuck
-topology: two-rooms
-workload: { duration: 300ms, rate: 5 }
-timeline:
-  - { at: 50ms, action: isolate, target: room1 }
-`
-      )
-      const { lines, out } = sink()
-      const code = await runKubernetesPlay(
-        scenario,
-        { kubeconfig: file, readyTimeoutS: 5, faultTimeoutS: 0.2 },
-        out,
-        never()
-      )
-      expect(code).toBe(1)
-      expect(lines.join('')).toMatch(
-        /isolate-room1 failed: NetworkChaos\/\S+ in namespace drs-two-rooms: not in effect after 200 ms/
-      )
-      expect(lines.join('')).toMatch(/0 of 1 fault\(s\) took effect and healed/)
-      expect(standIn!.all('NetworkChaos')).toEqual([])
-      expect(standIn!.all('StatefulSet')).toEqual([])
-    })
-  }
-)
-
 describe('stopping a Kubernetes command', { timeout: 30_000 }, () => {
   it('exits 130 and removes the run when stopped before the pods were ready', async () => {
     const file = await kubeconfig(['room1'])
@@ -267,5 +172,29 @@ describe('stopping a Kubernetes command', { timeout: 30_000 }, () => {
     ])
     signal.dispose()
     expect(process.listenerCount('SIGINT')).toBe(before)
+  })
+})
+
+describe('drstudio scenario run --on kubernetes (stand-in API server)', { timeout: 30_000 }, () => {
+  it('refuses a cluster without Chaos Mesh before creating anything when the scenario cuts links, and exits 2 naming the fix', async () => {
+    const file = await kubeconfig()
+    const data = mkdtempSync(join(tmpdir(), 'drstudio-kube-data-'))
+    const err = sink()
+    try {
+      const code = await runScenarioCommand('resources/scenarios/room1-isolated.yaml', {
+        dataDir: data,
+        stderr: err.out as unknown as NodeJS.WritableStream,
+        stdout: sink().out as unknown as NodeJS.WritableStream,
+        kubernetes: { kubeconfig: file, readyTimeoutS: 5 }
+      })
+      expect(code).toBe(2)
+      expect(err.lines.join('')).toMatch(
+        /could not run on Kubernetes: context stand-in does not serve chaos-mesh\.org\/v1alpha1 \(Chaos Mesh is not installed\): install Chaos Mesh 2\.8 or later/
+      )
+      expect(standIn!.all('StatefulSet')).toEqual([])
+      expect(standIn!.requests.filter((r) => r.method === 'POST')).toEqual([])
+    } finally {
+      rmSync(data, { recursive: true, force: true })
+    }
   })
 })

@@ -11,6 +11,8 @@ import type { ScenarioOutcome } from '../services/scenario/junit'
 import { combinedExitCode, EXIT_CODES, junitXml } from '../services/scenario/junit'
 import { loadScenarioFile, ScenarioFileError } from '../services/scenario/load-scenario'
 import { formatScorecard } from '../services/scenario/scorecard'
+import type { KubernetesScenarioOptions } from './kubernetes-scenario'
+import { runScenarioOnKubernetes } from './kubernetes-scenario'
 import type { RunMetrics } from '../services/metrics/run-metrics'
 import type { MetricsEndpoint } from '../services/metrics/metrics-endpoint'
 import { serveMetrics } from '../services/metrics/metrics-endpoint'
@@ -29,6 +31,8 @@ export interface ScenarioCommandOptions {
   createTopic?: boolean
   /** Serve live Prometheus metrics of the runs here (`127.0.0.1:PORT`) while the command lasts. */
   metrics?: string
+  /** Run on a Kubernetes cluster (a kubeconfig context) instead of this machine's sandbox. */
+  kubernetes?: KubernetesScenarioOptions
   stdout?: NodeJS.WritableStream
   stderr?: NodeJS.WritableStream
 }
@@ -136,6 +140,20 @@ async function runOne(
     )
   }
   const name = loaded.scenario.name
+  if (options.kubernetes) {
+    const o = await runScenarioOnKubernetes(
+      loaded,
+      {
+        ...options.kubernetes,
+        ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+        ...(metrics ? { metrics } : {})
+      },
+      err
+    )
+    return o.kind === 'ran'
+      ? { file, kind: 'ran', report: o.report, durationMs: performance.now() - t0 }
+      : notRun(name, o.error)
+  }
   const gate = cliActionGate(
     loaded.topology,
     plannedNodeActions(loaded.scenario, loaded.topology),

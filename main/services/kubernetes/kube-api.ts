@@ -44,8 +44,13 @@ export interface KubeApi {
     namespace: string | null,
     labelSelector: string
   ): Promise<KubeObject[]>
-  /** Deletes the object and, in the background, what it owns; a missing object is not an error. */
-  remove(ref: KubeRef): Promise<void>
+  /**
+   * Deletes the object and, in the background, what it owns; a missing object is not an error.
+   * `gracePeriodSeconds` 0 ends a pod's containers without their shutdown (a node fault's kill).
+   */
+  remove(ref: KubeRef, options?: { gracePeriodSeconds?: number }): Promise<void>
+  /** Sets a workload's replica count through its `scale` subresource (a merge patch). */
+  scale(ref: KubeRef, replicas: number): Promise<void>
 }
 
 /** What every service of a Kubernetes run is given: the API, who it is, a clock, polling. */

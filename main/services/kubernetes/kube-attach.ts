@@ -1,16 +1,17 @@
-import type { IncomingMessage } from 'node:http'
 import { PassThrough, Writable } from 'node:stream'
 import { WebSocket } from 'ws'
 import type { WorkerChannel } from '../workers/worker-channel'
 import type { KubeEndpoint } from './kube-http'
+import {
+  CHANNEL_PROTOCOL,
+  openPodSocket,
+  podStreamUrl,
+  readRefusal,
+  STDERR,
+  STDIN,
+  STDOUT
+} from './kube-socket'
 
-/** The channel-numbered framing of `v4.channel.k8s.io`: each message's first byte says the stream. */
-export const ATTACH_PROTOCOL = 'v4.channel.k8s.io'
-export const STDIN = 0
-export const STDOUT = 1
-export const STDERR = 2
-/** A metav1.Status as JSON. A kubelet's attach ends with Success whatever the process did. */
-export const STATUS = 3
 /** How long ending stdin waits for the worker to end the stream itself. */
 const STDIN_CLOSE_GRACE_MS = 2000
 
@@ -26,43 +27,16 @@ export interface AttachTarget {
 
 type ExitListener = (code: number | null, signal: NodeJS.Signals | null) => void
 
-/** `ws(s)://…/pods/P/attach?…` for a target. */
-function attachUrl(server: string, target: AttachTarget): URL {
-  const url = new URL(
-    `/api/v1/namespaces/${encodeURIComponent(target.namespace)}/pods/${encodeURIComponent(target.pod)}/attach?container=${encodeURIComponent(target.container)}&stdin=true&stdout=true&stderr=true`,
-    server
-  )
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:'
-  return url
-}
-
-async function openSocket(endpoint: KubeEndpoint, target: AttachTarget): Promise<WebSocket> {
-  const token = typeof endpoint.token === 'function' ? await endpoint.token() : endpoint.token
-  return new WebSocket(attachUrl(endpoint.server, target), [ATTACH_PROTOCOL], {
-    headers: token ? { authorization: `Bearer ${token}` } : {},
-    ...(endpoint.ca ? { ca: endpoint.ca } : {}),
-    ...(endpoint.cert ? { cert: endpoint.cert } : {}),
-    ...(endpoint.key ? { key: endpoint.key } : {}),
-    rejectUnauthorized: !endpoint.insecureSkipTlsVerify
+function openAttach(endpoint: KubeEndpoint, target: AttachTarget): Promise<WebSocket> {
+  const query = new URLSearchParams({
+    container: target.container,
+    stdin: 'true',
+    stdout: 'true',
+    stderr: 'true'
   })
-}
-
-/** The API server's refusal, from its Status body, with the permission it usually means. */
-function refusal(res: IncomingMessage, where: string, done: (message: string) => void): void {
-  const chunks: Buffer[] = []
-  res.on('data', (c: Buffer) => chunks.push(c))
-  res.on('end', () => {
-    let message = ''
-    try {
-      message =
-        (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { message?: string }).message ?? ''
-    } catch {
-      message = Buffer.concat(chunks).toString('utf8').slice(0, 200).trim()
-    }
-    const hint = res.statusCode === 403 ? ' (attaching needs the create verb on pods/attach)' : ''
-    done(`cannot attach to ${where}: HTTP ${res.statusCode}${message ? `: ${message}` : ''}${hint}`)
-  })
-  res.on('error', () => done(`cannot attach to ${where}: HTTP ${res.statusCode}`))
+  return openPodSocket(endpoint, podStreamUrl(endpoint.server, target, 'attach', query), [
+    CHANNEL_PROTOCOL
+  ])
 }
 
 /** Frames stdin writes as channel 0; ending it closes the stream after a grace period. */
@@ -126,7 +100,7 @@ export function attachWorker(endpoint: KubeEndpoint, target: AttachTarget): Work
     if (killed) return
     for (const l of errorListeners) l(new Error(`${endpoint.server}: ${message}`))
   }
-  const socket = openSocket(endpoint, target)
+  const socket = openAttach(endpoint, target)
   void socket.then(
     (ws) => {
       ws.on('open', () => {
@@ -139,7 +113,7 @@ export function attachWorker(endpoint: KubeEndpoint, target: AttachTarget): Work
       })
       let refused = false
       ws.on('unexpected-response', (_req, res) =>
-        refusal(res, where, (message) => {
+        readRefusal(res, 'attach', where, (message) => {
           refused = true
           fail(message)
           // Closes the request and moves the socket to CLOSED, so a queued stdin write fails.

@@ -62,17 +62,30 @@ export class KubeHttp implements KubeApi {
     }))
   }
 
-  async remove(ref: KubeRef): Promise<void> {
+  async remove(ref: KubeRef, options: { gracePeriodSeconds?: number } = {}): Promise<void> {
     const answer = await this.call('DELETE', resourcePath(ref), {
       contentType: 'application/json',
       body: JSON.stringify({
         kind: 'DeleteOptions',
         apiVersion: 'v1',
-        propagationPolicy: 'Background'
+        propagationPolicy: 'Background',
+        ...options
       })
     })
     if (answer.status === 404) return
     this.parse(answer, `delete ${describeRef(ref)}`)
+  }
+
+  async scale(ref: KubeRef, replicas: number): Promise<void> {
+    const answer = await this.call(
+      'PATCH',
+      `${resourcePath(ref)}/scale?fieldManager=${FIELD_MANAGER}`,
+      {
+        contentType: 'application/merge-patch+json',
+        body: JSON.stringify({ spec: { replicas } })
+      }
+    )
+    this.parse(answer, `scale ${describeRef(ref)} to ${replicas}`)
   }
 
   private parse(answer: Answer, what: string): unknown {

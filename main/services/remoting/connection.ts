@@ -32,6 +32,12 @@ export interface RemotingConnectionOptions {
   language?: string
   version?: number
   maxFrameLength?: number
+  /**
+   * Where to open the TCP connection for an address, when it is not the address itself: a
+   * Kubernetes run reaches the cluster's addresses through loopback tunnels (PodTunnel). Errors and
+   * events still name the address the connection was made for.
+   */
+  route?: (host: string, port: number) => Promise<{ host: string; port: number }>
 }
 
 /** Events a connection emits; listeners are optional, errors never go to an 'error' event. */
@@ -92,6 +98,7 @@ export class RemotingConnection extends EventEmitter<RemotingConnectionEvents> {
   private readonly language: string
   private readonly version: number
   private readonly maxFrameLength: number
+  private readonly route: RemotingConnectionOptions['route']
   private socket: Socket | undefined
   private socketId = 0
   private connecting: Promise<Socket> | undefined
@@ -110,6 +117,7 @@ export class RemotingConnection extends EventEmitter<RemotingConnectionEvents> {
     this.language = options.language ?? DEFAULT_LANGUAGE
     this.version = options.version ?? DEFAULT_VERSION
     this.maxFrameLength = options.maxFrameLength ?? FRAME_MAX_LENGTH
+    this.route = options.route
   }
 
   /** Requests still waiting for a response (exposed for leak checks). */
@@ -232,8 +240,28 @@ export class RemotingConnection extends EventEmitter<RemotingConnectionEvents> {
     }
     if (this.socket) return Promise.resolve(this.socket)
     if (this.connecting) return this.connecting
-    this.connecting = new Promise<Socket>((resolve, reject) => {
-      const socket = netConnect({ host: this.host, port: this.port })
+    const route = this.route
+    // Without a route the socket opens now, in this tick, as it always did.
+    this.connecting = route
+      ? route(this.host, this.port).then(
+          (to) => this.open(to),
+          (e: Error) => {
+            this.connecting = undefined
+            throw new ConnectFailedError(this.address, e.message, e)
+          }
+        )
+      : this.open({ host: this.host, port: this.port })
+    return this.connecting
+  }
+
+  private open(to: { host: string; port: number }): Promise<Socket> {
+    return new Promise<Socket>((resolve, reject) => {
+      if (this.closedByUser) {
+        this.connecting = undefined
+        reject(new ConnectionClosedError(this.address, 'closed by the client'))
+        return
+      }
+      const socket = netConnect(to)
       const cleanup = (): void => {
         clearTimeout(timer)
         socket.off('connect', onConnect)
@@ -270,7 +298,6 @@ export class RemotingConnection extends EventEmitter<RemotingConnectionEvents> {
       socket.once('connect', onConnect)
       socket.once('error', onError)
     })
-    return this.connecting
   }
 
   private attach(socket: Socket): void {

@@ -1,5 +1,8 @@
 import type { FaultAction, NetworkFault } from '../../../../common/scenario/schema'
+import type { LedgerEventData } from '../../../../common/scenario/events'
 import type { ObservedChange } from '../../attach/prober'
+
+export type ChaosObjectEvent = LedgerEventData['chaos-object']
 
 /** A server node as a run sees it (the sandbox's NodeStatus satisfies this). */
 export interface ClusterNode {
@@ -30,6 +33,8 @@ export interface ClusterPort {
   watch?(fns: {
     nodeState?: (s: ClusterNode & { detail?: string }) => void
     observed?: (c: ObservedChange) => void
+    /** A Kubernetes run's fault object took effect or healed (kubernetes/chaos-network.ts). */
+    chaos?: (e: ChaosObjectEvent) => void
   }): () => void
   /** Whether network faults are available, and why not. */
   network?(): { mode: string; faultsDisabled: string | null; faults: readonly unknown[] }

@@ -260,6 +260,7 @@ function watchCluster(ctx: RunContext, on: WiringListeners): () => void {
   for (const n of ctx.cluster.status().nodes) record(n)
   return ctx.cluster.watch({
     nodeState: record,
+    chaos: (e) => ctx.ledger.event('chaos-object', null, null, e, e.observedAt),
     observed: (c) => {
       const down = c.to === 'down'
       const back = c.from === 'down' && (c.to === 'up' || c.to === 'slow')

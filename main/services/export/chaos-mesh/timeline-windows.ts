@@ -1,5 +1,10 @@
 import { planClients, targetNodes } from '../../../../common/scenario/client-plan'
-import type { AnyTimelineStep, NetworkStep, Scenario } from '../../../../common/scenario/schema'
+import type {
+  AnyTimelineStep,
+  NetworkFault,
+  NetworkStep,
+  Scenario
+} from '../../../../common/scenario/schema'
 import { isNetworkStep } from '../../../../common/scenario/schema'
 import type { TargetNode } from '../../../../common/scenario/selectors'
 import { parseRoleSelector, resolveSelector } from '../../../../common/scenario/selectors'
@@ -80,15 +85,32 @@ function checkEndpoint(s: WalkState, id: string, step: NetworkStep, at: number):
   )
 }
 
-function applyNetworkStep(s: WalkState, step: NetworkStep, at: number): void {
-  if (step.action === 'heal') {
-    const selector = { target: step.target, peer: step.peer }
-    s.active = s.active.filter((f) => !matchesHeal(f, selector))
-    return
+/**
+ * The network faults in effect after one more: a heal ends those it matches (all, without a
+ * target), any other fault is added. One home for the export's walk and a live Kubernetes run.
+ */
+export function afterNetworkFault(
+  active: readonly ActiveFault[],
+  fault: NetworkFault,
+  id: string,
+  appliedAt: number
+): ActiveFault[] {
+  if (fault.action === 'heal') {
+    const selector = { target: fault.target, peer: fault.peer }
+    return active.filter((f) => !matchesHeal(f, selector))
   }
-  const ends = step.action === 'isolate' ? [step.target] : [step.target, step.peer]
-  if (!ends.every((id) => checkEndpoint(s, id, step, at))) return
+  return [...active, { id, fault, scope: 'room', appliedAt }]
+}
+
+/** The ends a network fault names: its target, and its peer unless it isolates. */
+export function networkEnds(fault: LastingFault): string[] {
+  return fault.action === 'isolate' ? [fault.target] : [fault.target, fault.peer]
+}
+
+function applyNetworkStep(s: WalkState, step: NetworkStep, at: number): void {
   const { at: _at, note: _note, ...fault } = step
+  if (fault.action !== 'heal' && !networkEnds(fault).every((id) => checkEndpoint(s, id, step, at)))
+    return
   if ('mode' in fault && fault.mode === 'reject') {
     s.notes.push({
       atMs: at,
@@ -97,8 +119,7 @@ function applyNetworkStep(s: WalkState, step: NetworkStep, at: number): void {
         'exported as a drop: Chaos Mesh partitions always DROP, so callers wait out timeouts instead of failing fast'
     })
   }
-  const id = `f${s.active.length}-${at}`
-  s.active.push({ id, fault: fault as LastingFault, scope: 'room', appliedAt: at })
+  s.active = afterNetworkFault(s.active, fault, `f${s.active.length}-${at}`, at)
 }
 
 /** The nodes a run-time role may turn out to be: the group's replicas, or the controller quorum. */
@@ -204,7 +225,7 @@ export function configuredBase(topology: Topology): Map<string, PairBase> {
  * The network objects needed right now: isolations, then every pair's merged state on top of the
  * configured links; shaping of an isolated endpoint is dropped (its packets are cut anyway).
  */
-function desiredNetwork(
+export function desiredNetwork(
   active: readonly ActiveFault[],
   base: ReadonlyMap<string, PairBase>
 ): (PairChaos | IsolateChaos)[] {
