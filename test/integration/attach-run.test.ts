@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -74,6 +74,8 @@ afterAll(async () => {
   await stopAllJvms()
   expect(runningJvmPids()).toEqual([])
   if (root) await removeRunDir(root)
+  // The ledger's folder too, unless kept to read after a failure.
+  if (dataDir && !process.env.KEEP_RUN_DIR) rmSync(dataDir, { recursive: true, force: true })
 })
 
 /** JVMs started again by the operator's own start script are not children of the test. */
