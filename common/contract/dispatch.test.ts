@@ -42,6 +42,22 @@ describe('contract', () => {
     expect(() => parseRequest('scenario:run', { id: 'healthy', vary: [] })).toThrow(/vary/)
   })
 
+  it('takes a Kubernetes run target, and refuses one for a sweep or with a namespace Kubernetes would refuse', () => {
+    const target = { kind: 'kubernetes', context: 'lab', namespace: 'dr-test' }
+    expect(parseRequest('scenario:run', { id: 'healthy', target }).input).toEqual({
+      id: 'healthy',
+      target
+    })
+    expect(() =>
+      parseRequest('scenario:run', { id: 'healthy', vary: ['lane=remoting,java'], target })
+    ).toThrow(
+      /target: a sweep runs its settings side by side in one run, which a Kubernetes run cannot/
+    )
+    expect(() =>
+      parseRequest('scenario:run', { id: 'healthy', target: { ...target, namespace: 'Bad_NS' } })
+    ).toThrow(/a Kubernetes namespace name/)
+  })
+
   it('applies schema defaults before the handler runs', () => {
     const { input } = parseRequest('node:log', { nodeId: 'ns-1' })
     expect(input).toEqual({ nodeId: 'ns-1', tailBytes: 65536 })

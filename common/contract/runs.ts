@@ -113,8 +113,39 @@ export const liveMetricsSchema = z.object({
 })
 export type LiveMetrics = z.infer<typeof liveMetricsSchema>
 
+/** A scenario run on a Kubernetes cluster: a context of the user's kubeconfig (docs/kubernetes.md). */
+export const runTargetSchema = z.object({
+  kind: z.literal('kubernetes'),
+  context: z.string().min(1),
+  namespace: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a Kubernetes namespace name')
+    .optional()
+})
+export type RunTarget = z.infer<typeof runTargetSchema>
+
+export const kubeContextSchema = z.object({
+  name: z.string(),
+  server: z.string().nullable(),
+  namespace: z.string().nullable(),
+  current: z.boolean()
+})
+export type KubeContextInfo = z.infer<typeof kubeContextSchema>
+
 export const runsRequests = {
   'scenario:list': request(z.object({}), z.array(builtinScenarioSchema)),
+  /**
+   * The contexts of the user's kubeconfig ($KUBECONFIG's first file, else ~/.kube/config), for the
+   * run target selector; `problem` says why there are none (no file, not a kubeconfig).
+   */
+  'kubernetes:contexts': request(
+    z.object({}),
+    z.object({
+      kubeconfig: z.string(),
+      contexts: z.array(kubeContextSchema),
+      problem: z.string().nullable()
+    })
+  ),
   /**
    * Starts a scenario (built-in id or a file path) on the sandbox; its report arrives as
    * `scenario:report`. With `vary` (the CLI's `--vary` flags: `client.requestTimeout=200ms,800ms`,
@@ -127,7 +158,14 @@ export const runsRequests = {
         id: z.string().min(1).optional(),
         path: z.string().min(1).optional(),
         vary: z.array(z.string().min(1)).min(1).max(3).optional(),
-        runs: z.number().int().min(1).max(20).optional()
+        runs: z.number().int().min(1).max(20).optional(),
+        /** Where it runs: this machine's sandbox (absent), or a kubeconfig context. */
+        target: runTargetSchema.optional()
+      })
+      .refine((v) => !(v.target && v.vary), {
+        message:
+          'a sweep runs its settings side by side in one run, which a Kubernetes run cannot: sweep on this machine, or run one setting on Kubernetes',
+        path: ['target']
       })
       .refine((v) => v.runs === undefined || v.vary !== undefined, {
         message: 'runs is for a sweep: give vary too (e.g. client.requestTimeout=200ms,800ms)',

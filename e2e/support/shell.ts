@@ -14,6 +14,8 @@ export interface LaunchedShell {
 }
 
 const ROOT = process.cwd()
+/** The app reads this kubeconfig, not the user's (the Scenarios panel lists its contexts). */
+export const E2E_KUBECONFIG = join(ROOT, 'e2e', 'fixtures', 'kubeconfig.yaml')
 
 /** The Electron binary, if this machine has one (never triggers electron's lazy download). */
 export function electronBinary(): string | null {
@@ -37,7 +39,7 @@ export function startBrowserShell(dataDir: string): Promise<{ url: string; child
     process.execPath,
     [join(ROOT, 'bin', 'drstudio.js'), 'serve', '--port', '0'],
     {
-      env: { ...process.env, DRSTUDIO_DATA_DIR: dataDir },
+      env: { ...process.env, DRSTUDIO_DATA_DIR: dataDir, KUBECONFIG: E2E_KUBECONFIG },
       stdio: ['ignore', 'pipe', 'pipe']
     }
   )
@@ -77,7 +79,11 @@ export async function launchShell(): Promise<LaunchedShell> {
     const app: ElectronApplication = await _electron.launch({
       executablePath: exe,
       args: [ROOT],
-      env: { ...process.env, DRSTUDIO_DATA_DIR: dataDir } as Record<string, string>
+      env: {
+        ...process.env,
+        DRSTUDIO_DATA_DIR: dataDir,
+        KUBECONFIG: E2E_KUBECONFIG
+      } as Record<string, string>
     })
     const page = await app.firstWindow()
     await page.locator('body[data-app-state="ready"]').waitFor()

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { engineIdentity, stampRun } from '../services/kubernetes/run-labels'
 import { ApiServerStandIn } from '../services/kubernetes/fixtures/api-server-stand-in'
 import { runKubernetesSweep, runKubernetesUp } from './kubernetes-commands'
-import { processStopSignal, type StopSignal } from './kubernetes-target'
+import type { StopSignal } from '../services/kubernetes/deployed-topology'
+import { processStopSignal } from './stop-signal'
 import { runScenarioCommand } from './scenario-command'
 
 const never = (): StopSignal => ({ stopped: new Promise(() => {}), dispose: () => {} })

@@ -1,20 +1,20 @@
 import { loadTopology } from '../services/documents/documents'
 import { kubernetesObjectFiles } from '../services/export/kubernetes/render-kubernetes'
-import { CHAOS_API } from '../services/kubernetes/chaos-faults'
-import type { KubeApi } from '../services/kubernetes/kube-api'
-import { KubeApiError } from '../services/kubernetes/kube-api'
-import type { KubeContext } from '../services/kubernetes/kubeconfig'
-import type { KubernetesTargetOptions, Out, StopSignal } from './kubernetes-target'
+import type {
+  KubernetesTargetOptions,
+  Out,
+  StopSignal
+} from '../services/kubernetes/deployed-topology'
 import {
   clusterDeployment,
   onDeployedTopology,
   openContext,
   printer,
-  processStopSignal,
   withNamespace
-} from './kubernetes-target'
+} from '../services/kubernetes/deployed-topology'
+import { processStopSignal } from './stop-signal'
 
-export type { KubernetesTargetOptions } from './kubernetes-target'
+export type { KubernetesTargetOptions } from '../services/kubernetes/deployed-topology'
 
 /**
  * `drstudio kubernetes up <topology>`: the topology on the cluster until Ctrl-C, then deletes
@@ -32,20 +32,6 @@ export async function runKubernetesUp(
     await stopped
     return 0
   })
-}
-
-/** Refuses a cluster without Chaos Mesh before anything is created. */
-export async function chaosMeshServed(api: KubeApi, context: KubeContext): Promise<void> {
-  try {
-    await api.list({ apiVersion: CHAOS_API, kind: 'NetworkChaos' }, null, '')
-  } catch (e) {
-    if (e instanceof KubeApiError && e.status === 404) {
-      throw new Error(
-        `context ${context.name} does not serve ${CHAOS_API} (Chaos Mesh is not installed): install Chaos Mesh 2.8 or later (docs/kubernetes.md, Prerequisites)`
-      )
-    }
-    throw e
-  }
 }
 
 /** `drstudio kubernetes sweep <topology>`: removes the namespace's runs whose engine died here. */

@@ -11,8 +11,11 @@ import type { ScenarioOutcome } from '../services/scenario/junit'
 import { combinedExitCode, EXIT_CODES, junitXml } from '../services/scenario/junit'
 import { loadScenarioFile, ScenarioFileError } from '../services/scenario/load-scenario'
 import { formatScorecard } from '../services/scenario/scorecard'
-import type { KubernetesScenarioOptions } from './kubernetes-scenario'
-import { runScenarioOnKubernetes } from './kubernetes-scenario'
+import type { KubernetesTargetOptions } from '../services/kubernetes/deployed-topology'
+import { runScenarioOnKubernetes } from '../services/kubernetes/kube-scenario'
+import { defaultDataDir } from '../services/ledger/data-dir'
+import { openDatabase, Recorder } from '../services/ledger/recorder'
+import { processStopSignal } from './stop-signal'
 import type { RunMetrics } from '../services/metrics/run-metrics'
 import type { MetricsEndpoint } from '../services/metrics/metrics-endpoint'
 import { serveMetrics } from '../services/metrics/metrics-endpoint'
@@ -32,7 +35,7 @@ export interface ScenarioCommandOptions {
   /** Serve live Prometheus metrics of the runs here (`127.0.0.1:PORT`) while the command lasts. */
   metrics?: string
   /** Run on a Kubernetes cluster (a kubeconfig context) instead of this machine's sandbox. */
-  kubernetes?: KubernetesScenarioOptions
+  kubernetes?: KubernetesTargetOptions & { readyTimeoutS?: number; faultTimeoutS?: number }
   stdout?: NodeJS.WritableStream
   stderr?: NodeJS.WritableStream
 }
@@ -141,18 +144,28 @@ async function runOne(
   }
   const name = loaded.scenario.name
   if (options.kubernetes) {
-    const o = await runScenarioOnKubernetes(
-      loaded,
-      {
-        ...options.kubernetes,
-        ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-        ...(metrics ? { metrics } : {})
-      },
-      err
-    )
-    return o.kind === 'ran'
-      ? { file, kind: 'ran', report: o.report, durationMs: performance.now() - t0 }
-      : notRun(name, o.error)
+    const dataDir = options.dataDir ?? defaultDataDir()
+    const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
+    try {
+      const o = await runScenarioOnKubernetes(
+        loaded,
+        {
+          ...options.kubernetes,
+          recorder,
+          logRoot: dataDir,
+          ...(metrics ? { metrics } : {}),
+          onOpen: (run) =>
+            run.on('progress', (p) => err.write(`  ${p.phase.padEnd(8)} ${p.message}\n`))
+        },
+        err,
+        processStopSignal(err)
+      )
+      return o.kind === 'ran'
+        ? { file, kind: 'ran', report: o.report, durationMs: performance.now() - t0 }
+        : notRun(name, o.error)
+    } finally {
+      recorder.close()
+    }
   }
   const gate = cliActionGate(
     loaded.topology,

@@ -5,6 +5,10 @@ import { describe, expect, it } from 'vitest'
 import { runKubernetesUp } from '../../main/cli/kubernetes-commands'
 import { KubeHttp } from '../../main/services/kubernetes/kube-http'
 import { kubeconfigPath, resolveContext } from '../../main/services/kubernetes/kubeconfig'
+import { runScenarioOnKubernetes } from '../../main/services/kubernetes/kube-scenario'
+import { openDatabase, Recorder } from '../../main/services/ledger/recorder'
+import { loadScenarioFile } from '../../main/services/scenario/load-scenario'
+import { formatScorecard } from '../../main/services/scenario/scorecard'
 
 // A real cluster, when one is named: DRSTUDIO_K8S_CONTEXT (a kubeconfig context whose nodes carry
 // zone labels room1 and room2) and, for management nodes, DRSTUDIO_K8S_IMAGE (a DR Studio image the
@@ -66,6 +70,40 @@ describe.skipIf(!context)(`a real Kubernetes cluster${reason}`, () => {
         const ns = await api.get({ apiVersion: 'v1', kind: 'Namespace', name: namespace })
         expect(ns === null || !live(ns), 'namespace').toBe(true)
       } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }
+  )
+
+  it(
+    'scenario run --on kubernetes: room1-brokers-down passes its gates there and leaves nothing behind',
+    { timeout: 1_200_000 },
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'drstudio-k8s-run-'))
+      const recorder = new Recorder(openDatabase(join(dir, 'drstudio.db')))
+      try {
+        const loaded = loadScenarioFile('resources/scenarios/room1-brokers-down.yaml')
+        const image = process.env.DRSTUDIO_K8S_IMAGE
+        loaded.topology.settings = {
+          ...loaded.topology.settings,
+          kubernetes: { ...(image ? { drstudioImage: image } : {}) }
+        }
+        const namespace = `drs-it-${Date.now().toString(36)}`
+        const lines: string[] = []
+        const outcome = await runScenarioOnKubernetes(
+          loaded,
+          { context: context!, namespace, recorder, logRoot: dir },
+          { write: (s) => lines.push(s) },
+          { stopped: new Promise(() => {}), dispose: () => {} }
+        )
+        expect(outcome.kind, lines.join('')).toBe('ran')
+        if (outcome.kind !== 'ran') return
+        process.stderr.write(formatScorecard(outcome.report))
+        expect(outcome.report.totals.lost).toBe(0)
+        expect(outcome.report.passed).toBe(true)
+        expect(lines.join('')).not.toMatch(/still on the cluster after teardown/)
+      } finally {
+        recorder.close()
         rmSync(dir, { recursive: true, force: true })
       }
     }

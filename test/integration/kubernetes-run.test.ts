@@ -49,14 +49,19 @@ let recorder: Recorder
 let sandbox: Sandbox
 let standIn: ApiServerStandIn | undefined
 
-/** The topology node a pod stands for (`broker-1-0` → broker-1). */
+/** Topology node ids by their Kubernetes names (the `drstudio.io/node` label). */
 const serverIds = new Map(
   listNodes(topology)
     .filter((n) => n.kind !== 'producer' && n.kind !== 'consumer')
-    .map((n) => [`${k8sName(n.id)}-0`, n.id])
+    .map((n) => [k8sName(n.id), n.id])
 )
-const nodeOfPod = (pod: string): string => {
-  const id = serverIds.get(pod)
+/** The server node a pod stands for, by its label (a management node's pod has a hashed name). */
+const nodeOfPod = (pod: string): string | undefined => {
+  const found = standIn?.all('Pod').find((p) => p.metadata.name === pod)
+  return serverIds.get(found?.metadata.labels?.['drstudio.io/node'] ?? '')
+}
+const serverOfPod = (pod: string): string => {
+  const id = nodeOfPod(pod)
   if (!id) throw new Error(`pod ${pod} stands for no server node`)
   return id
 }
@@ -119,7 +124,7 @@ async function runOnStandIn(loaded: LoadedScenario, runId: string): Promise<Stan
       env: { ...process.env, ...worker.env }
     }),
     exec: async (pod, command) => {
-      const id = nodeOfPod(pod.name)
+      const id = serverOfPod(pod.name)
       execs.push(`${id}: ${command.join(' ')}`)
       const signal = command.join(' ')
       if (signal === KILL_COMMAND.join(' ')) await sandbox.act(id, 'kill')
@@ -128,10 +133,10 @@ async function runOnStandIn(loaded: LoadedScenario, runId: string): Promise<Stan
       else return { code: 127, stderr: `${command[0]}: not found` }
       return { code: 0 }
     },
-    forward: (pod) => addressOf(nodeOfPod(pod.name)) ?? null,
+    forward: (pod) => addressOf(serverOfPod(pod.name)) ?? null,
     kubelet: {
       start: async (pod) => {
-        const id = nodeOfPod(pod.name)
+        const id = serverOfPod(pod.name)
         const up = upAgain(id)
         await sandbox.act(id, 'start')
         await up
@@ -139,7 +144,7 @@ async function runOnStandIn(loaded: LoadedScenario, runId: string): Promise<Stan
       // A pod that goes is its process stopping (the teardown's too); the suite's next run
       // starts the sandbox's nodes again below.
       stop: (pod) => {
-        const id = serverIds.get(pod.name)
+        const id = nodeOfPod(pod.name)
         const state = id && sandbox.status().nodes.find((n) => n.nodeId === id)?.state
         if (!id || !state || !['up', 'paused', 'starting'].includes(state)) {
           return Promise.resolve()

@@ -114,6 +114,53 @@ describe('engine scenario handlers', () => {
     await engine.dispose()
   })
 
+  it('a Kubernetes target: contexts read from the kubeconfig; a run there never boots the sandbox, and says why it could not run', async () => {
+    const saved = process.env.KUBECONFIG
+    process.env.KUBECONFIG = '/nonexistent/drstudio-kubeconfig'
+    try {
+      const sandbox = new HangingSandbox()
+      const { engine, seen } = engineWith(sandbox)
+      await expect(engine.handlers['kubernetes:contexts']({})).resolves.toEqual({
+        kubeconfig: '/nonexistent/drstudio-kubeconfig',
+        contexts: [],
+        problem:
+          'no kubeconfig at /nonexistent/drstudio-kubeconfig: set KUBECONFIG or create it (kubectl config) to run on Kubernetes'
+      })
+      await engine.handlers['scenario:run']({
+        id: 'healthy',
+        target: { kind: 'kubernetes', context: 'lab' }
+      })
+      await expect
+        .poll(() => seen.at(-1))
+        .toEqual(['scenario:state', { running: false, scenario: 'healthy', runId: null }])
+      expect(sandbox.starts).toEqual([])
+      expect(seen).toContainEqual([
+        'engine:notice',
+        {
+          level: 'error',
+          message: expect.stringMatching(
+            /^scenario "healthy" failed: scenario healthy could not run on Kubernetes: \/nonexistent\/drstudio-kubeconfig: cannot read the kubeconfig/
+          )
+        }
+      ])
+      // The canvas shows one deployment at a time: not while the sandbox runs.
+      sandbox.status = () => ({ running: true, runId: 1, startedAt: 1, nodes: [] })
+      await expect(
+        engine.handlers['scenario:run']({
+          id: 'healthy',
+          target: { kind: 'kubernetes', context: 'lab' }
+        })
+      ).rejects.toThrow(
+        /the sandbox is running on this machine: stop it before running healthy on lab/
+      )
+      sandbox.status = () => ({ running: false, runId: null, startedAt: null, nodes: [] })
+      await engine.dispose()
+    } finally {
+      if (saved === undefined) delete process.env.KUBECONFIG
+      else process.env.KUBECONFIG = saved
+    }
+  })
+
   it('names the built-ins when the id is unknown', async () => {
     const { engine } = engineWith(new HangingSandbox())
     await expect(engine.handlers['scenario:run']({ id: 'nope' })).rejects.toThrow(

@@ -22,6 +22,8 @@ import { builtinScenarioFile, listBuiltinScenarios } from '../scenario/scenario-
 import { exportRun, getRunDetail } from './run-detail'
 import { LabControl, networkStatusOf } from './lab-control'
 import type { SandboxPort } from './sandbox-port'
+import { readContexts } from '../kubernetes/kubeconfig'
+import { runScenarioOnKubernetes } from '../kubernetes/kube-scenario'
 import type { WorkerFactory } from '../workers/client-fleet'
 import type { RunMetrics } from '../metrics/run-metrics'
 import { runReportHtml } from '../report-html/run-report-html'
@@ -81,7 +83,22 @@ export class Engine {
           workers,
           clock: opts.clock ?? systemClock,
           events: this.events,
-          ...(opts.metrics ? { metrics: opts.metrics } : {})
+          ...(opts.metrics ? { metrics: opts.metrics } : {}),
+          kubernetes: (loaded, target, hooks) =>
+            runScenarioOnKubernetes(
+              loaded,
+              {
+                context: target.context,
+                ...(target.namespace ? { namespace: target.namespace } : {}),
+                recorder: opts.recorder,
+                logRoot: opts.dataDir,
+                liveMetrics: true,
+                onOpen: hooks.onOpen,
+                ...(opts.metrics ? { metrics: opts.metrics } : {})
+              },
+              hooks.log,
+              hooks.stop
+            )
         })
       : null
     this.handlers = this.buildHandlers()
@@ -183,12 +200,13 @@ export class Engine {
       'network:action': async ({ fault }) => this.requireLab().networkAction(fault),
       'scenario:list': async () =>
         listBuiltinScenarios(this.opts.resourcesDir).map(({ path: _path, ...rest }) => rest),
-      'scenario:run': async ({ id, path, vary, runs }) => {
+      'scenario:run': async ({ id, path, vary, runs, target }) => {
         const lab = this.requireLab()
         const file = id !== undefined ? builtinScenarioFile(this.opts.resourcesDir, id) : path!
         const loaded = loadScenarioFile(file, { resourcesDir: this.opts.resourcesDir })
-        return lab.startScenario(loaded, vary ? planSweep(loaded, vary, runs) : undefined)
+        return lab.startScenario(loaded, vary ? planSweep(loaded, vary, runs) : undefined, target)
       },
+      'kubernetes:contexts': async () => readContexts(),
       'scenario:cancel': async () => ({ cancelled: (await this.lab?.cancelScenario()) ?? false }),
       'runs:list': async ({ limit }) => recorder.listRuns(limit),
       'runs:get': async (input) => getRunDetail(recorder, input),

@@ -17,12 +17,25 @@ import { runScenario } from './scenario-driver'
 import type { SweepPlan } from '../sweep/sweep'
 import { runSweep } from '../sweep/sweep'
 import type { SandboxPort, SandboxStatus } from './sandbox-port'
+import type { RunTarget } from '../../../common/contract/runs'
+import type { Out, StopSignal } from '../kubernetes/deployed-topology'
+import type { KubernetesScenarioOutcome } from '../kubernetes/kube-scenario'
 
 /** Topologies equal for deployment purposes (canvas layout and wording ignored). */
 export function sameDeployment(a: Topology, b: Topology): boolean {
   const strip = ({ layout: _l, description: _d, ...rest }: Topology): unknown => rest
   return JSON.stringify(strip(a)) === JSON.stringify(strip(b))
 }
+
+/**
+ * Runs a scenario on a Kubernetes cluster (kubernetes/kube-scenario.ts with the engine's ledger):
+ * `log` gets the deployment's progress, `stop` ends it, `onOpen` hands over the run.
+ */
+export type KubernetesRunner = (
+  loaded: LoadedScenario,
+  target: RunTarget,
+  hooks: { stop: StopSignal; onOpen(run: Run): void; log: Out }
+) => Promise<KubernetesScenarioOutcome>
 
 /** The scenario run in progress (one at a time). */
 interface ActiveScenario {
@@ -53,6 +66,8 @@ export class LabControl {
       clock: Clock
       events: EngineEvents
       metrics?: RunMetrics
+      /** Scenarios on a Kubernetes context (the app's run target); absent: refused. */
+      kubernetes?: KubernetesRunner
     }
   ) {}
 
@@ -196,12 +211,27 @@ export class LabControl {
     return this.networkStatus()
   }
 
-  /** Starts a scenario in the background; its report arrives as `scenario:report`. */
-  /** Runs `loaded` in the background (a what-if sweep with `sweep`); refuses a second one. */
-  startScenario(loaded: LoadedScenario, sweep?: SweepPlan): { started: true; scenario: string } {
+  /**
+   * Runs `loaded` in the background (a what-if sweep with `sweep`; on a Kubernetes context with
+   * `target`); refuses a second one. Its report arrives as `scenario:report`.
+   */
+  startScenario(
+    loaded: LoadedScenario,
+    sweep?: SweepPlan,
+    target?: RunTarget
+  ): { started: true; scenario: string } {
     if (this.scenario) {
       throw new Error(
         `scenario "${this.scenario.name}" is already running; cancel it or wait for its report`
+      )
+    }
+    if (target && !this.deps.kubernetes) {
+      throw new Error('this shell cannot run scenarios on Kubernetes')
+    }
+    // The canvas shows one deployment's nodes at a time.
+    if (target && this.deps.sandbox.status().running) {
+      throw new Error(
+        `the sandbox is running on this machine: stop it before running ${loaded.scenario.name} on ${target.context}`
       )
     }
     const name = loaded.scenario.name
@@ -213,7 +243,7 @@ export class LabControl {
     }
     this.scenario = active
     this.deps.events.emit('scenario:state', { running: true, scenario: name, runId: null })
-    active.done = this.runScenario(loaded, active, sweep)
+    active.done = this.runScenario(loaded, active, sweep, target)
     return { started: true, scenario: name }
   }
 
@@ -221,28 +251,40 @@ export class LabControl {
   private async runScenario(
     loaded: LoadedScenario,
     active: ActiveScenario,
-    sweep?: SweepPlan
+    sweep?: SweepPlan,
+    target?: RunTarget
   ): Promise<void> {
     const { events } = this.deps
     const signal = active.ctrl.signal
     const t0 = this.deps.clock.now()
+    const progress = (phase: string, message: string): void =>
+      events.emit('scenario:progress', {
+        runId: active.run?.id ?? null,
+        phase,
+        message,
+        atMs: this.deps.clock.now() - t0
+      })
+    const onOpen = (run: Run): void => {
+      active.run = run
+      events.emit('scenario:state', { running: true, scenario: active.name, runId: run.id })
+      this.forward(run)
+      // The live run on the same sandbox sees the scenario's faults too.
+      run.on('fault', (report, fault) => this.live?.observe(report, fault))
+    }
     try {
-      await this.ensureSandbox(loaded.topology, signal, (message) =>
-        events.emit('scenario:progress', {
-          runId: null,
-          phase: 'setup',
-          message,
-          atMs: this.deps.clock.now() - t0
+      if (target) {
+        // Deploy, run and remove on the cluster; the run's events reach the canvas as a local one's.
+        const outcome = await this.deps.kubernetes!(loaded, target, {
+          stop: abortStop(signal),
+          onOpen,
+          log: { write: (text: string) => progress('kubernetes', text.trim()) }
         })
-      )
-      if (signal.aborted) throw new Error('cancelled before the run started')
-      const onOpen = (run: Run): void => {
-        active.run = run
-        events.emit('scenario:state', { running: true, scenario: active.name, runId: run.id })
-        this.forward(run)
-        // The live run on the same sandbox sees the scenario's faults too.
-        run.on('fault', (report, fault) => this.live?.observe(report, fault))
+        if (outcome.kind === 'not-run') throw new Error(outcome.error)
+        this.emitReport(outcome.report)
+        return
       }
+      await this.ensureSandbox(loaded.topology, signal, (message) => progress('setup', message))
+      if (signal.aborted) throw new Error('cancelled before the run started')
       if (sweep) {
         // Each run's scorecard as it ends, the last one with the whole sweep in it.
         await runSweep(this.runDeps(), loaded, sweep.combos, {
@@ -317,6 +359,16 @@ export class LabControl {
     const { sandbox } = this.deps
     if (sandbox.status().running) await sandbox.stop({ force: true }).catch(() => undefined)
     this.sandboxTopology = null
+  }
+}
+
+/** A cancel as the stop signal a Kubernetes run waits on. */
+function abortStop(signal: AbortSignal): StopSignal {
+  return {
+    stopped: new Promise<void>((resolve) =>
+      signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })
+    ),
+    dispose: () => undefined
   }
 }
 

@@ -20,11 +20,12 @@ afterEach(async () => {
   standIn = undefined
 })
 
-async function network(base: ReadonlyMap<string, PairBase> = new Map()) {
-  standIn = new ApiServerStandIn({
-    zones: ['room1', 'room2'],
-    chaos: { injectMs: 30, recoverMs: 40 }
-  })
+async function network(
+  base: ReadonlyMap<string, PairBase> = new Map(),
+  chaos = { injectMs: 30, recoverMs: 40 },
+  timeoutMs = 2000
+) {
+  standIn = new ApiServerStandIn({ zones: ['room1', 'room2'], chaos })
   const api = new KubeHttp({ server: await standIn.start() })
   standIn.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } })
   for (const room of ['room1', 'room2']) {
@@ -46,7 +47,7 @@ async function network(base: ReadonlyMap<string, PairBase> = new Map()) {
     runId: 'r7',
     base,
     serverNodes: new Set(['broker-a', 'ns-1']),
-    timeoutMs: 2000,
+    timeoutMs,
     now: clock.now
   })
   net.listen((e) => events.push(e))
@@ -107,6 +108,15 @@ describe('ChaosNetwork: a run’s network faults as Chaos Mesh objects (stand-in
     expect(live()).toEqual(['delay 20ms'])
     await net.close()
     expect(standIn!.all('NetworkChaos')).toEqual([])
+  })
+
+  it('a fault Chaos Mesh does not put in effect leaves the faults as they were, its object deleted', async () => {
+    const { net, live } = await network(new Map(), { injectMs: 60_000, recoverMs: 10 }, 150)
+    await expect(apply(net, { action: 'isolate', target: 'room1' })).rejects.toThrow(
+      /not in effect after 150 ms/
+    )
+    expect(net.faults()).toEqual([])
+    expect(live()).toEqual([])
   })
 
   it('refuses a client or an unknown id as an end, before anything is created', async () => {

@@ -75,8 +75,16 @@ export class ChaosNetwork {
       if (fault.action !== 'heal') {
         for (const id of networkEnds(fault)) this.checkEnd(id)
       }
-      const next = afterNetworkFault(this.active, fault, `k${++this.faultSeq}`, this.deps.now())
-      await this.reach(next)
+      const previous = this.active
+      const next = afterNetworkFault(previous, fault, `k${++this.faultSeq}`, this.deps.now())
+      try {
+        await this.reach(next)
+      } catch (e) {
+        // What is in effect is what took effect: back to the faults before this one, whose
+        // objects a failed change may have healed (the error says what went wrong).
+        await this.reach(previous).catch(() => undefined)
+        throw e
+      }
     })
   }
 
@@ -101,7 +109,7 @@ export class ChaosNetwork {
     return run
   }
 
-  /** Heals what is no longer wanted, then injects what is new; `active` follows what took effect. */
+  /** Heals what is no longer wanted, then injects what is new; `active` becomes `next`. */
   private async reach(next: ActiveFault[]): Promise<void> {
     const wanted = new Map<string, Wanted>(
       desiredNetwork(next, this.deps.base).map((c) => [JSON.stringify(c), c])

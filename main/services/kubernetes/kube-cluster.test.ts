@@ -29,7 +29,7 @@ afterEach(async () => {
   standIn = undefined
 })
 
-async function deployed() {
+async function deployed(execCode = 0) {
   const execs: string[] = []
   standIn = new ApiServerStandIn({
     zones: topology.rooms.map((r) => r.id),
@@ -38,7 +38,7 @@ async function deployed() {
     chaos: { injectMs: 20, recoverMs: 20 },
     exec: async (pod, command) => {
       execs.push(`${pod.name}/${pod.container}: ${command.join(' ')}`)
-      return { code: 0 }
+      return execCode ? { code: execCode, stderr: 'sh: not found' } : { code: 0 }
     }
   })
   const endpoint = { server: await standIn.start() }
@@ -149,6 +149,34 @@ describe('KubeCluster: a deployed topology as a run sees it (stand-in)', () => {
       `broker-1-0/broker: ${RESUME_COMMAND.join(' ')}`
     ])
     await expect(cluster!.act('nope', 'kill')).rejects.toThrow(/nope is not a server node/)
+  })
+
+  it('acts on a management node through its Deployment and its hashed pod, found by label', async () => {
+    const { api, execs } = await deployed()
+    const pod = standIn!
+      .all('Pod')
+      .find((p) => p.metadata.labels?.['drstudio.io/node'] === 'mgmt-1')!
+    expect(pod.metadata.name).toMatch(/^mgmt-1-[a-z0-9]+-[a-z0-9]{5}$/)
+    expect(await cluster!.podOfAddress(`mgmt-1.${namespace}.svc`, 8080)).toBe(pod.metadata.name)
+    await cluster!.act('mgmt-1', 'kill')
+    expect(execs).toEqual([`${pod.metadata.name}/management: ${KILL_COMMAND.join(' ')}`])
+    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'mgmt-1', namespace }
+    expect(((await api.get(deployment))!.spec as { replicas: number }).replicas).toBe(0)
+    await cluster!.act('mgmt-1', 'start')
+    await cluster!.refresh()
+    expect(stateOf('mgmt-1')).toBe('up')
+    const again = await cluster!.podOfAddress(`mgmt-1.${namespace}.svc`, 8080)
+    expect(again).not.toBe(pod.metadata.name)
+    expect(again).toMatch(/^mgmt-1-/)
+  })
+
+  it('a kill whose exec fails still takes the node down, and says it was a stop more than a crash', async () => {
+    await deployed(127)
+    await expect(cluster!.act('broker-1', 'kill')).rejects.toThrow(
+      /SIGKILL through exec failed \(exited 127: sh: not found\); the pod was deleted instead, so its processes got SIGTERM first/
+    )
+    expect(stateOf('broker-1')).toBe('killed')
+    expect(standIn!.all('Pod').some((p) => p.metadata.name === 'broker-1-0')).toBe(false)
   })
 
   it('applies network faults as Chaos Mesh objects and lists them while in effect', async () => {

@@ -38,8 +38,10 @@ interface ServerEntry {
   nodeId: string
   kind: string
   room: string
-  /** StatefulSet, Service and `drstudio.io/node` label. */
+  /** Workload, Service and `drstudio.io/node` label. */
   name: string
+  /** Management nodes are Deployments (server-objects.ts); the rest StatefulSets. */
+  workload: 'StatefulSet' | 'Deployment'
   address: string
   state: NodeState
   /** A state the pod cannot show: set by an action of the run, cleared by the one undoing it. */
@@ -62,19 +64,31 @@ const READY = (pod: KubeObject): boolean =>
     []
   ).some((c) => c.type === 'Ready' && c.status === 'True')
 
+/** The exec stream ends without a status when the container dies under it: a kill that worked. */
+const CUT_BY_THE_KILL = /the stream ended before the command's status/
+
 /**
  * A topology deployed on Kubernetes, as a run sees it (`ClusterPort`): each server node is its
- * StatefulSet's one pod, up when the pod is Ready. Kill sends SIGKILL through exec, scales the set
+ * workload's one pod (a StatefulSet's; a management node's Deployment's), found by its
+ * `drstudio.io/node` label and up when Ready. Kill sends SIGKILL through exec, scales the workload
  * to zero (so it does not come back until started) and deletes the pod without a grace period; stop
  * scales to zero and lets the pod shut down; start scales back to one; pause and resume signal the
- * pod's processes through exec; network faults are Chaos Mesh objects (ChaosNetwork). Node states are polled.
+ * pod's processes through exec; network faults are Chaos Mesh objects (ChaosNetwork). Node states
+ * are polled.
  */
 export class KubeCluster implements ClusterPort {
   private readonly servers = new Map<string, ServerEntry>()
+  /** A node's address or Service host → its workload name (the node label). */
   private readonly hosts = new Map<string, string>()
+  /** A pod IP → that pod (a restarted pod has a new one). */
+  private readonly podIps = new Map<string, string>()
+  /** A workload name → its current pod (Ready first, never one being deleted). */
+  private readonly pods = new Map<string, string>()
   private readonly listeners = new Set<NodeStateListener>()
   private polling: Promise<void> | undefined
   private stopped = false
+  /** Counts actions: a pod list read before the latest one does not set states. */
+  private actions = 0
 
   constructor(private readonly deps: KubeClusterDeps) {
     for (const n of listNodes(deps.topology)) {
@@ -88,11 +102,12 @@ export class KubeCluster implements ClusterPort {
         kind: n.kind,
         room: n.room,
         name,
+        workload: n.kind === 'management' ? 'Deployment' : 'StatefulSet',
         address,
         state: 'starting'
       })
-      this.hosts.set(host, `${name}-0`)
-      this.hosts.set(address, `${name}-0`)
+      this.hosts.set(host, name)
+      this.hosts.set(address, name)
     }
   }
 
@@ -110,10 +125,13 @@ export class KubeCluster implements ClusterPort {
 
   /**
    * The run's pod behind a cluster address (a node's address, its Service name or a pod IP on any
-   * port), for the tunnel; pods are read again once for an address not yet known.
+   * port), for the tunnel; pods are read again once when it is not known yet.
    */
   async podOfAddress(host: string, port: number): Promise<string | null> {
-    const known = () => this.hosts.get(`${host}:${port}`) ?? this.hosts.get(host)
+    const known = () => {
+      const name = this.hosts.get(`${host}:${port}`) ?? this.hosts.get(host)
+      return (name ? this.pods.get(name) : undefined) ?? this.podIps.get(host)
+    }
     if (known()) return known()!
     await this.refresh()
     return known() ?? null
@@ -121,19 +139,24 @@ export class KubeCluster implements ClusterPort {
 
   /** Reads the run's pods once and updates every node's state; listeners hear the changes. */
   async refresh(): Promise<void> {
+    const epoch = this.actions
     const pods = await this.deps.api.list(
       { apiVersion: 'v1', kind: 'Pod' },
       this.deps.namespace,
       `${RUN_LABEL}=${this.deps.runId}`
     )
-    for (const pod of pods) {
+    const live = pods.filter((p) => !p.metadata.deletionTimestamp)
+    for (const pod of live) {
       const ip = (pod.status as { podIP?: string } | undefined)?.podIP
-      if (ip && !pod.metadata.deletionTimestamp) this.hosts.set(ip, pod.metadata.name)
+      if (ip) this.podIps.set(ip, pod.metadata.name)
     }
     for (const s of this.servers.values()) {
-      const own = pods.filter((p) => p.metadata.labels?.[NODE_LABEL] === s.name)
-      const state: NodeState = s.held ?? (own.some(READY) ? 'up' : own.length ? 'starting' : 'down')
-      this.set(s, state)
+      const own = live.filter((p) => p.metadata.labels?.[NODE_LABEL] === s.name)
+      const current = own.find(READY) ?? own[0]
+      if (current) this.pods.set(s.name, current.metadata.name)
+      // An action since the list was asked for knows better than the list.
+      if (epoch !== this.actions) continue
+      this.set(s, s.held ?? (own.some(READY) ? 'up' : own.length ? 'starting' : 'down'))
     }
   }
 
@@ -143,19 +166,41 @@ export class KubeCluster implements ClusterPort {
     const check = checkAction(s.state, action as NodeAction)
     if (!check.ok) throw new Error(`cannot ${action} ${nodeId}: ${check.reason}`)
     if (check.noop) return
-    const set = {
-      apiVersion: 'apps/v1',
-      kind: 'StatefulSet',
-      name: s.name,
-      namespace: this.deps.namespace
+    if (action === 'restart') {
+      if (s.state !== 'killed' && s.state !== 'stopped' && s.state !== 'down') {
+        await this.act(nodeId, 'kill')
+      }
+      return this.act(nodeId, 'start')
     }
-    const pod = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      name: `${s.name}-0`,
-      namespace: this.deps.namespace
+    this.actions++
+    const before = { state: s.state, held: s.held }
+    let caveat: string | undefined
+    try {
+      caveat = await this.perform(s, action)
+    } catch (e) {
+      // What the pod does is unknown after a failed call: the next poll tells.
+      s.held = before.held
+      if (!s.held) delete s.held
+      this.set(s, before.state)
+      throw e
     }
-    const target = { namespace: this.deps.namespace, pod: pod.name, container: s.kind }
+    // Done, but not as asked: the run records the fault with this as its error.
+    if (caveat) throw new Error(caveat)
+  }
+
+  /** Does the action; returns what makes it not quite the fault asked for (it still happened). */
+  private async perform(s: ServerEntry, action: FaultAction): Promise<string | undefined> {
+    const { namespace } = this.deps
+    const workload = { apiVersion: 'apps/v1', kind: s.workload, name: s.name, namespace }
+    if (action === 'start') {
+      delete s.held
+      this.set(s, 'starting')
+      await this.deps.api.scale(workload, 1)
+      return undefined
+    }
+    if (!this.pods.has(s.name)) await this.refresh()
+    const podName = this.pods.get(s.name)
+    const target = podName ? { namespace, pod: podName, container: s.kind } : undefined
     switch (action) {
       case 'kill': {
         s.held = 'killed'
@@ -163,41 +208,44 @@ export class KubeCluster implements ClusterPort {
         // SIGKILL first: scaling to zero first would send SIGTERM, and the JVM's shutdown hooks
         // (a broker unregistering) would make the crash a clean stop. Then zero replicas keep it
         // down, and the pod goes without a grace period whatever the signal did.
-        // The stream may end without a status when the container dies under it; the delete
-        // below ends the pod either way.
-        await this.deps.exec(target, KILL_COMMAND).catch(() => undefined)
-        await this.deps.api.scale(set, 0)
-        await this.deps.api.remove(pod, { gracePeriodSeconds: 0 })
-        return
+        const signalled = target
+          ? await this.deps.exec(target, KILL_COMMAND).then(
+              (r) =>
+                r.code === 0 ? null : `exited ${r.code}${r.stderr ? `: ${r.stderr.trim()}` : ''}`,
+              (e: Error) => (CUT_BY_THE_KILL.test(e.message) ? null : e.message)
+            )
+          : 'no pod to signal'
+        await this.deps.api.scale(workload, 0)
+        if (podName) {
+          await this.deps.api.remove(
+            { apiVersion: 'v1', kind: 'Pod', name: podName, namespace },
+            { gracePeriodSeconds: 0 }
+          )
+        }
+        this.pods.delete(s.name)
+        return signalled
+          ? `SIGKILL through exec failed (${signalled}); the pod was deleted instead, so its processes got SIGTERM first: a stop more than a crash`
+          : undefined
       }
       case 'stop':
         s.held = 'stopped'
         this.set(s, 'stopped')
-        await this.deps.api.scale(set, 0)
-        return
-      case 'start':
-        delete s.held
-        this.set(s, 'starting')
-        await this.deps.api.scale(set, 1)
-        return
-      case 'restart':
-        if (s.state !== 'killed' && s.state !== 'stopped' && s.state !== 'down') {
-          await this.act(nodeId, 'kill')
-        }
-        await this.act(nodeId, 'start')
-        return
+        await this.deps.api.scale(workload, 0)
+        this.pods.delete(s.name)
+        return undefined
       case 'pause':
       case 'resume': {
+        if (!target) throw new Error(`${s.nodeId} has no pod to ${action}`)
         const r = await this.deps.exec(target, action === 'pause' ? PAUSE_COMMAND : RESUME_COMMAND)
         if (r.code !== 0) {
           throw new Error(
-            `${action} through exec in pod ${pod.name} exited ${r.code}${r.stderr ? `: ${r.stderr.trim()}` : ''}`
+            `${action} through exec in pod ${target.pod} exited ${r.code}${r.stderr ? `: ${r.stderr.trim()}` : ''}`
           )
         }
         if (action === 'pause') s.held = 'paused'
         else delete s.held
         this.set(s, action === 'pause' ? 'paused' : 'up')
-        return
+        return undefined
       }
       default:
         throw new Error(`${action} is not a node action`)

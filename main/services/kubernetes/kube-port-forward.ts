@@ -1,6 +1,7 @@
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import type { KubeEndpoint } from './kube-http'
+import type { WebSocket } from 'ws'
 import { CHANNEL_PROTOCOL, openPodSocket, podStreamUrl, readRefusal } from './kube-socket'
 
 /** Port-forward framing (one port per stream): channel 0 carries data, channel 1 the kubelet's error text. */
@@ -24,7 +25,8 @@ export function pipeToPod(
   endpoint: KubeEndpoint,
   target: ForwardTarget,
   local: Socket,
-  onError: (message: string) => void
+  onError: (message: string) => void,
+  track: (ws: WebSocket) => void = () => undefined
 ): void {
   const where = `pod ${target.pod} in ${target.namespace}`
   const query = new URLSearchParams({ ports: String(target.port) })
@@ -32,6 +34,18 @@ export function pipeToPod(
   local.pause()
   void openPodSocket(endpoint, url, [CHANNEL_PROTOCOL]).then(
     (ws) => {
+      track(ws)
+      // The local side may have gone while the credentials were fetched.
+      if (local.destroyed) {
+        ws.terminate()
+        return
+      }
+      let reported = false
+      const report = (message: string) => {
+        if (reported) return
+        reported = true
+        onError(message)
+      }
       const headerLeft = [2, 2]
       let errorText = ''
       ws.on('open', () => {
@@ -52,17 +66,17 @@ export function pipeToPod(
       })
       ws.on('unexpected-response', (_req, res) =>
         readRefusal(res, 'portforward', where, (message) => {
-          onError(`${endpoint.server}: ${message}`)
+          report(`${endpoint.server}: ${message}`)
           ws.terminate()
           local.destroy()
         })
       )
       ws.on('error', (e) => {
-        onError(`${endpoint.server}: port ${target.port} of ${where}: ${e.message}`)
+        report(`${endpoint.server}: port ${target.port} of ${where}: ${e.message}`)
         local.destroy()
       })
       ws.on('close', () => {
-        if (errorText) onError(`port ${target.port} of ${where}: ${errorText.trim()}`)
+        if (errorText) report(`port ${target.port} of ${where}: ${errorText.trim()}`)
         local.end()
       })
       local.on('error', () => ws.terminate())
@@ -84,6 +98,7 @@ export function pipeToPod(
 export class PodTunnel {
   private readonly listeners = new Map<string, Promise<{ server: Server; port: number }>>()
   private readonly sockets = new Set<Socket>()
+  private readonly streams = new Set<WebSocket>()
   private closed = false
 
   constructor(
@@ -98,6 +113,7 @@ export class PodTunnel {
   async localAddress(host: string, port: number): Promise<string> {
     if (this.closed) throw new Error('the tunnel into the cluster is closed')
     const pod = await this.podOf(host, port)
+    if (this.closed) throw new Error('the tunnel into the cluster is closed')
     if (!pod) {
       throw new Error(
         `${host}:${port} is not an address of this run's pods in namespace ${this.namespace}; DR Studio reaches only its own pods, through the API server`
@@ -121,6 +137,7 @@ export class PodTunnel {
   async close(): Promise<void> {
     this.closed = true
     for (const s of this.sockets) s.destroy()
+    for (const ws of this.streams) ws.terminate()
     const servers = await Promise.allSettled(this.listeners.values())
     await Promise.all(
       servers.map((s) =>
@@ -136,7 +153,11 @@ export class PodTunnel {
     const server = createServer((socket) => {
       this.sockets.add(socket)
       socket.on('close', () => this.sockets.delete(socket))
-      pipeToPod(this.endpoint, target, socket, this.onError)
+      pipeToPod(this.endpoint, target, socket, this.onError, (ws) => {
+        this.streams.add(ws)
+        ws.on('close', () => this.streams.delete(ws))
+        if (this.closed) ws.terminate()
+      })
     })
     return new Promise((resolve, reject) => {
       server.once('error', reject)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { resolveContext, type KubeconfigIo } from './kubeconfig'
+import { listContexts, resolveContext, type KubeconfigIo } from './kubeconfig'
 
 const KUBECONFIG = `
 apiVersion: v1
@@ -101,5 +101,29 @@ describe('resolveContext', () => {
     expect(() =>
       resolveContext(KUBECONFIG.replace('current-context: lab', ''), 'k', undefined, fakeIo().io)
     ).toThrow('k has no current context; name one with --context (lab, cloud, nowhere)')
+  })
+})
+
+describe('listContexts', () => {
+  it('lists every context with its server and namespace, the current one marked, without resolving credentials', () => {
+    const text = `apiVersion: v1
+kind: Config
+current-context: prod
+clusters:
+  - { name: c1, cluster: { server: "https://10.0.0.1:6443" } }
+users:
+  - { name: u, user: { exec: { command: /nonexistent/plugin } } }
+contexts:
+  - { name: prod, context: { cluster: c1, user: u, namespace: dr } }
+  - { name: broken, context: { cluster: missing, user: u } }
+`
+    expect(listContexts(text, '/k')).toEqual([
+      { name: 'prod', server: 'https://10.0.0.1:6443', namespace: 'dr', current: true },
+      { name: 'broken', server: null, namespace: null, current: false }
+    ])
+    expect(listContexts('', '/k')).toEqual([])
+    expect(() => listContexts('a: [', '/home/me/.kube/config')).toThrow(
+      /^\/home\/me\/\.kube\/config is not a kubeconfig \(/
+    )
   })
 })

@@ -173,3 +173,66 @@ function execToken(exec: ExecConfig, context: string, io: KubeconfigIo): () => P
     return running
   }
 }
+
+/** A kubeconfig's contexts as the app's run target selector lists them. */
+export interface KubeContextEntry {
+  name: string
+  /** The cluster's API server, or null when the context names no cluster with one. */
+  server: string | null
+  namespace: string | null
+  current: boolean
+}
+
+/**
+ * Every context of a kubeconfig, current one marked; nothing is resolved (no credential plugin
+ * runs) until a run picks one. Throws naming the file when it is not YAML.
+ */
+export function listContexts(text: string, file: string): KubeContextEntry[] {
+  let doc: Record<string, unknown>
+  try {
+    doc = (parse(text) ?? {}) as Record<string, unknown>
+  } catch (e) {
+    throw new Error(`${file} is not a kubeconfig (${(e as Error).message.split('\n')[0]})`)
+  }
+  const clusters = entries<ClusterEntry>(doc, 'clusters', 'cluster')
+  const current = doc['current-context']
+  return [...entries<{ cluster?: string; namespace?: string }>(doc, 'contexts', 'context')].map(
+    ([name, c]) => ({
+      name,
+      server: clusters.get(c.cluster ?? '')?.server ?? null,
+      namespace: c.namespace ?? null,
+      current: name === current
+    })
+  )
+}
+
+/** The user's kubeconfig's contexts for the app, or why there are none (never throws). */
+export function readContexts(path = kubeconfigPath()): {
+  kubeconfig: string
+  contexts: KubeContextEntry[]
+  problem: string | null
+} {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (e) {
+    const missing = (e as NodeJS.ErrnoException).code === 'ENOENT'
+    return {
+      kubeconfig: path,
+      contexts: [],
+      problem: missing
+        ? `no kubeconfig at ${path}: set KUBECONFIG or create it (kubectl config) to run on Kubernetes`
+        : `cannot read ${path}: ${(e as Error).message}`
+    }
+  }
+  try {
+    const contexts = listContexts(text, path)
+    return {
+      kubeconfig: path,
+      contexts,
+      problem: contexts.length ? null : `${path} defines no contexts`
+    }
+  } catch (e) {
+    return { kubeconfig: path, contexts: [], problem: (e as Error).message }
+  }
+}

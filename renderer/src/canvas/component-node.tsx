@@ -8,6 +8,7 @@ import { effectiveNodeState, nodeAriaLabel, readinessNote } from '../model/flow-
 import { useLiveStore } from '../stores/live-store'
 import { useReplayStore } from '../stores/replay-store'
 import { useRunStore } from '../stores/run-store'
+import { useScenarioStore } from '../stores/scenario-store'
 import { describeStalls, useStallStore } from '../stores/stall-store'
 import { useUiStore } from '../stores/ui-store'
 import { ControllerBadge } from './controller-badge'
@@ -54,7 +55,10 @@ function ComponentNodeView({ data, selected }: NodeProps<ComponentFlowNode>) {
   const isClient = kind === 'producer' || kind === 'consumer'
   // Run state comes straight from the run store, so an engine event re-renders this node only.
   const reported = useRunStore((s) => s.states[nodeId])
-  const running = useRunStore((s) => s.running)
+  // A scenario on a Kubernetes context runs with the sandbox stopped: its figures count too.
+  const sandboxRunning = useRunStore((s) => s.running)
+  const scenarioRunning = useScenarioStore((s) => s.running)
+  const running = sandboxRunning || scenarioRunning
   const routed = useLiveStore((s) => isClient && s.choices[nodeId] !== undefined)
   // A replay shows the recorded state at its playhead instead of the sandbox's.
   const replayed = useReplayStore((s) => (s.active ? (s.nodeStates[nodeId] ?? 'up') : undefined))

@@ -83,7 +83,16 @@ export function subscribeEngineEvents(): () => void {
     })
   )
   offs.push(on('scenario:progress', (p) => scenarioProgress.push(p)))
-  offs.push(on('scenario:state', (p) => useScenarioStore.getState().applyState(p)))
+  offs.push(
+    on('scenario:state', (p) => {
+      useScenarioStore.getState().applyState(p)
+      // A run elsewhere (a Kubernetes context) is over: its nodes leave the canvas with it.
+      if (!p.running && !useRunStore.getState().running) {
+        useRunStore.setState({ nodes: {}, states: {} })
+        useLiveStore.getState().reset()
+      }
+    })
+  )
   offs.push(on('scenario:report', (p) => useScenarioStore.getState().applyReport(p)))
   offs.push(on('runs:changed', (p) => useRunsStore.getState().applyChanged(p.runId)))
   offs.push(on('cluster:discover-progress', (p) => useConnectStore.getState().applyProgress(p)))

@@ -4,12 +4,51 @@ import { Scorecard } from '../components/scorecard'
 import { useScenarioStore } from '../stores/scenario-store'
 import { DockSection } from './dock-section'
 
+/** Where Run runs: this machine's sandbox, or a context of the user's kubeconfig. */
+const RunTarget = memo(function RunTarget() {
+  const contexts = useScenarioStore((s) => s.contexts)
+  const target = useScenarioStore((s) => s.target)
+  const running = useScenarioStore((s) => s.running)
+  const busy = useScenarioStore((s) => s.busy)
+  return (
+    <div className="run-target">
+      <label htmlFor="run-target">Run on</label>
+      <select
+        id="run-target"
+        value={target ?? ''}
+        disabled={running || busy !== null}
+        onFocus={() => void useScenarioStore.getState().loadContexts()}
+        onChange={(e) => useScenarioStore.getState().setTarget(e.target.value || null)}
+      >
+        <option value="">This machine</option>
+        {(contexts?.contexts ?? []).map((c) => (
+          <option key={c.name} value={c.name}>
+            {`Kubernetes: ${c.name}${c.current ? ' (current)' : ''}${c.server ? ` · ${c.server}` : ' · no server'}`}
+          </option>
+        ))}
+      </select>
+      {contexts?.problem && (
+        <span className="muted run-target-note" role="note">
+          {contexts.problem}
+        </span>
+      )}
+      {target && (
+        <span className="muted run-target-note" role="note">
+          Deploys the scenario's topology in its namespace, runs it, then deletes the run
+          (docs/kubernetes.md).
+        </span>
+      )}
+    </div>
+  )
+})
+
 const ScenarioList = memo(function ScenarioList() {
   const scenarios = useScenarioStore((s) => s.scenarios)
   const loaded = useScenarioStore((s) => s.loaded)
   const running = useScenarioStore((s) => s.running)
   const busy = useScenarioStore((s) => s.busy)
   const current = useScenarioStore((s) => s.scenario)
+  const target = useScenarioStore((s) => s.target)
   if (!loaded) return <p className="muted pad">Loading scenarios…</p>
   if (!scenarios.length) return <p className="muted pad">No built-in scenarios.</p>
   return (
@@ -25,7 +64,7 @@ const ScenarioList = memo(function ScenarioList() {
             type="button"
             className="btn btn-small"
             aria-label={`Run ${sc.name}`}
-            title={`Run ${sc.name} on the sandbox`}
+            title={`Run ${sc.name} ${target ? `on Kubernetes context ${target}` : 'on the sandbox'}`}
             disabled={running || busy !== null}
             onClick={() => void useScenarioStore.getState().run(sc.id)}
           >
@@ -40,8 +79,12 @@ const ScenarioList = memo(function ScenarioList() {
             type="button"
             className="btn btn-small"
             aria-label={`Sweep ${sc.name}`}
-            title={`Run ${sc.name} once for every value of a client setting, side by side`}
-            disabled={running || busy !== null}
+            title={
+              target
+                ? 'A sweep runs its settings side by side on this machine; choose This machine to sweep'
+                : `Run ${sc.name} once for every value of a client setting, side by side`
+            }
+            disabled={running || busy !== null || target !== null}
             onClick={() => useScenarioStore.getState().openSweep(sc.id)}
           >
             <SlidersHorizontal size={12} aria-hidden="true" />
@@ -92,9 +135,11 @@ export const ScenariosPanel = memo(function ScenariosPanel({
   const busy = useScenarioStore((s) => s.busy)
   const loaded = useScenarioStore((s) => s.loaded)
   const report = useScenarioStore((s) => s.report)
+  const contexts = useScenarioStore((s) => s.contexts)
   useEffect(() => {
     if (open && !loaded) void useScenarioStore.getState().load()
-  }, [open, loaded])
+    if (open && !contexts) void useScenarioStore.getState().loadContexts()
+  }, [open, loaded, contexts])
   return (
     <DockSection
       title="Scenarios"
@@ -123,7 +168,10 @@ export const ScenariosPanel = memo(function ScenariosPanel({
       }
     >
       <div className="scenarios-body">
-        <ScenarioList />
+        <div>
+          <RunTarget />
+          <ScenarioList />
+        </div>
         <div className="scenario-result">
           <ScenarioProgress />
           <LastScorecard />

@@ -1,5 +1,6 @@
 import { create } from 'zustand'
 import type { NodeAction, NodeState, NodeStatus } from '../../../common/contract'
+import { nodeStatusSchema } from '../../../common/contract/sandbox'
 import { renderNodeAction } from '../../../common/topology'
 import { confirmationText, needsConfirmation } from '../../../common/topology/action-policy'
 import { invoke } from '../lib/bridge'
@@ -208,11 +209,18 @@ export const useRunStore = create<RunState>()((set, get) => ({
 
   applyLedgerEvents(batch) {
     let phase = get().phase
+    const nodes: NodeStatus[] = []
     for (const e of batch) {
       const value = e.kind === 'phase' ? (e.data as { phase?: unknown } | null)?.phase : undefined
       if (typeof value === 'string') phase = { runId: e.runId, phase: value }
+      // A run's node states are the canvas's too: a Kubernetes run's pods have no sandbox events.
+      if (e.kind === 'node-state') {
+        const n = nodeStatusSchema.safeParse(e.data)
+        if (n.success) nodes.push(n.data)
+      }
     }
     if (phase !== get().phase) set({ phase })
+    get().applyNodeStates(nodes)
   },
 
   applyProgress(batch) {

@@ -6,6 +6,11 @@ import { useUiStore } from './ui-store'
 
 const calls: { channel: string; payload: unknown }[] = []
 let refuse: string | null = null
+let contexts = {
+  kubeconfig: '/home/me/.kube/config',
+  contexts: [{ name: 'lab', server: 'https://10.0.0.1:6443', namespace: null, current: true }],
+  problem: null as string | null
+}
 
 const fake: RawBridge = {
   transport: 'offline',
@@ -13,6 +18,7 @@ const fake: RawBridge = {
   invoke: async (channel, payload) => {
     calls.push({ channel, payload })
     if (refuse) throw new Error(refuse)
+    if (channel === 'kubernetes:contexts') return contexts
     return { started: true, scenario: 'room1-broker-paused' }
   },
   on: () => () => {},
@@ -27,6 +33,8 @@ beforeEach(() => {
     running: false,
     busy: null,
     sweepFor: null,
+    contexts: null,
+    target: null,
     scenarios: [
       {
         id: 'room1-broker-paused',
@@ -77,5 +85,42 @@ describe('scenario store: sweeps', () => {
   it('a plain run sends only the id', async () => {
     await useScenarioStore.getState().run('room1-broker-paused')
     expect(calls).toEqual([{ channel: 'scenario:run', payload: { id: 'room1-broker-paused' } }])
+  })
+})
+
+describe('scenario store: the run target', () => {
+  it('runs on the chosen Kubernetes context, and on this machine again when none is chosen', async () => {
+    await useScenarioStore.getState().loadContexts()
+    expect(useScenarioStore.getState().contexts!.contexts.map((c) => c.name)).toEqual(['lab'])
+    useScenarioStore.getState().setTarget('lab')
+    expect(await useScenarioStore.getState().run('room1-broker-paused')).toBeNull()
+    expect(calls.at(-1)).toEqual({
+      channel: 'scenario:run',
+      payload: { id: 'room1-broker-paused', target: { kind: 'kubernetes', context: 'lab' } }
+    })
+    useScenarioStore.setState({ running: false })
+    useScenarioStore.getState().setTarget(null)
+    await useScenarioStore.getState().run('room1-broker-paused')
+    expect(calls.at(-1)).toEqual({
+      channel: 'scenario:run',
+      payload: { id: 'room1-broker-paused' }
+    })
+  })
+
+  it('forgets a target whose context left the kubeconfig', async () => {
+    useScenarioStore.setState({ target: 'gone' })
+    await useScenarioStore.getState().loadContexts()
+    expect(useScenarioStore.getState().target).toBeNull()
+    contexts = { kubeconfig: '/k', contexts: [], problem: 'no kubeconfig at /k' }
+    await useScenarioStore.getState().loadContexts()
+    expect(useScenarioStore.getState().contexts!.problem).toBe('no kubeconfig at /k')
+  })
+
+  it('never sends a sweep to Kubernetes', async () => {
+    useScenarioStore.setState({ target: 'lab' })
+    await useScenarioStore
+      .getState()
+      .run('room1-broker-paused', { vary: ['lane=remoting,java'], runs: 1 })
+    expect(calls.at(-1)!.payload).not.toHaveProperty('target')
   })
 })

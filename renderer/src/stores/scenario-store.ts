@@ -6,6 +6,7 @@ import { parseReport } from '../model/plot-data'
 import { toast } from './ui-store'
 
 export type BuiltinScenario = RequestOutput<'scenario:list'>[number]
+export type KubeContexts = RequestOutput<'kubernetes:contexts'>
 export type ScenarioProgress = EventPayload<'scenario:progress'>
 
 const MAX_PROGRESS = 200
@@ -22,7 +23,14 @@ export interface ScenarioState {
   report: ScenarioReport | null
   /** The scenario whose Sweep dialog is open. */
   sweepFor: string | null
+  /** The user's kubeconfig contexts (null until read), for the run target selector. */
+  contexts: KubeContexts | null
+  /** Where Run runs: null for this machine, else a kubeconfig context's name. */
+  target: string | null
   load(): Promise<void>
+  /** Reads the kubeconfig's contexts again (the selector's list). */
+  loadContexts(): Promise<void>
+  setTarget(context: string | null): void
   /**
    * Starts a built-in scenario, as a what-if sweep with `sweep`. Resolves with why it could not
    * start (also toasted for a plain run), or null.
@@ -46,6 +54,8 @@ export const useScenarioStore = create<ScenarioState>()((set, get) => ({
   progress: [],
   report: null,
   sweepFor: null,
+  contexts: null,
+  target: null,
 
   async load() {
     try {
@@ -56,14 +66,41 @@ export const useScenarioStore = create<ScenarioState>()((set, get) => ({
     }
   },
 
+  async loadContexts() {
+    try {
+      const contexts = await invoke('kubernetes:contexts', {})
+      const target = get().target
+      // A context that is gone from the file is no longer a target.
+      const kept = target && contexts.contexts.some((c) => c.name === target) ? target : null
+      set({ contexts, target: kept })
+    } catch (err) {
+      toast('error', `Could not read the kubeconfig: ${(err as Error).message}`)
+    }
+  },
+
+  setTarget(context) {
+    set({ target: context })
+  },
+
   async run(id, sweep) {
     if (get().running || get().busy) return 'a scenario is already running'
     const name = get().scenarios.find((s) => s.id === id)?.name ?? id
     set({ busy: 'starting', progress: [], report: null, scenario: name })
     try {
-      const r = await invoke('scenario:run', sweep ? { id, ...sweep } : { id })
+      const context = sweep ? null : get().target
+      const r = await invoke(
+        'scenario:run',
+        sweep
+          ? { id, ...sweep }
+          : context
+            ? { id, target: { kind: 'kubernetes', context } }
+            : { id }
+      )
       set({ running: true, scenario: r.scenario, sweepFor: null })
-      toast('info', `${sweep ? 'Sweep of' : 'Scenario'} ${r.scenario} started`)
+      toast(
+        'info',
+        `${sweep ? 'Sweep of' : 'Scenario'} ${r.scenario} started${context ? ` on Kubernetes context ${context}` : ''}`
+      )
       return null
     } catch (err) {
       const message = (err as Error).message

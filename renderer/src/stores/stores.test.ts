@@ -237,6 +237,17 @@ describe('run store', () => {
     run.applyStatus({ running: false, runId: null, startedAt: null, nodes: [] })
     expect(useRunStore.getState().phase).toBeNull()
   })
+  it('takes node states from a run’s ledger rows: a Kubernetes run’s pods have no sandbox events', () => {
+    const run = useRunStore.getState()
+    run.applyStatus({ running: false, runId: null, startedAt: null, nodes: [] })
+    const row = (data: unknown) => ({ runId: 9, kind: 'node-state', data })
+    run.applyLedgerEvents([
+      row({ nodeId: 'broker-1', kind: 'broker', room: 'room1', state: 'up' }),
+      row({ nodeId: 'broker-1', kind: 'broker', room: 'room1', state: 'killed' }),
+      row({ nodeId: 'ns-1', state: 'not-a-state' })
+    ])
+    expect(useRunStore.getState().states).toEqual({ 'broker-1': 'killed' })
+  })
   it('announces failed nodes', () => {
     useRunStore.getState().applyNodeStates([
       {

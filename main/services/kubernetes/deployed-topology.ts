@@ -2,15 +2,17 @@ import { randomBytes } from 'node:crypto'
 import { setMaxListeners } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
-import type { Topology } from '../../common/topology/schema'
-import { pause } from '../services/clients/room-aware/ports'
-import { kubernetesObjectFiles } from '../services/export/kubernetes/render-kubernetes'
-import { ClusterDeployment, type DeployProgress } from '../services/kubernetes/cluster-deployment'
-import type { KubeApi, KubeObject } from '../services/kubernetes/kube-api'
-import { KubeHttp } from '../services/kubernetes/kube-http'
-import { kubeconfigPath, resolveContext, type KubeContext } from '../services/kubernetes/kubeconfig'
-import { engineAliveOn, engineIdentity } from '../services/kubernetes/run-labels'
-import { isPidAlive } from '../services/pid-alive'
+import type { Topology } from '../../../common/topology/schema'
+import { pause } from '../clients/room-aware/ports'
+import { kubernetesObjectFiles } from '../export/kubernetes/render-kubernetes'
+import { ClusterDeployment, type DeployProgress } from './cluster-deployment'
+import type { KubeApi, KubeObject } from './kube-api'
+import { KubeApiError } from './kube-api'
+import { CHAOS_API } from './chaos-faults'
+import { KubeHttp } from './kube-http'
+import { kubeconfigPath, resolveContext, type KubeContext } from './kubeconfig'
+import { engineAliveOn, engineIdentity } from './run-labels'
+import { isPidAlive } from '../pid-alive'
 
 export type Out = { write(s: string): unknown }
 
@@ -78,28 +80,6 @@ export function printer(out: Out): (p: DeployProgress) => void {
 /** A label-safe run id: time and a random tail. */
 export function newRunId(): string {
   return `r${Date.now().toString(36)}${randomBytes(3).toString('hex')}`
-}
-
-/** SIGINT/SIGTERM: the first stops the command; later ones say the run is being removed. */
-export function processStopSignal(out: Out): StopSignal {
-  let stop!: () => void
-  const stopped = new Promise<void>((resolve) => (stop = resolve))
-  let count = 0
-  const handler = () => {
-    if (count++ === 0) return stop()
-    out.write(
-      'still removing the run; if this process is killed, `drstudio kubernetes sweep` removes it later\n'
-    )
-  }
-  process.on('SIGINT', handler)
-  process.on('SIGTERM', handler)
-  return {
-    stopped,
-    dispose: () => {
-      process.off('SIGINT', handler)
-      process.off('SIGTERM', handler)
-    }
-  }
 }
 
 /** What a body running on a deployed topology gets. */
@@ -221,4 +201,18 @@ async function deployAndRun(input: {
     }
   }
   return code
+}
+
+/** Refuses a cluster without Chaos Mesh before anything is created. */
+export async function chaosMeshServed(api: KubeApi, context: KubeContext): Promise<void> {
+  try {
+    await api.list({ apiVersion: CHAOS_API, kind: 'NetworkChaos' }, null, '')
+  } catch (e) {
+    if (e instanceof KubeApiError && e.status === 404) {
+      throw new Error(
+        `context ${context.name} does not serve ${CHAOS_API} (Chaos Mesh is not installed): install Chaos Mesh 2.8 or later (docs/kubernetes.md, Prerequisites)`
+      )
+    }
+    throw e
+  }
 }

@@ -1,24 +1,23 @@
 import { join } from 'node:path'
-import type { LoadedScenario } from '../../common/scenario/run-plan'
-import type { ScenarioReport } from '../../common/scenario/schema'
-import { isNetworkStep } from '../../common/scenario/schema'
-import { systemClock } from '../services/clients/room-aware/ports'
-import { runScenario } from '../services/engine/scenario-driver'
-import { defaultDataDir } from '../services/ledger/data-dir'
-import { openDatabase, Recorder } from '../services/ledger/recorder'
-import type { RunMetrics } from '../services/metrics/run-metrics'
-import { configuredBase } from '../services/export/chaos-mesh/timeline-windows'
-import { openKubeRun } from '../services/kubernetes/kube-run'
-import { chaosMeshServed } from './kubernetes-commands'
-import type { KubernetesTargetOptions, Out } from './kubernetes-target'
+import type { LoadedScenario } from '../../../common/scenario/run-plan'
+import type { ScenarioReport } from '../../../common/scenario/schema'
+import { isNetworkStep } from '../../../common/scenario/schema'
+import { systemClock } from '../clients/room-aware/ports'
+import type { Run } from '../engine/run/run'
+import { runScenario } from '../engine/scenario-driver'
+import { configuredBase } from '../export/chaos-mesh/timeline-windows'
+import type { Recorder } from '../ledger/recorder'
+import type { RunMetrics } from '../metrics/run-metrics'
+import type { KubernetesTargetOptions, Out, StopSignal } from './deployed-topology'
 import {
+  chaosMeshServed,
   INTERRUPTED,
   newRunId,
   onDeployedTopology,
-  processStopSignal,
   thisEngine,
   withNamespace
-} from './kubernetes-target'
+} from './deployed-topology'
+import { openKubeRun } from './kube-run'
 
 /** Whether the run creates Chaos Mesh objects: a network step, or a configured room link. */
 function usesChaosMesh(loaded: LoadedScenario): boolean {
@@ -28,15 +27,21 @@ function usesChaosMesh(loaded: LoadedScenario): boolean {
   )
 }
 
-/** `scenario run --on kubernetes`: where and how long. */
+/** A scenario run on Kubernetes: where, how long, and what watches it. */
 export interface KubernetesScenarioOptions extends KubernetesTargetOptions {
   readyTimeoutS?: number
   faultTimeoutS?: number
-  dataDir?: string
+  /** The run's worker logs go under `<logRoot>/kubernetes/<run>/`. */
+  logRoot: string
+  recorder: Recorder
   metrics?: RunMetrics
+  /** Compute throttled live figures (the app's canvas draws them). */
+  liveMetrics?: boolean
+  /** Called with the run once it is open: subscribe to its events here. */
+  onOpen?: (run: Run) => void
 }
 
-/** A Kubernetes run's outcome: the report, or why there is none, and the command's exit code. */
+/** A Kubernetes run's outcome: the report, or why there is none, and the exit code. */
 export type KubernetesScenarioOutcome =
   { kind: 'ran'; report: ScenarioReport } | { kind: 'not-run'; error: string; code: number }
 
@@ -44,17 +49,18 @@ export type KubernetesScenarioOutcome =
  * One scenario on a Kubernetes cluster: its topology deployed and labelled with a new run, the
  * scenario run there with the same phases, gates, ledger and report as on this machine (room
  * workers over attach, node faults through exec and the scale subresource, network faults as Chaos
- * Mesh objects), and the run deleted afterwards whatever happened.
+ * Mesh objects), and the run deleted afterwards whatever happened. `log` gets the deployment's and
+ * the run's progress; `stop` ends it early (the run is cancelled, the deployment still removed).
+ * The one path for the CLI's `scenario run --on kubernetes` and the app's Kubernetes target.
  */
 export async function runScenarioOnKubernetes(
   loaded: LoadedScenario,
   options: KubernetesScenarioOptions,
-  log: Out
+  log: Out,
+  stop: StopSignal
 ): Promise<KubernetesScenarioOutcome> {
   const topology = withNamespace(loaded.topology, options.namespace)
   const scenario = { ...loaded, topology }
-  const dataDir = options.dataDir ?? defaultDataDir()
-  const recorder = new Recorder(openDatabase(join(dataDir, 'drstudio.db')))
   let report: ScenarioReport | undefined
   let failure: string | undefined
   const cannot = (why: string) =>
@@ -64,7 +70,7 @@ export async function runScenarioOnKubernetes(
       topology,
       options,
       log,
-      processStopSignal(log),
+      stop,
       async (run) => {
         const kube = await openKubeRun({
           endpoint: run.context.endpoint,
@@ -72,9 +78,9 @@ export async function runScenarioOnKubernetes(
           runId: run.runId,
           topology,
           engine: thisEngine(),
-          recorder,
+          recorder: options.recorder,
           clock: systemClock,
-          logDir: join(dataDir, 'kubernetes', run.runId),
+          logDir: join(options.logRoot, 'kubernetes', run.runId),
           faultTimeoutMs: (options.faultTimeoutS ?? 60) * 1000
         })
         // When each Chaos Mesh object took effect or healed, by this machine's clock (also in
@@ -91,8 +97,8 @@ export async function runScenarioOnKubernetes(
             scenario,
             {
               signal: run.signal,
-              onOpen: (r) =>
-                r.on('progress', (p) => log.write(`  ${p.phase.padEnd(8)} ${p.message}\n`))
+              ...(options.liveMetrics ? { liveMetrics: true } : {}),
+              ...(options.onOpen ? { onOpen: options.onOpen } : {})
             }
           )
           return 0
@@ -124,7 +130,5 @@ export async function runScenarioOnKubernetes(
   } catch (e) {
     // The kubeconfig, the preflight or the sweep: nothing was created.
     return { kind: 'not-run', code: 2, error: cannot((e as Error).message) }
-  } finally {
-    recorder.close()
   }
 }
