@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -14,7 +14,11 @@ import type { RunDeps } from './run/run'
 import { runScenario } from './scenario-driver'
 
 const recorders: Recorder[] = []
-afterEach(() => recorders.splice(0).forEach((r) => r.close()))
+const dirs: string[] = []
+afterEach(() => {
+  recorders.splice(0).forEach((r) => r.close())
+  dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true }))
+})
 
 function setup(yamlBody: string): {
   deps: RunDeps
@@ -23,6 +27,7 @@ function setup(yamlBody: string): {
   loaded: LoadedScenario
 } {
   const dir = mkdtempSync(join(tmpdir(), 'drstudio-runner-'))
+  dirs.push(dir)
   const recorder = new Recorder(openDatabase(join(dir, 'drstudio.db')))
   recorders.push(recorder)
   const world = fakeWorld()

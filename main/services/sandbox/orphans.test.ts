@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -89,5 +89,6 @@ describe('pid file', () => {
       JSON.stringify({ entries: [{ pid: 1, runDir: '/r', ownerPid: 2 }, { pid: 'x' }] })
     )
     expect(readPidFile(file)).toEqual([])
+    rmSync(dir, { recursive: true, force: true })
   })
 })

@@ -210,11 +210,13 @@ export const useRunStore = create<RunState>()((set, get) => ({
   applyLedgerEvents(batch) {
     let phase = get().phase
     const nodes: NodeStatus[] = []
+    const sandboxRuns = get().running
     for (const e of batch) {
       const value = e.kind === 'phase' ? (e.data as { phase?: unknown } | null)?.phase : undefined
       if (typeof value === 'string') phase = { runId: e.runId, phase: value }
-      // A run's node states are the canvas's too: a Kubernetes run's pods have no sandbox events.
-      if (e.kind === 'node-state') {
+      // A run elsewhere (a Kubernetes context) has no sandbox events: its ledger's node states are
+      // the canvas's. The sandbox's own events carry more (address, readiness) and win while it runs.
+      if (e.kind === 'node-state' && !sandboxRuns) {
         const n = nodeStatusSchema.safeParse(e.data)
         if (n.success) nodes.push(n.data)
       }

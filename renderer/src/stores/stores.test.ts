@@ -247,6 +247,17 @@ describe('run store', () => {
       row({ nodeId: 'ns-1', state: 'not-a-state' })
     ])
     expect(useRunStore.getState().states).toEqual({ 'broker-1': 'killed' })
+    // While the sandbox runs its own events, which carry more (readiness, address), win.
+    run.applyStatus({
+      running: true,
+      runId: 9,
+      startedAt: 1,
+      nodes: [{ nodeId: 'broker-1', kind: 'broker', room: 'room1', state: 'up', readyInMs: 900 }]
+    })
+    run.applyLedgerEvents([
+      row({ nodeId: 'broker-1', kind: 'broker', room: 'room1', state: 'killed' })
+    ])
+    expect(useRunStore.getState().nodes['broker-1']).toMatchObject({ state: 'up', readyInMs: 900 })
   })
   it('announces failed nodes', () => {
     useRunStore.getState().applyNodeStates([
