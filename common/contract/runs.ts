@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ledgerEventSchema } from '../scenario/events'
 import { event, request } from './define'
+import { DNS_LABEL } from '../topology/kubernetes-settings'
 
 export const runRowSchema = z.object({
   id: z.number(),
@@ -117,10 +118,7 @@ export type LiveMetrics = z.infer<typeof liveMetricsSchema>
 export const runTargetSchema = z.object({
   kind: z.literal('kubernetes'),
   context: z.string().min(1),
-  namespace: z
-    .string()
-    .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a Kubernetes namespace name')
-    .optional()
+  namespace: z.string().regex(DNS_LABEL, 'a Kubernetes namespace name').optional()
 })
 export type RunTarget = z.infer<typeof runTargetSchema>
 

@@ -9,8 +9,8 @@ import type { Problem } from './problem'
 const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/
 /** A DNS-1123 subdomain (label prefixes). */
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
-/** A DNS-1123 label (namespaces). */
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/
+/** A DNS-1123 label: a Kubernetes namespace name (the topology's, `--namespace`, a run target's). */
+export const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/
 /** A Kubernetes resource quantity: 500m, 0.5, 256Mi, 1G. */
 const QUANTITY = /^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { setMaxListeners } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
+import { DNS_LABEL } from '../../../common/topology/kubernetes-settings'
 import type { Topology } from '../../../common/topology/schema'
 import { pause } from '../clients/room-aware/ports'
 import { kubernetesObjectFiles } from '../export/kubernetes/render-kubernetes'
@@ -28,8 +29,6 @@ export interface StopSignal {
   /** Removes the handlers once the command is done. */
   dispose(): void
 }
-
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/
 
 /** The topology with `--namespace` in place of its own, so every in-cluster address follows. */
 export function withNamespace(topology: Topology, namespace: string | undefined): Topology {

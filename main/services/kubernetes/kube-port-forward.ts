@@ -1,5 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
+import { parseAddress } from '../remoting/connection'
 import type { KubeEndpoint } from './kube-http'
 import type { WebSocket } from 'ws'
 import { CHANNEL_PROTOCOL, openPodSocket, podStreamUrl, readRefusal } from './kube-socket'
@@ -130,8 +131,7 @@ export class PodTunnel {
 
   /** A connected socket to the cluster's `host:port` (through its loopback listener). */
   async dial(host: string, port: number): Promise<Socket> {
-    const [h, p] = (await this.localAddress(host, port)).split(':') as [string, string]
-    return connect({ host: h, port: Number(p) })
+    return connect(parseAddress(await this.localAddress(host, port)))
   }
 
   async close(): Promise<void> {

@@ -5,6 +5,7 @@ import { httpManagement, pause } from '../clients/room-aware/ports'
 import type { RunDeps } from '../engine/run/run-wiring'
 import { configuredBase } from '../export/chaos-mesh/timeline-windows'
 import type { Recorder } from '../ledger/recorder'
+import { parseAddress } from '../remoting/connection'
 import { RemotingRpc } from '../remoting/remoting-rpc'
 import { ChaosFaults } from './chaos-faults'
 import { ChaosNetwork } from './chaos-network'
@@ -20,12 +21,6 @@ export interface KubeRunDeps {
   cluster: KubeCluster
   /** Heals the run's network faults, closes the tunnel; the deployment's teardown follows. */
   close(): Promise<void>
-}
-
-/** `host:port` split for a route. */
-function hostPort(address: string): { host: string; port: number } {
-  const i = address.lastIndexOf(':')
-  return { host: address.slice(0, i), port: Number(address.slice(i + 1)) }
 }
 
 /** The management nodes' HTTP, through the tunnel; errors name the cluster's URL, not loopback. */
@@ -101,7 +96,7 @@ export async function openKubeRun(input: {
     await network.start()
     const pods = await workerPods(api, namespace, runId)
     const route = async (host: string, port: number) =>
-      hostPort(await tunnel.localAddress(host, port))
+      parseAddress(await tunnel.localAddress(host, port))
     return {
       cluster,
       close,
