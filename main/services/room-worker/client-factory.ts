@@ -6,6 +6,7 @@ import type { GrpcSdk } from '../clients/grpc-lane/sdk-port'
 import type { LocalTransactions } from '../clients/room-aware/local-transactions'
 import { DrConsumer } from '../clients/room-aware/consumer'
 import type { ClientDeps } from '../clients/room-aware/ports'
+import type { ClientCores } from '../clients/room-aware/client-core'
 import { DrProducer } from '../clients/room-aware/producer'
 import type { ClientSpec } from '../worker-wire/protocol'
 
@@ -15,6 +16,8 @@ export type HostedClient =
   | { role: 'consumer'; client: DrConsumer | GrpcConsumer }
 
 export interface ClientFactoryDeps extends ClientDeps {
+  /** The worker's client cores, shared by its remoting-lane clients (client-core.ts). */
+  cores?: ClientCores
   /** rocketmq-client-nodejs, for the grpc and baseline lanes; ClientRuntime loads it on demand. */
   sdk?: () => GrpcSdk
   /** The worker's gRPC producers' local transactions, shared across rooms (GrpcClientDeps). */

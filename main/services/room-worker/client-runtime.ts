@@ -7,6 +7,7 @@ import { DrProducer } from '../clients/room-aware/producer'
 import type { Clock } from '../clients/room-aware/ports'
 import { pause } from '../clients/room-aware/ports'
 import { readableQueues } from '../clients/room-aware/route-table'
+import { ClientCores } from '../clients/room-aware/client-core'
 import type { ClientFactoryDeps, HostedClient } from './client-factory'
 import { createHostedClient } from './client-factory'
 import type { ClientSpec, ClientState, TxFact, WorkerOp, WorkerOps } from '../worker-wire/protocol'
@@ -63,8 +64,11 @@ export class ClientRuntime {
    * one store as an application's database: a proxy may ask any producer of the topic.
    */
   private readonly transactions: LocalTransactions
+  /** The remoting lane's client cores: one connection pool, directory and route keeper per worker. */
+  private readonly cores: ClientCores
 
   constructor(private readonly deps: ClientRuntimeDeps) {
+    this.cores = new ClientCores(deps)
     this.transactions = new LocalTransactions(
       () => deps.clock.now(),
       LOCAL_TRANSACTION_RETENTION_MS,
@@ -106,7 +110,9 @@ export class ClientRuntime {
     if (this.clients.has(spec.id)) {
       throw new RuntimeError(`client ${spec.id} already exists; remove it first`, 'exists')
     }
-    const deps = sdk ? { ...this.deps, sdk: () => sdk, transactions: this.transactions } : this.deps
+    const deps = sdk
+      ? { ...this.deps, sdk: () => sdk, transactions: this.transactions }
+      : { ...this.deps, cores: this.cores }
     const hosted = createHostedClient(spec, deps, this.deps.onChoice)
     this.clients.set(spec.id, { spec, hosted, alive: false })
     return {}
@@ -145,6 +151,7 @@ export class ClientRuntime {
     if (!c) return {}
     if (c.alive) await this.stop({ id, mode: 'graceful' })
     this.clients.delete(id)
+    this.cores.release(id)
     return {}
   }
 
@@ -215,6 +222,7 @@ export class ClientRuntime {
         .filter((c) => c.alive)
         .map((c) => this.stop({ id: c.spec.id, mode }))
     )
+    this.cores.closeAll()
     this.deps.ledger.flush()
   }
 

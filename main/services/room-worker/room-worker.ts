@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream'
 import type { GrpcSdk } from '../clients/grpc-lane/sdk-port'
 import type { ManagementPort, RemotingFactory } from '../clients/room-aware/ports'
-import { httpManagement, systemClock } from '../clients/room-aware/ports'
+import { httpManagementSession, systemClock } from '../clients/room-aware/ports'
 import { RemotingRpc } from '../remoting/remoting-rpc'
 import { NODE_LANES } from '../../../common/topology/lanes'
 import { ClientRuntime, RuntimeError } from './client-runtime'
@@ -46,9 +46,11 @@ export function runRoomWorker(io: RoomWorkerIo, deps: RoomWorkerDeps = {}): void
     }
     facts.push(fact)
   }
+  // One kept-alive session per management node for the whole worker (its client cores share it).
+  const session = deps.management ? undefined : httpManagementSession()
   const runtime = new ClientRuntime({
     remoting: deps.remoting ?? ((o) => new RemotingRpc(o)),
-    management: deps.management ?? httpManagement,
+    management: session ?? deps.management ?? httpManagementSession(),
     ...(deps.loadSdk ? { loadSdk: deps.loadSdk } : {}),
     ledger,
     clock: systemClock,
@@ -60,6 +62,7 @@ export function runRoomWorker(io: RoomWorkerIo, deps: RoomWorkerDeps = {}): void
     if (done) return
     done = true
     await runtime.stopAll(mode).catch((e: Error) => io.log(`stopping clients: ${e.message}`))
+    session?.close()
     ledger.flush()
     io.exit(code)
   }

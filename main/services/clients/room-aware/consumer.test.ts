@@ -80,6 +80,59 @@ describe('DrConsumer', () => {
     ])
   })
 
+  it('takes over in one round trip: asks the notifying broker alone, and pulls from an offset read before', async () => {
+    const { cluster, ledger, consumer } = world()
+    live.push(consumer)
+    // consumer-1 had consumed k1 of room 1's queue 1 when it crashed.
+    cluster.backlog.set('broker-a#1', ['k1', 'k2', 'k3'])
+    cluster.offsets.set('broker-a#1', 1)
+    await consumer.start()
+    await until(() => cluster.offsetQueries.includes('broker-a#1'), 'the offsets read ahead')
+    let listCallsAtTakeover = -1
+    const record = ledger.event.bind(ledger)
+    ledger.event = ((kind, ...rest) => {
+      if (kind === 'consumer-takeover') listCallsAtTakeover = cluster.listCalls.length
+      return record(kind, ...rest)
+    }) as typeof ledger.event
+    const lists = cluster.listCalls.length
+    const queries = cluster.offsetQueries.length
+    cluster.consumerIds.set('a:10911', [consumer.cid])
+    cluster.consumerIds.set('b:10911', [consumer.cid])
+    cluster.notify('a:10911', 'cg')
+    await until(() => ledger.deliveries.length === 2, 'room 1’s messages')
+    expect(listCallsAtTakeover - lists).toBe(1)
+    expect(cluster.listCalls[lists]).toBe('a:10911')
+    // No offset read between the notification and the first pull: it was ready.
+    expect(cluster.offsetQueries.slice(queries)).not.toContain('broker-a#1')
+    expect(ledger.deliveries.map((d) => d.key)).toEqual(['k2', 'k3'])
+  })
+
+  it('without keepOffsets, reads a taken queue’s offset when it takes it (the round trip saved above)', async () => {
+    const { cluster, ledger, consumer } = world({ keepOffsets: false })
+    live.push(consumer)
+    cluster.backlog.set('broker-a#1', ['k1', 'k2', 'k3'])
+    cluster.offsets.set('broker-a#1', 1)
+    await consumer.start()
+    const queries = cluster.offsetQueries.length
+    cluster.consumerIds.set('a:10911', [consumer.cid])
+    cluster.consumerIds.set('b:10911', [consumer.cid])
+    cluster.notify('a:10911', 'cg')
+    await until(() => ledger.deliveries.length === 2, 'room 1’s messages')
+    expect(cluster.offsetQueries.slice(queries)).toContain('broker-a#1')
+  })
+
+  it('asks every broker when the notifying one does not list it yet, never dropping its queues', async () => {
+    const { cluster, consumer } = world()
+    live.push(consumer)
+    await consumer.start()
+    const lists = cluster.listCalls.length
+    cluster.consumerIds.set('a:10911', [])
+    cluster.consumerIds.set('b:10911', [consumer.cid])
+    cluster.notify('a:10911', 'cg')
+    await until(() => consumer.assignment().length === 8, 'the takeover')
+    expect(new Set(cluster.listCalls.slice(lists))).toEqual(new Set(['a:10911', 'b:10911']))
+  })
+
   it('ignores notifications for other groups', async () => {
     const { cluster, ledger, consumer } = world()
     live.push(consumer)

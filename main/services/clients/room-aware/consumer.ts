@@ -3,6 +3,7 @@ import type { ClientChoice } from '../../../../common/scenario/events'
 import type { SelectionPolicy } from '../../../../common/topology/schema'
 import type { MessageExt } from '../../remoting/message'
 import type { AllocateNearbyResult, QueueRef } from './allocate-nearby'
+import type { BrokerCandidate } from './choose-broker'
 import { allocateNearby, queueKey } from './allocate-nearby'
 import type { NameServerCandidate } from './choose-name-server'
 import { classifyFailure } from './classify-error'
@@ -10,13 +11,15 @@ import { buildClientId, roomOfClientId } from './client-id'
 import type { QueueOffsetState } from './offset-memory'
 import { mayBeHandoff, QueueOffsets } from './offset-memory'
 import type { NameServerDirectory } from './name-server-directory'
-import type { Clock, ClientDeps, ManagementNodeRef, RemotingPort } from './ports'
+import type { Clock, ManagementNodeRef, RemotingPort } from './ports'
 import { pause, systemClock } from './ports'
 import type { LockableQueue } from './queue-locks'
 import { QueueLocks } from './queue-locks'
 import { readableQueues } from './route-table'
 import type { RouteKeeper } from './route-keeper'
-import { awaitFirstRoute, createRouting } from './route-keeper'
+import { awaitFirstRoute } from './route-keeper'
+import type { CoredClientDeps } from './client-core'
+import { ClientCore, coreOptionsOf } from './client-core'
 
 export interface ConsumerOptions {
   /** Display id used in the ledger and the UI (e.g. `consumer-1`). */
@@ -93,6 +96,8 @@ interface OwnedQueue extends QueueOffsetState, LockableQueue {
   stop: AbortController
   /** Epoch ms before which the offset is not read (a handoff from a live peer). */
   readAfter: number
+  /** Taken from an orphaned room: an offset read before it was needed may be used (prepareOffsets). */
+  orphaned: boolean
 }
 
 type Defaulted = Required<Omit<ConsumerOptions, 'initialNameServers'>> &
@@ -117,6 +122,8 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
   readonly routes: RouteKeeper
   private readonly opts: Defaulted
   private readonly remoting: RemotingPort
+  private readonly core: ClientCore
+  private readonly ownsCore: boolean
   private readonly clock: Clock
   private readonly owned = new Map<string, OwnedQueue>()
   private readonly counters = { sent: 0, acked: 0, failed: 0, consumed: 0, inflight: 0 }
@@ -124,7 +131,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
   private running = false
   private readonly stopped = new AbortController()
   private rebalancing: Promise<void> | undefined
-  private again: string | null = null
+  private again: { trigger: string; from?: string } | null = null
   private lastAllocation: AllocateNearbyResult | undefined
   private lastServedRoom: string | null | undefined
   private readonly offsets: QueueOffsets
@@ -136,7 +143,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
 
   constructor(
     options: ConsumerOptions,
-    private readonly deps: ClientDeps
+    private readonly deps: CoredClientDeps
   ) {
     super()
     this.opts = {
@@ -170,26 +177,15 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       room: options.room
     })
     this.clock = deps.clock ?? systemClock
-    const random = deps.random ?? Math.random
-    const routing = createRouting(
-      {
-        clientId: this.id,
-        room: this.room,
-        topic: this.opts.topic,
-        policy: this.opts.policy,
-        managementNodes: this.opts.managementNodes,
-        managementRefreshMs: this.opts.managementRefreshMs,
-        managementTimeoutMs: this.opts.managementTimeoutMs,
-        routeRefreshMs: this.opts.routeRefreshMs,
-        requestTimeoutMs: this.opts.requestTimeoutMs,
-        brokerRooms: this.opts.brokerRooms,
-        ...(this.opts.initialNameServers
-          ? { initialNameServers: this.opts.initialNameServers }
-          : {})
-      },
-      { ...deps, clock: this.clock, random }
-    )
-    this.remoting = routing.remoting
+    // Name servers and routes from the worker's shared core (else its own); connections its own:
+    // its channel is its membership of the group at each broker.
+    const core = coreOptionsOf(this.opts)
+    this.core = deps.cores ? deps.cores.hold(core, this.id) : new ClientCore(core, deps)
+    this.ownsCore = !deps.cores
+    this.remoting = deps.remoting({
+      connectTimeoutMs: this.opts.requestTimeoutMs,
+      requestTimeoutMs: this.opts.requestTimeoutMs
+    })
     this.offsets = new QueueOffsets(
       this.remoting,
       {
@@ -199,7 +195,9 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
         keep: this.opts.keepOffsets,
         startOffsets: this.opts.startOffsets
       },
-      (name) => this.brokerAddress(name)
+      (name) => this.brokerAddress(name),
+      () => this.clock.now(),
+      2 * this.opts.rebalanceIntervalMs
     )
     this.locks = new QueueLocks(
       this.remoting,
@@ -214,13 +212,8 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       },
       { clock: this.clock, ledger: deps.ledger }
     )
-    this.directory = routing.directory
-    this.routes = routing.routes
-    this.routes.on('namesrv', () => this.emit('choice', this.choice()))
-    this.routes.on('change', () => {
-      if (!this.running) return
-      void this.heartbeatAll().then(() => this.requestRebalance('route-changed'))
-    })
+    this.directory = this.core.directory
+    this.routes = this.core.routes(this.opts.topic)
     this.remoting.on('consumer-ids-changed', (e) => {
       if (!this.running || (e.consumerGroup !== undefined && e.consumerGroup !== this.opts.group))
         return
@@ -228,15 +221,22 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       this.deps.ledger.event('consumer-ids-changed', this.id, this.room, {
         brokerName: broker?.brokerName ?? null
       })
-      this.requestRebalance('notify')
+      this.requestRebalance('notify', e.address)
     })
     this.remoting.on('connection-close', (e) => {
       if (!this.running || !e.error) return
       // A peer may free these locks once we look departed: take them again before pulling on.
       this.locks.forget([...this.owned.values()].filter((o) => o.addr === e.address))
+      this.routes.connectionClosed(e)
       if (this.routes.brokers.some((b) => b.masterAddr === e.address))
         void this.routes.refresh('broker-closed')
     })
+  }
+
+  private readonly onNamesrv = (): void => void this.emit('choice', this.choice())
+  private readonly onRouteChange = (): void => {
+    if (!this.running) return
+    void this.heartbeatAll().then(() => this.requestRebalance('route-changed'))
   }
 
   /** Queues this consumer owns now. */
@@ -274,17 +274,25 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       role: 'consumer',
       clientKey: this.cid
     })
-    await awaitFirstRoute(this.directory, this.routes, {
-      clientId: this.id,
-      topic: this.opts.topic,
-      clock: this.clock,
-      deadline,
-      signal: this.stopped.signal
-    })
+    this.core.join({ id: this.id })
+    this.routes.on('namesrv', this.onNamesrv)
+    this.routes.on('change', this.onRouteChange)
+    try {
+      await awaitFirstRoute(this.directory, this.routes, {
+        clientId: this.id,
+        topic: this.opts.topic,
+        clock: this.clock,
+        deadline,
+        signal: this.stopped.signal
+      })
+    } catch (e) {
+      this.detach()
+      this.running = false
+      throw e
+    }
+    if (this.routes.namesrv) this.onNamesrv()
     await this.heartbeatAll()
     await this.requestRebalance('start')
-    this.directory.start()
-    this.routes.start()
     this.every(this.opts.heartbeatIntervalMs, () => void this.heartbeatAll())
     this.every(this.opts.rebalanceIntervalMs, () => void this.requestRebalance('periodic'))
     this.every(this.opts.commitIntervalMs, () => this.commitAll())
@@ -309,8 +317,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
     this.stopped.abort()
     for (const t of this.timers) clearInterval(t)
     this.timers = []
-    this.directory.stop()
-    this.routes.stop()
+    this.detach()
     const queues = [...this.owned.values()]
     for (const o of queues) {
       o.active = false
@@ -338,18 +345,31 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
     this.deps.ledger.event('client-stopped', this.id, this.room, { role: 'consumer', mode })
   }
 
-  /** Runs a rebalance now, or right after the one in progress (coalescing bursts of triggers). */
-  requestRebalance(trigger: string): Promise<void> {
+  /** Leaves the core (closing it when it is this consumer's own), its listeners with it. */
+  private detach(): void {
+    this.routes.off('namesrv', this.onNamesrv)
+    this.routes.off('change', this.onRouteChange)
+    this.core.leave(this.id)
+    if (this.ownsCore) this.core.close()
+  }
+
+  /**
+   * Runs a rebalance now, or right after the one in progress (coalescing bursts of triggers). A
+   * broker's notification names the broker (`from`), whose view alone is then enough to act on.
+   */
+  requestRebalance(trigger: string, from?: string): Promise<void> {
     if (!this.running) return Promise.resolve()
+    const next = { trigger, ...(from !== undefined ? { from } : {}) }
     if (this.rebalancing) {
-      this.again = trigger
+      // Two notifications in one burst: their brokers' views may differ, so ask every broker.
+      this.again = this.again ? { trigger: this.again.trigger } : next
       return this.rebalancing
     }
     this.rebalancing = (async () => {
-      let t: string | null = trigger
+      let t: { trigger: string; from?: string } | null = next
       while (t !== null && this.running) {
         this.again = null
-        await this.rebalance(t)
+        await this.rebalance(t.trigger, t.from)
         t = this.again
       }
     })().finally(() => (this.rebalancing = undefined))
@@ -385,8 +405,9 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
     )
   }
 
-  private async rebalance(trigger: string): Promise<void> {
+  private async rebalance(trigger: string, from?: string): Promise<void> {
     const brokers = this.routes.brokers.filter((b) => b.masterAddr)
+    if (from !== undefined && (await this.rebalanceOnViewOf(from, brokers, trigger))) return
     const lists = await Promise.allSettled(
       brokers.map((b) =>
         this.remoting.getConsumerListByGroup(b.masterAddr!, this.opts.group, {
@@ -410,6 +431,57 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
     })
     this.lastAllocation = result
     this.apply(result, trigger)
+    if (trigger === 'periodic' || trigger === 'start') this.prepareOffsets(brokers)
+  }
+
+  /**
+   * Takeover in one round trip: a broker that notified a membership change is asked alone, and
+   * its list is acted on at once; every broker is asked right after (a client it did not list yet
+   * may have lost a queue for that moment). False: no answer, or it does not list us yet.
+   */
+  private async rebalanceOnViewOf(
+    address: string,
+    brokers: readonly BrokerCandidate[],
+    trigger: string
+  ): Promise<boolean> {
+    const broker = brokers.find((b) => b.masterAddr === address)
+    if (!broker) return false
+    let cidAll: string[]
+    try {
+      cidAll = await this.remoting.getConsumerListByGroup(address, this.opts.group, {
+        timeoutMs: this.opts.requestTimeoutMs,
+        brokerName: broker.brokerName
+      })
+    } catch {
+      return false
+    }
+    if (!this.running || !cidAll.includes(this.cid)) return false
+    this.noteMembers(cidAll, false)
+    const result = allocateNearby({
+      currentCid: this.cid,
+      cidAll,
+      queues: readableQueues(brokers),
+      roomOf: roomOfClientId,
+      homeless: this.opts.homeless
+    })
+    this.lastAllocation = result
+    this.apply(result, trigger)
+    // Then every broker's view, at once: it corrects a partial one and judges departures.
+    this.again ??= { trigger }
+    return true
+  }
+
+  /**
+   * Offsets ready before a takeover needs them: the committed offsets of other rooms' queues this
+   * consumer does not read, read after the first and each periodic rebalance, so a queue taken from an orphaned
+   * room is pulled at once (at the cost of the messages consumed since: duplicates, counted).
+   */
+  private prepareOffsets(brokers: readonly BrokerCandidate[]): void {
+    if (!this.opts.keepOffsets) return
+    const foreign = readableQueues(brokers).filter(
+      (q) => q.room !== this.room && !this.owned.has(queueKey(q))
+    )
+    void this.offsets.prepare(foreign)
   }
 
   /**
@@ -462,6 +534,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
         stop: new AbortController(),
         addr: undefined,
         readAfter: handoff ? now + this.opts.handoffMs : now,
+        orphaned: ref.room !== null && result.orphanRooms.includes(ref.room),
         lockedUntil: 0
       }
       this.owned.set(k, o)
@@ -529,7 +602,8 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
           const wait = o.readAfter - this.clock.now()
           if (wait > 0) await pause(wait, o.stop.signal)
           if (!o.active || !this.running) return
-          await this.offsets.resume(o, addr)
+          await this.offsets.resume(o, addr, o.orphaned)
+          o.orphaned = false
           continue
         }
         const res = await this.remoting.pullMessage(

@@ -70,8 +70,28 @@ export class QueueOffsets {
     >,
     private readonly opts: QueueOffsetsOptions,
     /** The broker's master address in the current route, if it is there. */
-    private readonly addressOf: (brokerName: string) => string | undefined
+    private readonly addressOf: (brokerName: string) => string | undefined,
+    private readonly now: () => number = Date.now,
+    /** How old a prepared offset may be and still be used. */
+    private readonly preparedMaxAgeMs = 2000
   ) {}
+
+  /** Committed offsets read ahead of need (prepare), with when they were read. */
+  private readonly prepared = new Map<string, { committed: number | undefined; at: number }>()
+
+  /** Reads the committed offsets of queues this consumer may have to take over, for resume(). */
+  async prepare(queues: readonly QueueRef[]): Promise<void> {
+    const timeoutMs = this.opts.requestTimeoutMs
+    await Promise.allSettled(
+      queues.map(async (ref) => {
+        const addr = this.addressOf(ref.brokerName)
+        if (!addr) return
+        const base = this.base({ ref })
+        const committed = await this.remoting.queryConsumerOffset(addr, base, { timeoutMs })
+        this.prepared.set(queueKey(ref), { committed, at: this.now() })
+      })
+    )
+  }
 
   /** The queue left this consumer: remember how far it got and commit that (not awaited). */
   lost(q: QueueOffsetState): Promise<void> {
@@ -98,11 +118,19 @@ export class QueueOffsets {
   /**
    * The offset a gained queue starts at: the broker's (never committed: each run uses a fresh
    * group, so the beginning of the queue), or further if this consumer had consumed further.
+   * `mayUsePrepared` (a queue of an orphaned room): the committed offset prepare() read, if recent,
+   * saves the round trip; true when it was used.
    */
-  async resume(q: QueueOffsetState, addr: string): Promise<void> {
+  async resume(q: QueueOffsetState, addr: string, mayUsePrepared = false): Promise<boolean> {
     const timeoutMs = this.opts.requestTimeoutMs
     const base = this.base(q)
-    const committed = await this.remoting.queryConsumerOffset(addr, base, { timeoutMs })
+    const ready = this.prepared.get(queueKey(q.ref))
+    this.prepared.delete(queueKey(q.ref))
+    const usePrepared =
+      mayUsePrepared && ready !== undefined && this.now() - ready.at <= this.preparedMaxAgeMs
+    const committed = usePrepared
+      ? ready.committed
+      : await this.remoting.queryConsumerOffset(addr, base, { timeoutMs })
     const remembered = this.opts.keep ? this.consumedUpTo.get(queueKey(q.ref)) : undefined
     const ahead = remembered !== undefined && remembered > (committed ?? 0)
     const maxOffset = ahead
@@ -114,6 +142,7 @@ export class QueueOffsets {
     q.offset = Math.max(resumeOffset({ committed, remembered, maxOffset }), floor)
     // The broker's figure, so a broker that forgot the offset gets ours at the next commit.
     q.committed = committed ?? 0
+    return usePrepared
   }
 
   /** Commits the queue's offset if it moved; with `keep`, to the broker it came from if need be. */
@@ -134,7 +163,7 @@ export class QueueOffsets {
     }
   }
 
-  private base(q: QueueOffsetState) {
+  private base(q: Pick<QueueOffsetState, 'ref'>) {
     return {
       brokerName: q.ref.brokerName,
       consumerGroup: this.opts.group,

@@ -10,7 +10,6 @@ import { chooseBroker, chooseQueue } from './choose-broker'
 import { chooseOrdered, OrderHomes } from './choose-ordered'
 import type { NameServerCandidate } from './choose-name-server'
 import { classifyFailure } from './classify-error'
-import { buildClientId } from './client-id'
 import { BrokerIsolation } from './broker-isolation'
 import type { Attempt, SendInput, SendOutcome, SendState } from './send-attempt'
 
@@ -21,11 +20,13 @@ import { LocalTransactions } from './local-transactions'
 import type { HedgeOptions } from './hedge'
 import { firstOk, HEDGE_DEFAULTS, HedgePolicy } from './hedge'
 import type { NameServerDirectory } from './name-server-directory'
-import type { Clock, ClientDeps, ManagementNodeRef, RemotingPort } from './ports'
+import type { Clock, ManagementNodeRef, RemotingPort } from './ports'
 import { ORDER_FENCE_MS, OrderFences } from './order-fence'
 import { pause, systemClock } from './ports'
 import type { RouteKeeper } from './route-keeper'
-import { awaitFirstRoute, createRouting } from './route-keeper'
+import { awaitFirstRoute } from './route-keeper'
+import type { CoredClientDeps } from './client-core'
+import { ClientCore, coreOptionsOf } from './client-core'
 import type { HealthyLatencyOptions } from './healthy-latency'
 import { HEALTHY_LATENCY_DEFAULTS, HealthyLatency } from './healthy-latency'
 import { REQUEST_TIMEOUT_DEFAULTS, RequestTimeout } from './request-timeout'
@@ -74,6 +75,8 @@ export interface ProducerOptions {
   orderFenceMs?: number
 }
 
+const STOPPED_BEFORE_ANSWER = 'client stopped before the answer came'
+
 export interface ProducerEvents {
   choice: [ClientChoice]
 }
@@ -82,8 +85,6 @@ type Defaulted = Required<
   Omit<ProducerOptions, 'initialNameServers' | 'maxRequestTimeoutMs' | 'latencyWindow'>
 > &
   Pick<ProducerOptions, 'initialNameServers' | 'maxRequestTimeoutMs' | 'latencyWindow'>
-
-let instanceSeq = 0
 
 /**
  * Room-aware producer (modules 601-603): name servers from the management node, route through a
@@ -100,6 +101,9 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
   readonly faults = new FaultTable()
   private readonly opts: Defaulted
   private readonly remoting: RemotingPort
+  private readonly core: ClientCore
+  /** A core of its own (no worker registry): closed with the producer, as its connections were. */
+  private readonly ownsCore: boolean
   private readonly clock: Clock
   private readonly random: () => number
   private readonly counters = { sent: 0, acked: 0, failed: 0, consumed: 0, inflight: 0 }
@@ -123,7 +127,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
 
   constructor(
     options: ProducerOptions,
-    private readonly deps: ClientDeps
+    private readonly deps: CoredClientDeps
   ) {
     super()
     this.opts = {
@@ -171,39 +175,17 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       this.latency,
       (change) => deps.ledger.event('request-timeout', this.id, this.room, change)
     )
-    this.cid = buildClientId({
-      instance: `${options.id}-${process.pid}-${++instanceSeq}`,
-      room: options.room
-    })
     this.clock = deps.clock ?? systemClock
     this.localTransactions = new LocalTransactions(() => this.clock.now())
     this.random = deps.random ?? Math.random
-    const routing = createRouting(
-      {
-        clientId: this.id,
-        room: this.room,
-        topic: this.opts.topic,
-        policy: this.opts.policy,
-        managementNodes: this.opts.managementNodes,
-        managementRefreshMs: this.opts.managementRefreshMs,
-        managementTimeoutMs: this.opts.managementTimeoutMs,
-        routeRefreshMs: this.opts.routeRefreshMs,
-        requestTimeoutMs: this.opts.requestTimeoutMs,
-        brokerRooms: this.opts.brokerRooms,
-        ...(this.opts.initialNameServers
-          ? { initialNameServers: this.opts.initialNameServers }
-          : {})
-      },
-      { ...deps, clock: this.clock, random: this.random }
-    )
-    this.remoting = routing.remoting
-    this.directory = routing.directory
-    this.routes = routing.routes
-    this.routes.on('namesrv', () => this.emitChoice())
-    this.routes.on('change', (brokers: readonly BrokerCandidate[]) => {
-      this.orderHomes.observe(brokers)
-      if (this.running) void this.heartbeatAll()
-    })
+    // Shared with the worker's other clients when it hands out cores; else this producer's own.
+    const core = coreOptionsOf(this.opts)
+    this.core = deps.cores ? deps.cores.hold(core, this.id) : new ClientCore(core, deps)
+    this.ownsCore = !deps.cores
+    this.cid = this.core.cid
+    this.remoting = this.core.remoting
+    this.directory = this.core.directory
+    this.routes = this.core.routes(this.opts.topic)
     this.isolation = new BrokerIsolation(
       this.faults,
       {
@@ -221,10 +203,13 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
         probeIntervalMs: this.opts.probeIntervalMs
       }
     )
-    this.remoting.on('connection-close', (e) =>
-      this.isolation.onConnectionClose(e.address, e.error !== undefined)
-    )
   }
+
+  private readonly onNamesrv = (): void => this.emitChoice()
+  private readonly onRouteChange = (brokers: readonly BrokerCandidate[]): void =>
+    this.orderHomes.observe(brokers)
+  private readonly onConnectionClose = (e: { address: string; error?: unknown }): void =>
+    this.isolation.onConnectionClose(e.address, e.error !== undefined)
 
   /** Counters since start (the same figures the ledger samples every second). */
   stats(): { sent: number; acked: number; failed: number; inflight: number } {
@@ -256,18 +241,28 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       role: 'producer',
       clientKey: this.id
     })
-    await awaitFirstRoute(this.directory, this.routes, {
-      clientId: this.id,
-      topic: this.opts.topic,
-      clock: this.clock,
-      deadline,
-      signal: this.stopped.signal
-    })
+    this.core.join({ id: this.id, producerGroup: this.opts.group })
+    this.routes.on('namesrv', this.onNamesrv)
+    this.routes.on('change', this.onRouteChange)
+    this.remoting.on('connection-close', this.onConnectionClose)
     this.remoting.on('server-request', this.onServerRequest)
-    await this.heartbeatAll()
-    this.directory.start()
-    this.routes.start()
-    this.every(this.opts.heartbeatIntervalMs, () => void this.heartbeatAll())
+    try {
+      await awaitFirstRoute(this.directory, this.routes, {
+        clientId: this.id,
+        topic: this.opts.topic,
+        clock: this.clock,
+        deadline,
+        signal: this.stopped.signal
+      })
+    } catch (e) {
+      this.detach()
+      this.running = false
+      throw e
+    }
+    // A route the core already had raised no change for this producer.
+    this.orderHomes.observe(this.routes.brokers)
+    if (this.routes.namesrv) this.emitChoice()
+    await this.core.heartbeat()
     this.every(this.opts.probeIntervalMs, () => this.isolation.probe())
     this.every(this.opts.countersIntervalMs, () =>
       this.deps.ledger.event('counters', this.id, this.room, { ...this.counters })
@@ -325,6 +320,10 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
             continue
           }
           const r = await this.attemptOrdered(input.order.key, st, remaining)
+          if (!this.running) {
+            st.lastError = STOPPED_BEFORE_ANSWER
+            break
+          }
           if (r === 'wait') continue
           if (r.ok) {
             counters.acked++
@@ -354,6 +353,12 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
         }
         this.brokerCursor = choice.cursor
         const r = await this.attemptHedged(choice.broker, st)
+        // Stopped meanwhile: its application never saw this answer (the core's pool, shared with
+        // the worker's other producers, stays open, so nothing else fails the send).
+        if (!this.running) {
+          st.lastError = STOPPED_BEFORE_ANSWER
+          break
+        }
         if (r.ok) {
           counters.acked++
           await this.endTransaction(st, r)
@@ -561,35 +566,29 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
   }
 
   /**
-   * Stops the producer. `graceful` lets the timers end and closes connections; `crash` does the
-   * same without any goodbye (producers send no UNREGISTER either way, so they differ only in name).
+   * Stops the producer. Producers send no UNREGISTER, so `graceful` and `crash` differ only in
+   * name: the timers end and it leaves its core, whose connections its worker's other producers
+   * share (a core of its own closes with it).
    */
   async stop(mode: 'graceful' | 'crash' = 'graceful'): Promise<void> {
     if (!this.running) return
     this.running = false
     this.stopped.abort()
-    this.remoting.off('server-request', this.onServerRequest)
     for (const t of this.timers) clearInterval(t)
     this.timers = []
-    this.directory.stop()
-    this.routes.stop()
-    this.remoting.close()
+    this.detach()
     this.deps.ledger.event('counters', this.id, this.room, { ...this.counters })
     this.deps.ledger.event('client-stopped', this.id, this.room, { role: 'producer', mode })
   }
 
-  private async heartbeatAll(): Promise<void> {
-    await Promise.allSettled(
-      this.routes.brokers
-        .filter((b) => b.masterAddr)
-        .map((b) =>
-          this.remoting.heartbeat(
-            b.masterAddr!,
-            { clientId: this.cid, producerGroups: [this.opts.group] },
-            { timeoutMs: this.opts.requestTimeoutMs }
-          )
-        )
-    )
+  /** Leaves the core (closing it when it is this producer's own), its listeners with it. */
+  private detach(): void {
+    this.routes.off('namesrv', this.onNamesrv)
+    this.routes.off('change', this.onRouteChange)
+    this.remoting.off('connection-close', this.onConnectionClose)
+    this.remoting.off('server-request', this.onServerRequest)
+    this.core.leave(this.id)
+    if (this.ownsCore) this.core.close()
   }
 
   /** What makes a send a transaction's half message (as TransactionMQProducer marks it). */

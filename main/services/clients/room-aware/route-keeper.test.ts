@@ -3,7 +3,7 @@ import { ConnectFailedError } from '../../remoting/errors'
 import type { TopicRoute } from '../../remoting/types'
 import { DrProducer } from './producer'
 import type { ManagementAnswer, ManagementNodeRef } from './ports'
-import { createRouting } from './route-keeper'
+import { ClientCore } from './client-core'
 import { FakeCluster, FakeManagement, RecordingLedger, until } from './test-fakes'
 
 // Controller mode: broker-a keeps a replica in each room and the controllers move its master. The
@@ -75,18 +75,17 @@ function world(replicas = REPLICAS) {
 }
 
 function routing(w: ReturnType<typeof world>) {
-  return createRouting(
+  const core = new ClientCore(
     {
-      clientId: 'producer-1',
       room: 'room1',
-      topic: 'orders',
       policy: 'round-robin',
       managementNodes: [{ id: 'mgmt-1', room: 'room1', url: 'http://127.0.0.1:1' }],
       managementRefreshMs: 60_000,
       managementTimeoutMs: 100,
       // Far away: anything faster below is the master-lost re-poll.
       routeRefreshMs: 60_000,
-      requestTimeoutMs: 100
+      requestTimeoutMs: 100,
+      heartbeatIntervalMs: 60_000
     },
     {
       remoting: () => w.cluster.remoting(),
@@ -96,6 +95,9 @@ function routing(w: ReturnType<typeof world>) {
       random: () => 0
     }
   )
+  core.join({ id: 'producer-1' })
+  stops.push(() => core.close())
+  return { remoting: core.remoting, directory: core.directory, routes: core.routes('orders') }
 }
 
 const stops: (() => void | Promise<void>)[] = []

@@ -5,8 +5,8 @@ import type { BrokerCandidate } from './choose-broker'
 import type { NameServerCandidate } from './choose-name-server'
 import { chooseNameServer } from './choose-name-server'
 import { classifyFailure } from './classify-error'
-import { NameServerDirectory } from './name-server-directory'
-import type { ClientDeps, Clock, ManagementNodeRef, RemotingPort } from './ports'
+import type { NameServerDirectory } from './name-server-directory'
+import type { Clock, RemotingPort } from './ports'
 import { pause, systemClock } from './ports'
 import { routeSignature, routeToBrokers } from './route-table'
 
@@ -67,7 +67,11 @@ export class RouteKeeper extends EventEmitter<RouteKeeperEvents> {
   private readonly masters = new Map<string, string | undefined>()
   private readonly lost = new Map<string, LostMaster>()
   private fastTimer: NodeJS.Timeout | undefined
-  private readonly onClose = (e: { address: string; error?: unknown }): void => {
+  /**
+   * A connection to a broker closed (the core's, or a consumer's own): a controller-mode master
+   * lost this way is re-polled at once rather than at the next periodic refresh.
+   */
+  readonly connectionClosed = (e: { address: string; error?: unknown }): void => {
     if (!this.timer || e.error === undefined) return
     const b = this.brokers.find((x) => x.masterAddr === e.address)
     if (!b || this.lost.has(b.brokerName)) return
@@ -97,7 +101,7 @@ export class RouteKeeper extends EventEmitter<RouteKeeperEvents> {
     if (this.timer) return
     this.timer = setInterval(() => void this.refresh('periodic'), this.opts.refreshMs)
     this.timer.unref?.()
-    this.deps.remoting.on('connection-close', this.onClose)
+    this.deps.remoting.on('connection-close', this.connectionClosed)
   }
 
   stop(): void {
@@ -105,7 +109,7 @@ export class RouteKeeper extends EventEmitter<RouteKeeperEvents> {
     this.timer = undefined
     if (this.fastTimer) clearTimeout(this.fastTimer)
     this.fastTimer = undefined
-    this.deps.remoting.off('connection-close', this.onClose)
+    this.deps.remoting.off('connection-close', this.connectionClosed)
   }
 
   /** Broker sets this client is waiting on a new master for. */
@@ -292,59 +296,6 @@ export class RouteKeeper extends EventEmitter<RouteKeeperEvents> {
     }, this.opts.masterLostPollMs ?? 100)
     this.fastTimer.unref?.()
   }
-}
-
-/** Settings both producers and consumers give their routing. */
-export interface RoutingOptions {
-  clientId: string
-  room: string
-  topic: string
-  policy: SelectionPolicy
-  managementNodes: readonly ManagementNodeRef[]
-  managementRefreshMs: number
-  managementTimeoutMs: number
-  routeRefreshMs: number
-  requestTimeoutMs: number
-  initialNameServers?: readonly NameServerCandidate[]
-  brokerRooms?: Readonly<Record<string, string>>
-}
-
-/** The routing every client owns: its remoting connections, name-server directory (601) and route keeper (602). */
-export function createRouting(
-  opts: RoutingOptions,
-  deps: Pick<ClientDeps, 'remoting' | 'management' | 'ledger'> & {
-    clock: Clock
-    random: () => number
-  }
-): { remoting: RemotingPort; directory: NameServerDirectory; routes: RouteKeeper } {
-  const remoting = deps.remoting({
-    connectTimeoutMs: opts.requestTimeoutMs,
-    requestTimeoutMs: opts.requestTimeoutMs
-  })
-  const directory = new NameServerDirectory(
-    {
-      clientId: opts.clientId,
-      room: opts.room,
-      managementNodes: opts.managementNodes,
-      refreshMs: opts.managementRefreshMs,
-      timeoutMs: opts.managementTimeoutMs,
-      ...(opts.initialNameServers ? { initialNameServers: opts.initialNameServers } : {})
-    },
-    { management: deps.management, ledger: deps.ledger, clock: deps.clock }
-  )
-  const routes = new RouteKeeper(
-    {
-      clientId: opts.clientId,
-      room: opts.room,
-      topic: opts.topic,
-      policy: opts.policy,
-      refreshMs: opts.routeRefreshMs,
-      requestTimeoutMs: opts.requestTimeoutMs,
-      ...(opts.brokerRooms ? { brokerRooms: opts.brokerRooms } : {})
-    },
-    { remoting, directory, ledger: deps.ledger, clock: deps.clock, random: deps.random }
-  )
-  return { remoting, directory, routes }
 }
 
 /** Polls until the client has name servers and a route with brokers, or throws at the deadline. */

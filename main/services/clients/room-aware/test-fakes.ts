@@ -61,6 +61,10 @@ export class FakeCluster {
     properties?: Record<string, string>
     sysFlag?: number
   }[] = []
+  /** Every GET_CONSUMER_LIST_BY_GROUP, by the broker address asked. */
+  listCalls: string[] = []
+  /** Every QUERY_CONSUMER_OFFSET, by `brokerName#queueId`. */
+  offsetQueries: string[] = []
   /** Consumer ids each broker lists for the group. */
   consumerIds = new Map<string, string[]>()
   /** Tells every client a group's membership changed, as brokers do on a channel close. */
@@ -216,10 +220,12 @@ export class FakeCluster {
         }
       },
       getConsumerListByGroup: async (addr: string) => {
+        this.listCalls.push(addr)
         this.check(addr, this.brokers.get(addr)?.health, 38)
         return this.consumerIds.get(addr) ?? []
       },
       queryConsumerOffset: async (addr: string, input: { brokerName: string; queueId: number }) => {
+        this.offsetQueries.push(`${input.brokerName}#${input.queueId}`)
         this.check(addr, this.brokers.get(addr)?.health, 14)
         return this.offsets.get(`${input.brokerName}#${input.queueId}`)
       },
