@@ -149,9 +149,12 @@ export class ClientRuntime {
   async remove({ id }: Args<'client.remove'>): Result<'client.remove'> {
     const c = this.clients.get(id)
     if (!c) return {}
-    if (c.alive) await this.stop({ id, mode: 'graceful' })
-    this.clients.delete(id)
-    this.cores.release(id)
+    try {
+      if (c.alive) await this.stop({ id, mode: 'graceful' })
+    } finally {
+      this.clients.delete(id)
+      this.cores.release(id)
+    }
     return {}
   }
 

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream'
 import type { GrpcSdk } from '../clients/grpc-lane/sdk-port'
 import type { ManagementPort, RemotingFactory } from '../clients/room-aware/ports'
-import { httpManagementSession, systemClock } from '../clients/room-aware/ports'
+import { httpManagement, httpManagementSession, systemClock } from '../clients/room-aware/ports'
 import { RemotingRpc } from '../remoting/remoting-rpc'
 import { NODE_LANES } from '../../../common/topology/lanes'
 import { ClientRuntime, RuntimeError } from './client-runtime'
@@ -50,7 +50,7 @@ export function runRoomWorker(io: RoomWorkerIo, deps: RoomWorkerDeps = {}): void
   const session = deps.management ? undefined : httpManagementSession()
   const runtime = new ClientRuntime({
     remoting: deps.remoting ?? ((o) => new RemotingRpc(o)),
-    management: session ?? deps.management ?? httpManagementSession(),
+    management: deps.management ?? session ?? httpManagement,
     ...(deps.loadSdk ? { loadSdk: deps.loadSdk } : {}),
     ledger,
     clock: systemClock,

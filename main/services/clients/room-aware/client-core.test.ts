@@ -60,7 +60,7 @@ function world() {
       { id, room: 'room1', topic: 'orders', group: 'cg', managementNodes: mgmt, ...timing },
       deps
     )
-  return { cluster, management, ledger, pools, heartbeats, cores, producer, consumer }
+  return { cluster, management, ledger, pools, heartbeats, cores, remoting, producer, consumer }
 }
 
 const live: (DrProducer | DrConsumer)[] = []
@@ -141,6 +141,33 @@ describe('ClientCore: one per worker, as the Java client instance', () => {
     await p1.routes.refresh('test')
     const updated = w.ledger.events.filter((e) => e.kind === 'route-updated').slice(-2)
     expect(updated.map((e) => e.clientId).sort()).toEqual(['producer-1', 'producer-2'])
+  })
+
+  it('writes a route keeper’s rows only for the clients of its topic', async () => {
+    const w = world()
+    const p1 = w.producer('producer-1', 'pg')
+    const other = new DrProducer(
+      {
+        id: 'producer-9',
+        room: 'room1',
+        topic: 'payments',
+        group: 'pg-9',
+        managementNodes: mgmt,
+        routeRefreshMs: 60_000,
+        managementRefreshMs: 60_000,
+        heartbeatIntervalMs: 60_000
+      },
+      { remoting: w.remoting, management: w.management, ledger: w.ledger, cores: w.cores }
+    )
+    live.push(p1, other)
+    await p1.start()
+    await other.start()
+    expect(other.routes).not.toBe(p1.routes)
+    w.cluster.brokers.get('b:10911')!.health = 'down'
+    const from = w.ledger.events.length
+    await p1.routes.refresh('test')
+    const rows = w.ledger.events.slice(from).filter((e) => e.kind === 'route-updated')
+    expect(rows.map((e) => e.clientId)).toEqual(['producer-1'])
   })
 
   it('keeps serving the others when one client is killed, and closes the pool once nobody holds it', async () => {

@@ -30,6 +30,7 @@ export interface CoreOptions {
 /** A started client of a core; a producer names its group, which the core's heartbeat carries. */
 export interface CoreMember {
   id: string
+  topic: string
   producerGroup?: string
 }
 
@@ -37,8 +38,8 @@ export interface CoreMember {
 const CORE_ID = '(client core)'
 
 /**
- * The shared parts' ledger rows (name-server list and choice, routes, masters followed) belong to
- * every client using them, as they did when each client kept its own: one row per started member.
+ * The shared parts' ledger rows belong to every client using them, as they did when each client
+ * kept its own: one row per started member (a topic's route keeper's rows: its topic's members).
  */
 class MembersLedger implements LedgerPort {
   constructor(
@@ -84,6 +85,7 @@ export class ClientCore {
   readonly directory: NameServerDirectory
   private readonly keepers = new Map<string, RouteKeeper>()
   private readonly members = new Map<string, CoreMember>()
+  /** Rows of the directory: every member's. */
   private readonly ledger: MembersLedger
   private readonly clock: Clock
   private readonly random: () => number
@@ -92,7 +94,10 @@ export class ClientCore {
 
   constructor(
     readonly options: CoreOptions,
-    deps: Pick<ClientDeps, 'remoting' | 'management' | 'ledger' | 'clock' | 'random'>,
+    private readonly deps: Pick<
+      ClientDeps,
+      'remoting' | 'management' | 'ledger' | 'clock' | 'random'
+    >,
     instance = `core-${process.pid}-${++coreSeq}`
   ) {
     this.clock = deps.clock ?? systemClock
@@ -103,6 +108,8 @@ export class ClientCore {
       connectTimeoutMs: options.requestTimeoutMs,
       requestTimeoutMs: options.requestTimeoutMs
     })
+    // Every producer of the worker listens to the pool.
+    ;(this.remoting as { setMaxListeners?: (n: number) => void }).setMaxListeners?.(0)
     this.directory = new NameServerDirectory(
       {
         clientId: CORE_ID,
@@ -134,48 +141,64 @@ export class ClientCore {
       {
         remoting: this.remoting,
         directory: this.directory,
-        ledger: this.ledger,
+        ledger: new MembersLedger(this.deps.ledger, () => this.idsOf(topic)),
         clock: this.clock,
         random: this.random
       }
     )
+    // Every client of the topic listens to it: more than Node's default of 10 is normal here.
+    keeper.setMaxListeners(0)
     keeper.on('change', () => void this.heartbeat())
     this.keepers.set(topic, keeper)
-    if (this.members.size > 0) keeper.start()
+    if (this.idsOf(topic).length > 0) keeper.start()
     return keeper
   }
 
+  private idsOf(topic: string): string[] {
+    return [...this.members.values()].filter((m) => m.topic === topic).map((m) => m.id)
+  }
+
   /**
-   * A client starts using the core: the first one starts its timers. A client joining a core
-   * already in use gets the name-server choice its route keepers made, as its own ledger row.
+   * A client starts using the core: the first one starts the directory and heartbeat, the first
+   * of a topic its route keeper. A client joining a route already chosen gets that name-server
+   * choice as its own ledger row.
    */
   join(member: CoreMember): void {
     if (this.closed) throw new Error(`${member.id}: its client core was closed`)
     const first = this.members.size === 0
+    const firstOfTopic = this.idsOf(member.topic).length === 0
     this.members.set(member.id, member)
-    for (const keeper of this.keepers.values()) {
-      const ns = keeper.namesrv
-      if (!first && ns) {
-        this.ledger.event('namesrv-choice', member.id, this.options.room, {
-          namesrvId: ns.id,
-          namesrvRoom: ns.room,
-          address: ns.address,
-          reason: 'in use by its worker (shared client core)'
-        })
-      }
+    const keeper = this.routes(member.topic)
+    const ns = keeper.namesrv
+    if (ns) {
+      this.deps.ledger.event('namesrv-choice', member.id, this.options.room, {
+        namesrvId: ns.id,
+        namesrvRoom: ns.room,
+        address: ns.address,
+        reason: 'in use by its worker (shared client core)'
+      })
     }
-    if (!first) return
-    this.directory.start()
-    for (const keeper of this.keepers.values()) keeper.start()
-    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.options.heartbeatIntervalMs)
-    this.heartbeatTimer.unref?.()
+    // The directory's timer first: each round, the list the route's name server is chosen from
+    // is refreshed before the route.
+    if (first) {
+      this.directory.start()
+      this.heartbeatTimer = setInterval(
+        () => void this.heartbeat(),
+        this.options.heartbeatIntervalMs
+      )
+      this.heartbeatTimer.unref?.()
+    }
+    if (firstOfTopic) keeper.start()
   }
 
   /** A client stops using the core: the last one stops its timers (connections stay for the next). */
   leave(id: string): void {
-    if (!this.members.delete(id) || this.members.size > 0) return
+    const member = this.members.get(id)
+    if (!member) return
+    this.members.delete(id)
+    if (this.idsOf(member.topic).length === 0) this.keepers.get(member.topic)?.stop()
+    if (this.members.size > 0) return
     this.directory.stop()
-    for (const keeper of this.keepers.values()) keeper.stop()
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer)
     this.heartbeatTimer = undefined
   }

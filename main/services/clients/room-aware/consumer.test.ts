@@ -80,7 +80,7 @@ describe('DrConsumer', () => {
     ])
   })
 
-  it('takes over in one round trip: asks the notifying broker alone, and pulls from an offset read before', async () => {
+  it('takes over in one round trip: asks the notifying broker alone, and pulls alongside the offset query', async () => {
     const { cluster, ledger, consumer } = world()
     live.push(consumer)
     // consumer-1 had consumed k1 of room 1's queue 1 when it crashed.
@@ -95,16 +95,37 @@ describe('DrConsumer', () => {
       return record(kind, ...rest)
     }) as typeof ledger.event
     const lists = cluster.listCalls.length
-    const queries = cluster.offsetQueries.length
+    const pulls = cluster.pullCalls.length
+    let answer = (): void => {}
+    cluster.offsetGate = new Promise((r) => (answer = r))
     cluster.consumerIds.set('a:10911', [consumer.cid])
     cluster.consumerIds.set('b:10911', [consumer.cid])
     cluster.notify('a:10911', 'cg')
-    await until(() => ledger.deliveries.length === 2, 'room 1’s messages')
+    await until(() => cluster.pullCalls.slice(pulls).includes('broker-a#1'), 'the first pull')
+    // Pulled while the broker's offset was still being asked: one round trip, not two in a row.
     expect(listCallsAtTakeover - lists).toBe(1)
     expect(cluster.listCalls[lists]).toBe('a:10911')
-    // No offset read between the notification and the first pull: it was ready.
-    expect(cluster.offsetQueries.slice(queries)).not.toContain('broker-a#1')
+    expect(ledger.deliveries).toHaveLength(0)
+    answer()
+    await until(() => ledger.deliveries.length === 2, 'room 1’s messages')
     expect(ledger.deliveries.map((d) => d.key)).toEqual(['k2', 'k3'])
+  })
+
+  it('trims the first pull to the broker’s offset now: a peer’s last commit since the read-ahead is not redelivered', async () => {
+    const { cluster, ledger, consumer } = world()
+    live.push(consumer)
+    cluster.backlog.set('broker-a#1', ['k1', 'k2', 'k3', 'k4'])
+    cluster.offsets.set('broker-a#1', 1)
+    await consumer.start()
+    await until(() => cluster.offsetQueries.includes('broker-a#1'), 'the offsets read ahead')
+    // consumer-1 consumed k2 and k3, committed 3 at its graceful stop, and left.
+    cluster.offsets.set('broker-a#1', 3)
+    cluster.consumerIds.set('a:10911', [consumer.cid])
+    cluster.consumerIds.set('b:10911', [consumer.cid])
+    cluster.notify('a:10911', 'cg')
+    await until(() => ledger.deliveries.length === 1, 'room 1’s message')
+    await new Promise((r) => setTimeout(r, 30))
+    expect(ledger.deliveries.map((d) => d.key)).toEqual(['k4'])
   })
 
   it('without keepOffsets, reads a taken queue’s offset when it takes it (the round trip saved above)', async () => {

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events'
 import type { ClientChoice } from '../../../../common/scenario/events'
 import type { SelectionPolicy } from '../../../../common/topology/schema'
 import type { MessageExt } from '../../remoting/message'
+import type { PullResult } from '../../remoting/message-requests'
 import type { AllocateNearbyResult, QueueRef } from './allocate-nearby'
 import type { BrokerCandidate } from './choose-broker'
 import { allocateNearby, queueKey } from './allocate-nearby'
@@ -15,6 +16,7 @@ import type { Clock, ManagementNodeRef, RemotingPort } from './ports'
 import { pause, systemClock } from './ports'
 import type { LockableQueue } from './queue-locks'
 import { QueueLocks } from './queue-locks'
+import { GroupViews } from './group-view'
 import { readableQueues } from './route-table'
 import type { RouteKeeper } from './route-keeper'
 import { awaitFirstRoute } from './route-keeper'
@@ -98,6 +100,8 @@ interface OwnedQueue extends QueueOffsetState, LockableQueue {
   readAfter: number
   /** Taken from an orphaned room: an offset read before it was needed may be used (prepareOffsets). */
   orphaned: boolean
+  /** The broker's committed offset, asked alongside the first pull from an offset read ahead. */
+  confirming: Promise<number | undefined> | undefined
 }
 
 type Defaulted = Required<Omit<ConsumerOptions, 'initialNameServers'>> &
@@ -140,6 +144,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
   private readonly members = new Set<string>()
   /** Client id → when it was first seen gone (epoch ms). */
   private readonly departed = new Map<string, number>()
+  private readonly views = new GroupViews()
 
   constructor(
     options: ConsumerOptions,
@@ -224,6 +229,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       this.requestRebalance('notify', e.address)
     })
     this.remoting.on('connection-close', (e) => {
+      this.views.connectionClosed(e.address, this.clock.now())
       if (!this.running || !e.error) return
       // A peer may free these locks once we look departed: take them again before pulling on.
       this.locks.forget([...this.owned.values()].filter((o) => o.addr === e.address))
@@ -274,7 +280,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       role: 'consumer',
       clientKey: this.cid
     })
-    this.core.join({ id: this.id })
+    this.core.join({ id: this.id, topic: this.opts.topic })
     this.routes.on('namesrv', this.onNamesrv)
     this.routes.on('change', this.onRouteChange)
     try {
@@ -417,10 +423,15 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       )
     )
     if (!this.running) return
-    const answered = lists.filter((r) => r.status === 'fulfilled')
+    const answers = new Map<string, string[]>()
+    lists.forEach((r, i) => {
+      if (r.status === 'fulfilled') answers.set(brokers[i]!.masterAddr!, r.value)
+    })
+    const answered = [...answers.values()]
     // Nobody answered: we cannot tell who is alive, so keep what we have rather than grab everything.
     if (brokers.length > 0 && answered.length === 0) return
-    const cidAll = [...new Set(answered.flatMap((r) => r.value))]
+    this.views.recordRound(answers)
+    const cidAll = [...new Set(answered.flat())]
     this.noteMembers(cidAll, brokers.length > 0 && answered.length === brokers.length)
     const result = allocateNearby({
       currentCid: this.cid,
@@ -436,8 +447,8 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
 
   /**
    * Takeover in one round trip: a broker that notified a membership change is asked alone, and
-   * its list is acted on at once; every broker is asked right after (a client it did not list yet
-   * may have lost a queue for that moment). False: no answer, or it does not list us yet.
+   * what its list says changed is acted on at once (membersOnViewOf); every broker is asked right
+   * after. False: no answer, or its view alone cannot be trusted (then every broker is asked).
    */
   private async rebalanceOnViewOf(
     address: string,
@@ -446,16 +457,18 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
   ): Promise<boolean> {
     const broker = brokers.find((b) => b.masterAddr === address)
     if (!broker) return false
-    let cidAll: string[]
+    let listed: string[]
     try {
-      cidAll = await this.remoting.getConsumerListByGroup(address, this.opts.group, {
+      listed = await this.remoting.getConsumerListByGroup(address, this.opts.group, {
         timeoutMs: this.opts.requestTimeoutMs,
         brokerName: broker.brokerName
       })
     } catch {
       return false
     }
-    if (!this.running || !cidAll.includes(this.cid)) return false
+    const settleMs = 2 * this.opts.heartbeatIntervalMs
+    const cidAll = this.views.membersOnViewOf(address, listed, this.cid, this.clock.now(), settleMs)
+    if (!this.running || cidAll === null) return false
     this.noteMembers(cidAll, false)
     const result = allocateNearby({
       currentCid: this.cid,
@@ -535,6 +548,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
         addr: undefined,
         readAfter: handoff ? now + this.opts.handoffMs : now,
         orphaned: ref.room !== null && result.orphanRooms.includes(ref.room),
+        confirming: undefined,
         lockedUntil: 0
       }
       this.owned.set(k, o)
@@ -599,25 +613,39 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
           continue
         }
         if (o.offset === undefined) {
-          const wait = o.readAfter - this.clock.now()
-          if (wait > 0) await pause(wait, o.stop.signal)
-          if (!o.active || !this.running) return
-          await this.offsets.resume(o, addr, o.orphaned)
+          // Orphaned: pull at once from the offset read ahead, the broker's current one asked
+          // alongside (it trims what the first pull returns).
+          if (o.orphaned && this.offsets.resumeAhead(o)) {
+            o.confirming = this.offsets.committedNow(o, addr).catch(() => undefined)
+          } else {
+            const wait = o.readAfter - this.clock.now()
+            if (wait > 0) await pause(wait, o.stop.signal)
+            if (!o.active || !this.running) return
+            await this.offsets.resume(o, addr)
+          }
           o.orphaned = false
           continue
         }
-        const res = await this.remoting.pullMessage(
+        const confirming = o.confirming
+        o.confirming = undefined
+        const from = o.offset
+        // A failed first pull leaves the offset read ahead unconfirmed: read it afresh next time.
+        if (confirming) o.offset = undefined
+        const pulled = await this.remoting.pullMessage(
           addr,
           {
             ...base,
-            queueOffset: o.offset,
+            queueOffset: from,
             maxMsgNums: this.opts.pullBatch,
             expression: this.opts.expression,
-            commitOffset: o.offset,
+            // Not while confirming: an offset read ahead must not overwrite a later commit.
+            ...(confirming ? {} : { commitOffset: from }),
             suspendTimeoutMs: this.opts.pollTimeoutMs
           },
           { timeoutMs: this.opts.pollTimeoutMs + this.opts.requestTimeoutMs }
         )
+        if (confirming) o.offset = from
+        const res = confirming ? trimBelow(pulled, o, await confirming) : pulled
         if (!o.active || !this.running) return
         // The lock lapsed while the pull was out: its messages are the next holder's to deliver.
         if (this.opts.orderly && !this.locks.holds(o, addr)) continue
@@ -707,5 +735,23 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       return
     }
     await this.locks.release(o, addr)
+  }
+}
+
+/**
+ * The first pull from an offset read ahead, less what the broker's current committed offset says
+ * was consumed since; the queue goes on from whichever is further.
+ */
+function trimBelow(
+  res: PullResult,
+  o: QueueOffsetState,
+  committed: number | undefined
+): PullResult {
+  if (committed === undefined || committed <= (o.offset ?? 0)) return res
+  if ((o.committed ?? 0) < committed) o.committed = committed
+  return {
+    ...res,
+    messages: res.messages.filter((m) => m.queueOffset >= committed),
+    nextBeginOffset: Math.max(res.nextBeginOffset, committed)
   }
 }

@@ -79,18 +79,43 @@ export class QueueOffsets {
   /** Committed offsets read ahead of need (prepare), with when they were read. */
   private readonly prepared = new Map<string, { committed: number | undefined; at: number }>()
 
-  /** Reads the committed offsets of queues this consumer may have to take over, for resume(). */
+  /** Reads the committed offsets of queues this consumer may have to take over (resumeAhead). */
   async prepare(queues: readonly QueueRef[]): Promise<void> {
     const timeoutMs = this.opts.requestTimeoutMs
     await Promise.allSettled(
       queues.map(async (ref) => {
         const addr = this.addressOf(ref.brokerName)
         if (!addr) return
-        const base = this.base({ ref })
-        const committed = await this.remoting.queryConsumerOffset(addr, base, { timeoutMs })
+        const committed = await this.remoting.queryConsumerOffset(addr, this.base({ ref }), {
+          timeoutMs
+        })
         this.prepared.set(queueKey(ref), { committed, at: this.now() })
       })
     )
+  }
+
+  /**
+   * Starts a gained queue at the committed offset prepare() read, when recent and not below what
+   * this consumer itself consumed of it; false: resume() must ask the broker. The caller checks
+   * the broker's current offset (committedNow) alongside its first pull.
+   */
+  resumeAhead(q: QueueOffsetState): boolean {
+    const k = queueKey(q.ref)
+    const ready = this.prepared.get(k)
+    this.prepared.delete(k)
+    if (!ready || this.now() - ready.at > this.preparedMaxAgeMs) return false
+    const remembered = this.opts.keep ? this.consumedUpTo.get(k) : undefined
+    if (remembered !== undefined && remembered > (ready.committed ?? 0)) return false
+    q.offset = Math.max(ready.committed ?? 0, this.opts.startOffsets?.[k] ?? 0)
+    q.committed = ready.committed ?? 0
+    return true
+  }
+
+  /** The broker's committed offset now. */
+  committedNow(q: QueueOffsetState, addr: string): Promise<number | undefined> {
+    return this.remoting.queryConsumerOffset(addr, this.base(q), {
+      timeoutMs: this.opts.requestTimeoutMs
+    })
   }
 
   /** The queue left this consumer: remember how far it got and commit that (not awaited). */
@@ -118,19 +143,11 @@ export class QueueOffsets {
   /**
    * The offset a gained queue starts at: the broker's (never committed: each run uses a fresh
    * group, so the beginning of the queue), or further if this consumer had consumed further.
-   * `mayUsePrepared` (a queue of an orphaned room): the committed offset prepare() read, if recent,
-   * saves the round trip; true when it was used.
    */
-  async resume(q: QueueOffsetState, addr: string, mayUsePrepared = false): Promise<boolean> {
+  async resume(q: QueueOffsetState, addr: string): Promise<void> {
     const timeoutMs = this.opts.requestTimeoutMs
     const base = this.base(q)
-    const ready = this.prepared.get(queueKey(q.ref))
-    this.prepared.delete(queueKey(q.ref))
-    const usePrepared =
-      mayUsePrepared && ready !== undefined && this.now() - ready.at <= this.preparedMaxAgeMs
-    const committed = usePrepared
-      ? ready.committed
-      : await this.remoting.queryConsumerOffset(addr, base, { timeoutMs })
+    const committed = await this.remoting.queryConsumerOffset(addr, base, { timeoutMs })
     const remembered = this.opts.keep ? this.consumedUpTo.get(queueKey(q.ref)) : undefined
     const ahead = remembered !== undefined && remembered > (committed ?? 0)
     const maxOffset = ahead
@@ -142,7 +159,6 @@ export class QueueOffsets {
     q.offset = Math.max(resumeOffset({ committed, remembered, maxOffset }), floor)
     // The broker's figure, so a broker that forgot the offset gets ours at the next commit.
     q.committed = committed ?? 0
-    return usePrepared
   }
 
   /** Commits the queue's offset if it moved; with `keep`, to the broker it came from if need be. */

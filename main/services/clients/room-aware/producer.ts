@@ -241,7 +241,7 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       role: 'producer',
       clientKey: this.id
     })
-    this.core.join({ id: this.id, producerGroup: this.opts.group })
+    this.core.join({ id: this.id, topic: this.opts.topic, producerGroup: this.opts.group })
     this.routes.on('namesrv', this.onNamesrv)
     this.routes.on('change', this.onRouteChange)
     this.remoting.on('connection-close', this.onConnectionClose)

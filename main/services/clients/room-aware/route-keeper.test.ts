@@ -95,7 +95,7 @@ function routing(w: ReturnType<typeof world>) {
       random: () => 0
     }
   )
-  core.join({ id: 'producer-1' })
+  core.join({ id: 'producer-1', topic: 'orders' })
   stops.push(() => core.close())
   return { remoting: core.remoting, directory: core.directory, routes: core.routes('orders') }
 }

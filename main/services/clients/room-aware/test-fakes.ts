@@ -63,8 +63,11 @@ export class FakeCluster {
   }[] = []
   /** Every GET_CONSUMER_LIST_BY_GROUP, by the broker address asked. */
   listCalls: string[] = []
-  /** Every QUERY_CONSUMER_OFFSET, by `brokerName#queueId`. */
+  /** Every QUERY_CONSUMER_OFFSET, by `brokerName#queueId`; answered once `offsetGate` settles. */
   offsetQueries: string[] = []
+  offsetGate: Promise<void> | undefined
+  /** Every PULL_MESSAGE, by `brokerName#queueId`. */
+  pullCalls: string[] = []
   /** Consumer ids each broker lists for the group. */
   consumerIds = new Map<string, string[]>()
   /** Tells every client a group's membership changed, as brokers do on a channel close. */
@@ -226,6 +229,7 @@ export class FakeCluster {
       },
       queryConsumerOffset: async (addr: string, input: { brokerName: string; queueId: number }) => {
         this.offsetQueries.push(`${input.brokerName}#${input.queueId}`)
+        await this.offsetGate
         this.check(addr, this.brokers.get(addr)?.health, 14)
         return this.offsets.get(`${input.brokerName}#${input.queueId}`)
       },
@@ -254,6 +258,7 @@ export class FakeCluster {
       ) => {
         this.check(addr, this.brokers.get(addr)?.health, 11)
         const key = `${input.brokerName}#${input.queueId}`
+        this.pullCalls.push(key)
         // A pull carries the consumer's offset; the broker stores it (PullSysFlag.COMMIT_OFFSET).
         if (input.commitOffset) this.offsets.set(key, input.commitOffset)
         const q = this.backlog.get(key) ?? []
