@@ -135,8 +135,17 @@ describe('ClientCore: one per worker, as the Java client instance', () => {
     const p2 = w.producer('producer-2', 'pg')
     live.push(p2)
     await p2.start()
-    const choices = w.ledger.events.filter((e) => e.kind === 'namesrv-choice')
-    expect(choices.map((e) => e.clientId)).toEqual(['producer-1', 'producer-2'])
+    // What producer-2 would have written at its own start, though nothing changed when it joined.
+    for (const kind of ['namesrv-list', 'namesrv-choice', 'route-updated'] as const) {
+      const rows = w.ledger.events.filter((e) => e.kind === kind)
+      expect(
+        rows.map((e) => e.clientId),
+        kind
+      ).toEqual(['producer-1', 'producer-2'])
+      expect(rows[1]!.data, kind).toMatchObject(
+        kind === 'namesrv-choice' ? { namesrvId: 'ns-1' } : (rows[0]!.data as object)
+      )
+    }
     w.cluster.brokers.get('b:10911')!.health = 'down'
     await p1.routes.refresh('test')
     const updated = w.ledger.events.filter((e) => e.kind === 'route-updated').slice(-2)

@@ -160,8 +160,8 @@ export class ClientCore {
 
   /**
    * A client starts using the core: the first one starts the directory and heartbeat, the first
-   * of a topic its route keeper. A client joining a route already chosen gets that name-server
-   * choice as its own ledger row.
+   * of a topic its route keeper. A client joining parts already in use gets their state as its own
+   * ledger rows (catchUp).
    */
   join(member: CoreMember): void {
     if (this.closed) throw new Error(`${member.id}: its client core was closed`)
@@ -169,15 +169,7 @@ export class ClientCore {
     const firstOfTopic = this.idsOf(member.topic).length === 0
     this.members.set(member.id, member)
     const keeper = this.routes(member.topic)
-    const ns = keeper.namesrv
-    if (ns) {
-      this.deps.ledger.event('namesrv-choice', member.id, this.options.room, {
-        namesrvId: ns.id,
-        namesrvRoom: ns.room,
-        address: ns.address,
-        reason: 'in use by its worker (shared client core)'
-      })
-    }
+    this.catchUp(member.id, keeper)
     // The directory's timer first: each round, the list the route's name server is chosen from
     // is refreshed before the route.
     if (first) {
@@ -189,6 +181,30 @@ export class ClientCore {
       this.heartbeatTimer.unref?.()
     }
     if (firstOfTopic) keeper.start()
+  }
+
+  /**
+   * A client joining parts already in use gets, as its own ledger rows, what it would have written
+   * itself at its start: the name-server list, the name server chosen and the route.
+   */
+  private catchUp(id: string, keeper: RouteKeeper): void {
+    const { room } = this.options
+    const list = this.directory.listRow()
+    if (list) this.deps.ledger.event('namesrv-list', id, room, list)
+    const ns = keeper.namesrv
+    if (!ns) return
+    this.deps.ledger.event('namesrv-choice', id, room, {
+      namesrvId: ns.id,
+      namesrvRoom: ns.room,
+      address: ns.address,
+      reason: 'in use by its worker (shared client core)'
+    })
+    if (keeper.brokers.length > 0) {
+      this.deps.ledger.event('route-updated', id, room, {
+        namesrvId: ns.id,
+        brokers: keeper.brokers.map((b) => ({ name: b.brokerName, room: b.room }))
+      })
+    }
   }
 
   /** A client stops using the core: the last one stops its timers (connections stay for the next). */
@@ -219,8 +235,11 @@ export class ClientCore {
     ].sort()
     if (groups.length === 0 || this.closed) return
     const masters = new Set<string>()
-    for (const keeper of this.keepers.values())
+    for (const [topic, keeper] of this.keepers) {
+      // A topic nobody uses now: its route is frozen, its brokers maybe gone.
+      if (this.idsOf(topic).length === 0) continue
       for (const b of keeper.brokers) if (b.masterAddr) masters.add(b.masterAddr)
+    }
     await Promise.allSettled(
       [...masters].map((addr) =>
         this.remoting.heartbeat(

@@ -752,6 +752,7 @@ function trimBelow(
   return {
     ...res,
     messages: res.messages.filter((m) => m.queueOffset >= committed),
-    nextBeginOffset: Math.max(res.nextBeginOffset, committed)
+    // Never past the queue's end (an OFFSET_ILLEGAL answer's correction stands).
+    nextBeginOffset: Math.min(Math.max(res.nextBeginOffset, committed), res.maxOffset)
   }
 }

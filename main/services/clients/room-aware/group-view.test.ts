@@ -67,10 +67,12 @@ describe('GroupViews', () => {
     expect(v.membersOnViewOf('b:1', ['me@room2'], 'me@room2', 0, 2000)).toEqual(['me@room2'])
   })
 
-  it('waits out a closed channel', () => {
+  it('forgets a broker’s list when its channel closes, and waits out the close', () => {
     const v = new GroupViews()
     v.recordRound(new Map([['a:1', ['x@room1', 'me@room2']]]))
     v.connectionClosed('a:1', 1000)
+    expect(v.membersOnViewOf('a:1', ['me@room2'], 'me@room2', 5000, 2000)).toBeNull()
+    v.recordRound(new Map([['a:1', ['x@room1', 'me@room2']]]))
     expect(v.membersOnViewOf('a:1', ['me@room2'], 'me@room2', 2000, 2000)).toBeNull()
     expect(v.membersOnViewOf('a:1', ['me@room2'], 'me@room2', 3000, 2000)).toEqual(['me@room2'])
   })

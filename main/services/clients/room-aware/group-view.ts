@@ -40,8 +40,10 @@ export class GroupViews {
     for (const [address, cids] of answers) this.lists.set(address, new Set(cids))
   }
 
+  /** Its list is no longer known: a broker that restarts lists its consumers one by one. */
   connectionClosed(address: string, at: number): void {
     this.closed.set(address, at)
+    this.lists.delete(address)
   }
 
   membersOnViewOf(

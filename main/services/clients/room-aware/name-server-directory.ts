@@ -1,3 +1,4 @@
+import type { LedgerEventData } from '../../../../common/scenario/events'
 import type { LedgerPort } from '../../ledger/types'
 import type { NameServerCandidate } from './choose-name-server'
 import type { Clock, ManagementAnswer, ManagementNodeRef, ManagementPort } from './ports'
@@ -95,7 +96,7 @@ export class NameServerDirectory {
         const answer = await this.deps.management.fetchNameServers(node, this.opts.timeoutMs)
         this.inFallback = false
         this.fallbackTo = undefined
-        this.accept(node, answer, false)
+        this.accept(node, answer)
         return true
       } catch (e) {
         ownError = `${node.id}: ${(e as Error).message}`
@@ -106,7 +107,7 @@ export class NameServerDirectory {
         const answer = await this.deps.management.fetchNameServers(node, this.opts.timeoutMs)
         this.noteFallback(node.room, ownError)
         this.inFallback = true
-        this.accept(node, answer, true)
+        this.accept(node, answer)
         return true
       } catch {
         // try the next room's
@@ -126,7 +127,7 @@ export class NameServerDirectory {
     })
   }
 
-  private accept(node: ManagementNodeRef, answer: ManagementAnswer, fallback: boolean): void {
+  private accept(node: ManagementNodeRef, answer: ManagementAnswer): void {
     const list = answer.nameServers
     this.answer = answer
     this.list = list
@@ -134,12 +135,19 @@ export class NameServerDirectory {
     const sig = `${node.id}|${list.map((n) => `${n.id}:${n.available !== false}`).join(',')}`
     if (sig === this.signature) return
     this.signature = sig
-    this.deps.ledger.event('namesrv-list', this.opts.clientId, this.opts.room, {
-      managementRoom: node.room,
-      fallback,
-      available: list
+    const row = this.listRow()
+    if (row) this.deps.ledger.event('namesrv-list', this.opts.clientId, this.opts.room, row)
+  }
+
+  /** The current list as its `namesrv-list` ledger row; undefined before any answer. */
+  listRow(): LedgerEventData['namesrv-list'] | undefined {
+    if (!this.source) return undefined
+    return {
+      managementRoom: this.source.room,
+      fallback: this.inFallback,
+      available: this.list
         .filter((n) => n.available !== false)
         .map((n) => ({ id: n.id, room: n.room, address: n.address }))
-    })
+    }
   }
 }

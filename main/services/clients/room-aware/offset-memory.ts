@@ -145,6 +145,7 @@ export class QueueOffsets {
    * group, so the beginning of the queue), or further if this consumer had consumed further.
    */
   async resume(q: QueueOffsetState, addr: string): Promise<void> {
+    this.prepared.delete(queueKey(q.ref))
     const timeoutMs = this.opts.requestTimeoutMs
     const base = this.base(q)
     const committed = await this.remoting.queryConsumerOffset(addr, base, { timeoutMs })
