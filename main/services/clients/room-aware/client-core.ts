@@ -6,7 +6,7 @@ import { buildClientId } from './client-id'
 import { NameServerDirectory } from './name-server-directory'
 import type { ClientDeps, Clock, ManagementNodeRef, RemotingPort } from './ports'
 import { systemClock } from './ports'
-import { RouteKeeper } from './route-keeper'
+import { awaitFirstRoute, RouteKeeper } from './route-keeper'
 
 /** A client's dependencies with its worker's cores; absent: the client keeps a core of its own. */
 export interface CoredClientDeps extends ClientDeps {
@@ -207,6 +207,26 @@ export class ClientCore {
     }
   }
 
+  /**
+   * join(), then waits until the directory has name servers and the member's topic a route with
+   * brokers; at the deadline (or when `signal` aborts) it leaves again and throws.
+   */
+  async enter(member: CoreMember, deadline: number, signal?: AbortSignal): Promise<void> {
+    this.join(member)
+    try {
+      await awaitFirstRoute(this.directory, this.routes(member.topic), {
+        clientId: member.id,
+        topic: member.topic,
+        clock: this.clock,
+        deadline,
+        ...(signal ? { signal } : {})
+      })
+    } catch (e) {
+      this.leave(member.id)
+      throw e
+    }
+  }
+
   /** A client stops using the core: the last one stops its timers (connections stay for the next). */
   leave(id: string): void {
     const member = this.members.get(id)
@@ -263,18 +283,12 @@ export class ClientCore {
 let coreSeq = 0
 
 /** Core settings of a client's options, with the defaults both producers and consumers use. */
-export function coreOptionsOf(o: {
-  room: string
-  managementNodes: readonly ManagementNodeRef[]
-  initialNameServers?: readonly NameServerCandidate[] | undefined
-  brokerRooms?: Readonly<Record<string, string>> | undefined
-  policy: SelectionPolicy
-  managementRefreshMs: number
-  managementTimeoutMs: number
-  routeRefreshMs: number
-  requestTimeoutMs: number
-  heartbeatIntervalMs: number
-}): CoreOptions {
+export function coreOptionsOf(
+  o: Omit<CoreOptions, 'initialNameServers' | 'brokerRooms'> & {
+    initialNameServers?: CoreOptions['initialNameServers'] | undefined
+    brokerRooms?: CoreOptions['brokerRooms'] | undefined
+  }
+): CoreOptions {
   return {
     room: o.room,
     managementNodes: o.managementNodes,

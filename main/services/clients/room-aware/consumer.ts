@@ -19,7 +19,6 @@ import { QueueLocks } from './queue-locks'
 import { GroupViews } from './group-view'
 import { readableQueues } from './route-table'
 import type { RouteKeeper } from './route-keeper'
-import { awaitFirstRoute } from './route-keeper'
 import type { CoredClientDeps } from './client-core'
 import { ClientCore, coreOptionsOf } from './client-core'
 
@@ -280,22 +279,15 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
       role: 'consumer',
       clientKey: this.cid
     })
-    this.core.join({ id: this.id, topic: this.opts.topic })
     this.routes.on('namesrv', this.onNamesrv)
     this.routes.on('change', this.onRouteChange)
-    try {
-      await awaitFirstRoute(this.directory, this.routes, {
-        clientId: this.id,
-        topic: this.opts.topic,
-        clock: this.clock,
-        deadline,
-        signal: this.stopped.signal
+    await this.core
+      .enter({ id: this.id, topic: this.opts.topic }, deadline, this.stopped.signal)
+      .catch((e: unknown) => {
+        this.detach()
+        this.running = false
+        throw e
       })
-    } catch (e) {
-      this.detach()
-      this.running = false
-      throw e
-    }
     if (this.routes.namesrv) this.onNamesrv()
     await this.heartbeatAll()
     await this.requestRebalance('start')
@@ -433,6 +425,12 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
     this.views.recordRound(answers)
     const cidAll = [...new Set(answered.flat())]
     this.noteMembers(cidAll, brokers.length > 0 && answered.length === brokers.length)
+    this.allocate(cidAll, brokers, trigger)
+    if (trigger === 'periodic' || trigger === 'start') this.prepareOffsets(brokers)
+  }
+
+  /** The method's nearby allocation over these members, applied. */
+  private allocate(cidAll: string[], brokers: readonly BrokerCandidate[], trigger: string): void {
     const result = allocateNearby({
       currentCid: this.cid,
       cidAll,
@@ -442,7 +440,6 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
     })
     this.lastAllocation = result
     this.apply(result, trigger)
-    if (trigger === 'periodic' || trigger === 'start') this.prepareOffsets(brokers)
   }
 
   /**
@@ -470,15 +467,7 @@ export class DrConsumer extends EventEmitter<ConsumerEvents> {
     const cidAll = this.views.membersOnViewOf(address, listed, this.cid, this.clock.now(), settleMs)
     if (!this.running || cidAll === null) return false
     this.noteMembers(cidAll, false)
-    const result = allocateNearby({
-      currentCid: this.cid,
-      cidAll,
-      queues: readableQueues(brokers),
-      roomOf: roomOfClientId,
-      homeless: this.opts.homeless
-    })
-    this.lastAllocation = result
-    this.apply(result, trigger)
+    this.allocate(cidAll, brokers, trigger)
     // Then every broker's view, at once: it corrects a partial one and judges departures.
     this.again ??= { trigger }
     return true

@@ -24,7 +24,6 @@ import type { Clock, ManagementNodeRef, RemotingPort } from './ports'
 import { ORDER_FENCE_MS, OrderFences } from './order-fence'
 import { pause, systemClock } from './ports'
 import type { RouteKeeper } from './route-keeper'
-import { awaitFirstRoute } from './route-keeper'
 import type { CoredClientDeps } from './client-core'
 import { ClientCore, coreOptionsOf } from './client-core'
 import type { HealthyLatencyOptions } from './healthy-latency'
@@ -241,24 +240,21 @@ export class DrProducer extends EventEmitter<ProducerEvents> {
       role: 'producer',
       clientKey: this.id
     })
-    this.core.join({ id: this.id, topic: this.opts.topic, producerGroup: this.opts.group })
     this.routes.on('namesrv', this.onNamesrv)
     this.routes.on('change', this.onRouteChange)
     this.remoting.on('connection-close', this.onConnectionClose)
     this.remoting.on('server-request', this.onServerRequest)
-    try {
-      await awaitFirstRoute(this.directory, this.routes, {
-        clientId: this.id,
-        topic: this.opts.topic,
-        clock: this.clock,
+    await this.core
+      .enter(
+        { id: this.id, topic: this.opts.topic, producerGroup: this.opts.group },
         deadline,
-        signal: this.stopped.signal
+        this.stopped.signal
+      )
+      .catch((e: unknown) => {
+        this.detach()
+        this.running = false
+        throw e
       })
-    } catch (e) {
-      this.detach()
-      this.running = false
-      throw e
-    }
     // A route the core already had raised no change for this producer.
     this.orderHomes.observe(this.routes.brokers)
     if (this.routes.namesrv) this.emitChoice()
